@@ -1,0 +1,165 @@
+//! Bots: the one interface the referee talks to, for in-process strategies and external
+//! executables alike.
+//!
+//! A bot is handed the view of its seat and a [`TurnContext`] with the turn's deadline, and
+//! answers with an action or a [`BotFailure`]. A failure is a result of the match, never an error
+//! of the harness.
+
+pub mod spec;
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::Game;
+
+pub use spec::BotSpec;
+
+/// What a bot knows about the time it has for this decision.
+#[derive(Clone, Debug)]
+pub struct TurnContext {
+    /// When the turn started (after the input was handed over).
+    pub started: Instant,
+    /// The answer is due by then: the turn's limit plus whatever time bank is left.
+    pub deadline: Instant,
+    /// The harness accepts answers until then (the deadline plus the grace margin); an external
+    /// bot's line is awaited until this instant.
+    pub hard_deadline: Instant,
+    /// 0 for the seat's first decision.
+    pub decision: u32,
+}
+
+impl TurnContext {
+    /// The time left before the deadline, for searches that stop early and play their best move.
+    pub fn remaining(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+}
+
+/// How a bot failed to produce an action. Each is a termination label of the match.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BotFailure {
+    #[error("no answer within the time limit")]
+    Timeout,
+    #[error("the bot crashed: {0}")]
+    Crash(String),
+    #[error("the bot closed its output")]
+    Eof,
+    #[error("unparseable line {line:?}: {reason}")]
+    Garbage { line: String, reason: String },
+    #[error("the bot wrote a line longer than {limit} bytes")]
+    OutputLimit { limit: usize },
+    #[error("the bot could not be started: {0}")]
+    StartupFailed(String),
+}
+
+impl BotFailure {
+    pub fn termination(&self) -> Termination {
+        match self {
+            BotFailure::Timeout => Termination::Timeout,
+            BotFailure::Crash(_) => Termination::Crash,
+            BotFailure::Eof => Termination::Eof,
+            BotFailure::Garbage { .. } => Termination::Garbage,
+            BotFailure::OutputLimit { .. } => Termination::OutputLimit,
+            BotFailure::StartupFailed(_) => Termination::StartupFailed,
+        }
+    }
+}
+
+/// How a match ended. Everything but `Normal` names a culprit seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Termination {
+    Normal,
+    Timeout,
+    Crash,
+    Eof,
+    Illegal,
+    Garbage,
+    OutputLimit,
+    StartupFailed,
+}
+
+impl Termination {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Normal => "normal",
+            Termination::Timeout => "timeout",
+            Termination::Crash => "crash",
+            Termination::Eof => "eof",
+            Termination::Illegal => "illegal",
+            Termination::Garbage => "garbage",
+            Termination::OutputLimit => "output_limit",
+            Termination::StartupFailed => "startup_failed",
+        }
+    }
+}
+
+impl std::fmt::Display for Termination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a bot leaves behind when its match ends.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotReport {
+    /// The last lines the bot wrote to stderr (external bots only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stderr_tail: Vec<String>,
+}
+
+/// A player of game `G`.
+pub trait Bot<G: Game>: Send {
+    /// Chooses an action for the seat whose view this is, by `ctx.deadline`.
+    fn act(&mut self, view: &G::View, ctx: &TurnContext) -> Result<G::Action, BotFailure>;
+
+    /// The match is over: release everything (an external bot's processes are killed here).
+    /// Called once, whatever happened.
+    fn finish(&mut self) -> BotReport {
+        BotReport::default()
+    }
+}
+
+/// Per-seat time limits, as the referee enforces them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeLimits {
+    /// The limit of a seat's first decision (interpreters need time to start).
+    #[serde(with = "millis")]
+    pub first_turn: Duration,
+    /// The limit of every later decision.
+    #[serde(with = "millis")]
+    pub per_turn: Duration,
+    /// Slack the harness adds to every limit before it calls an answer late, for scheduling
+    /// noise; a bot should not count on it.
+    #[serde(with = "millis")]
+    pub grace: Duration,
+    /// A bank of extra time shared by all of a seat's decisions, drawn on when a turn runs over.
+    #[serde(with = "millis")]
+    pub bank: Duration,
+}
+
+impl TimeLimits {
+    pub fn new(first_turn_ms: u64, per_turn_ms: u64) -> TimeLimits {
+        TimeLimits {
+            first_turn: Duration::from_millis(first_turn_ms),
+            per_turn: Duration::from_millis(per_turn_ms),
+            grace: Duration::ZERO,
+            bank: Duration::ZERO,
+        }
+    }
+}
+
+mod millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_millis() as u64)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}

@@ -1,0 +1,151 @@
+//! The rules abstraction every game implements.
+//!
+//! A game is data plus pure rules: no I/O, no clocks and no global RNG. The referee asks the
+//! rules who must act, hands that seat its [`Game::View`] (what the seat may see, so hidden
+//! information stays hidden), and plays the returned action. An illegal action is refused with a
+//! reason and leaves the state unchanged, as in shakmaty. Chance comes only from the RNG the
+//! referee passes to [`Game::play`], so a replay re-creates every roll.
+//!
+//! Each game also carries its wire protocol here ([`Game::init_input`], [`Game::turn_input`],
+//! [`Game::parse_action`], [`Game::format_action`]), so an in-process bot and an external
+//! executable see the same game.
+
+use std::fmt::Debug;
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// A seat at the table: an index into the game's roles, `0..roles().len()`.
+pub type Seat = usize;
+
+/// Who must act now, or how the game ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    ToAct(Seat),
+    Over(Outcome),
+}
+
+/// How a game ended: a score and a rank for every seat.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// One score per seat; its meaning is the game's (1/0 for a win, a difference of counts, ...).
+    pub scores: Vec<f64>,
+    /// One rank per seat; 1 is best, equal ranks are a tie.
+    pub ranks: Vec<u32>,
+    /// Why the game ended, in words ("the agent reached gateway 4").
+    pub reason: String,
+}
+
+impl Outcome {
+    /// A two-or-more-seat result where `winner` ranks first and everyone else ties for second.
+    pub fn win(seats: usize, winner: Seat, reason: impl Into<String>) -> Outcome {
+        Outcome {
+            scores: (0..seats)
+                .map(|s| if s == winner { 1.0 } else { 0.0 })
+                .collect(),
+            ranks: (0..seats)
+                .map(|s| if s == winner { 1 } else { 2 })
+                .collect(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Everyone ties.
+    pub fn draw(seats: usize, reason: impl Into<String>) -> Outcome {
+        Outcome {
+            scores: vec![0.5; seats],
+            ranks: vec![1; seats],
+            reason: reason.into(),
+        }
+    }
+
+    /// The culprit ranks last with score 0; everyone else shares first place with score 1.
+    pub fn forfeit(seats: usize, culprit: Seat, reason: impl Into<String>) -> Outcome {
+        Outcome {
+            scores: (0..seats)
+                .map(|s| if s == culprit { 0.0 } else { 1.0 })
+                .collect(),
+            ranks: (0..seats)
+                .map(|s| if s == culprit { 2 } else { 1 })
+                .collect(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Ranks from scores, higher is better, equal scores tie (standard competition ranking).
+    pub fn from_scores(scores: Vec<f64>, reason: impl Into<String>) -> Outcome {
+        let ranks = scores
+            .iter()
+            .map(|&s| 1 + scores.iter().filter(|&&o| o > s).count() as u32)
+            .collect();
+        Outcome {
+            scores,
+            ranks,
+            reason: reason.into(),
+        }
+    }
+
+    /// The one seat ranked first alone, if there is one.
+    pub fn winner(&self) -> Option<Seat> {
+        let firsts: Vec<Seat> = (0..self.ranks.len())
+            .filter(|&s| self.ranks[s] == 1)
+            .collect();
+        (firsts.len() == 1).then(|| firsts[0])
+    }
+}
+
+/// An action the rules refuse. The state is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct Illegal {
+    pub reason: String,
+}
+
+impl Illegal {
+    pub fn new(reason: impl Into<String>) -> Illegal {
+        Illegal {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// The rules of one game, and its wire protocol.
+pub trait Game: Clone + Send + Sync + 'static {
+    /// One decision of one seat. For the spider side of Greedy Spiders it carries all the
+    /// spiders' steps of a round; for Risk it is one step of a multi-step turn.
+    type Action: Clone + Debug + Send + Sync + 'static;
+    /// What one seat may see when it must act (everything, in perfect-information games).
+    type View: Clone + Debug + Send + Sync + 'static;
+
+    /// The role of every seat, in seat order ("virus", "agent"; "player1".."player4").
+    fn roles(&self) -> Vec<String>;
+
+    /// Who must act now, or the outcome once the game is over.
+    fn status(&self) -> Status;
+
+    /// What `seat` may see now.
+    fn view(&self, seat: Seat) -> Self::View;
+
+    /// Plays `action` for `seat`. On `Err` the state is exactly as before.
+    fn play(&mut self, seat: Seat, action: &Self::Action, rng: &mut dyn Rng)
+    -> Result<(), Illegal>;
+
+    /// The outcome when `culprit` forfeits (illegal move, timeout, crash).
+    fn forfeit(&self, culprit: Seat, reason: &str) -> Outcome {
+        Outcome::forfeit(self.roles().len(), culprit, reason)
+    }
+
+    /// The lines a bot reads once, before its first turn input (may be empty).
+    fn init_input(view: &Self::View) -> String;
+
+    /// The lines a bot reads each time it must act.
+    fn turn_input(view: &Self::View) -> String;
+
+    /// Reads the one line a bot wrote (without its newline) into an action.
+    /// `Err` is a line that does not parse (garbage), with the reason; whether a parsed action is
+    /// legal is for [`Game::play`] to say.
+    fn parse_action(view: &Self::View, line: &str) -> Result<Self::Action, String>;
+
+    /// The protocol text of an action, as a bot would write it (recorded in replays).
+    fn format_action(action: &Self::Action) -> String;
+}

@@ -1,0 +1,251 @@
+//! The rules of Skynet Revolution, Episodes 1 and 2, and the protocol of both roles.
+//!
+//! Each turn the virus cuts one link; if the agent can then reach no gateway the virus wins at
+//! once. Otherwise the agent steps along one remaining link; on a gateway it wins. Episode 1 lets
+//! the virus cut any remaining link, Episode 2 only a link with a gateway at one end.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use rand::Rng;
+
+use super::map::SkynetMap;
+use crate::game::{Game, Illegal, Outcome, Seat, Status};
+
+pub const VIRUS: Seat = 0;
+pub const AGENT: Seat = 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Episode {
+    Ep1,
+    Ep2,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkynetAction {
+    /// The virus cuts the link between two nodes (either order).
+    Cut(u32, u32),
+    /// The agent steps to a neighbouring node.
+    Move(u32),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skynet {
+    pub map: Arc<SkynetMap>,
+    pub episode: Episode,
+    /// `cut[link id]`.
+    pub cut: Vec<bool>,
+    pub agent: u32,
+    /// The last link cut, as the virus named it.
+    pub last_cut: Option<(u32, u32)>,
+    pub to_act: Seat,
+    /// Turns played (one turn = a cut and the agent's step).
+    pub turn: u32,
+    pub over: Option<Outcome>,
+}
+
+/// A seat's view: Skynet is a game of perfect information.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkynetView {
+    pub seat: Seat,
+    pub game: Skynet,
+}
+
+impl Skynet {
+    pub fn new(map: Arc<SkynetMap>, episode: Episode) -> Skynet {
+        let mut game = Skynet {
+            cut: vec![false; map.links.len()],
+            agent: map.agent_start,
+            map,
+            episode,
+            last_cut: None,
+            to_act: VIRUS,
+            turn: 0,
+            over: None,
+        };
+        game.over = game.check_end();
+        game
+    }
+
+    /// Neighbours of `v` over links not yet cut, in insertion order.
+    pub fn neighbours(&self, v: u32) -> impl Iterator<Item = u32> + '_ {
+        self.map.adj[v as usize]
+            .iter()
+            .filter(|&&(_, id)| !self.cut[id as usize])
+            .map(|&(n, _)| n)
+    }
+
+    /// Whether the agent can still reach a gateway. A path ends at the first gateway it meets.
+    pub fn agent_can_escape(&self) -> bool {
+        let mut seen = vec![false; self.map.nodes];
+        let mut queue = VecDeque::from([self.agent]);
+        seen[self.agent as usize] = true;
+        while let Some(v) = queue.pop_front() {
+            if self.map.is_gateway[v as usize] {
+                return true;
+            }
+            for n in self.neighbours(v) {
+                if !seen[n as usize] {
+                    seen[n as usize] = true;
+                    queue.push_back(n);
+                }
+            }
+        }
+        false
+    }
+
+    /// The links the virus may cut now, as `(a, b)` with `a` the lower node id.
+    pub fn legal_cuts(&self) -> Vec<(u32, u32)> {
+        let mut cuts: Vec<(u32, u32)> = (0..self.map.links.len())
+            .filter(|&id| !self.cut[id])
+            .map(|id| self.map.links[id])
+            .filter(|&(a, b)| self.cut_allowed(a, b))
+            .map(|(a, b)| (a.min(b), a.max(b)))
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        cuts
+    }
+
+    fn cut_allowed(&self, a: u32, b: u32) -> bool {
+        match self.episode {
+            Episode::Ep1 => true,
+            Episode::Ep2 => self.map.is_gateway[a as usize] || self.map.is_gateway[b as usize],
+        }
+    }
+
+    fn check_end(&self) -> Option<Outcome> {
+        if self.map.is_gateway[self.agent as usize] {
+            return Some(Outcome::win(
+                2,
+                AGENT,
+                format!("the agent reached gateway {}", self.agent),
+            ));
+        }
+        if !self.agent_can_escape() {
+            return Some(Outcome::win(
+                2,
+                VIRUS,
+                "the agent can reach no gateway".to_string(),
+            ));
+        }
+        None
+    }
+
+    fn validate_cut(&self, a: u32, b: u32) -> Result<u32, Illegal> {
+        let n = self.map.nodes as u32;
+        if a >= n || b >= n {
+            return Err(Illegal::new(format!(
+                "no node {} (N = {n})",
+                if a >= n { a } else { b }
+            )));
+        }
+        let id = self
+            .map
+            .link_between(a, b, &self.cut)
+            .ok_or_else(|| Illegal::new(format!("no link {a} {b} left to cut")))?;
+        if !self.cut_allowed(a, b) {
+            return Err(Illegal::new(format!(
+                "link {a} {b} touches no gateway (Episode 2 cuts only gateway links)"
+            )));
+        }
+        Ok(id)
+    }
+}
+
+impl Game for Skynet {
+    type Action = SkynetAction;
+    type View = SkynetView;
+
+    fn roles(&self) -> Vec<String> {
+        vec!["virus".to_string(), "agent".to_string()]
+    }
+
+    fn status(&self) -> Status {
+        match &self.over {
+            Some(outcome) => Status::Over(outcome.clone()),
+            None => Status::ToAct(self.to_act),
+        }
+    }
+
+    fn view(&self, seat: Seat) -> SkynetView {
+        SkynetView {
+            seat,
+            game: self.clone(),
+        }
+    }
+
+    fn play(
+        &mut self,
+        seat: Seat,
+        action: &SkynetAction,
+        _rng: &mut dyn Rng,
+    ) -> Result<(), Illegal> {
+        if self.over.is_some() {
+            return Err(Illegal::new("the game is over"));
+        }
+        if seat != self.to_act {
+            return Err(Illegal::new(format!("it is not seat {seat}'s turn")));
+        }
+        match (seat, *action) {
+            (VIRUS, SkynetAction::Cut(a, b)) => {
+                let id = self.validate_cut(a, b)?;
+                self.cut[id as usize] = true;
+                self.last_cut = Some((a, b));
+                self.turn += 1;
+                self.to_act = AGENT;
+                self.over = self.check_end();
+            }
+            (AGENT, SkynetAction::Move(to)) => {
+                if !self.neighbours(self.agent).any(|n| n == to) {
+                    return Err(Illegal::new(format!("no link from {} to {to}", self.agent)));
+                }
+                self.agent = to;
+                self.to_act = VIRUS;
+                self.over = self.check_end();
+            }
+            (VIRUS, _) => return Err(Illegal::new("the virus cuts links: `C1 C2`")),
+            _ => return Err(Illegal::new("the agent moves: `NODE`")),
+        }
+        Ok(())
+    }
+
+    fn init_input(view: &SkynetView) -> String {
+        view.game.map.init_block()
+    }
+
+    fn turn_input(view: &SkynetView) -> String {
+        let g = &view.game;
+        match (view.seat, g.last_cut) {
+            (VIRUS, _) => format!("{}\n", g.agent),
+            (_, Some((a, b))) => format!("{} {a} {b}\n", g.agent),
+            (_, None) => format!("{} -1 -1\n", g.agent),
+        }
+    }
+
+    fn parse_action(view: &SkynetView, line: &str) -> Result<SkynetAction, String> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let int = |w: &str| {
+            w.parse::<u32>()
+                .map_err(|_| format!("`{w}` is not a node index"))
+        };
+        if view.seat == VIRUS {
+            match words.as_slice() {
+                [a, b] => Ok(SkynetAction::Cut(int(a)?, int(b)?)),
+                _ => Err("expected two node indices `C1 C2`".to_string()),
+            }
+        } else {
+            match words.as_slice() {
+                [n] => Ok(SkynetAction::Move(int(n)?)),
+                _ => Err("expected one node index".to_string()),
+            }
+        }
+    }
+
+    fn format_action(action: &SkynetAction) -> String {
+        match action {
+            SkynetAction::Cut(a, b) => format!("{a} {b}"),
+            SkynetAction::Move(n) => n.to_string(),
+        }
+    }
+}

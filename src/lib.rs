@@ -1,0 +1,17 @@
+//! arena: a referee engine and tournament harness for turn-based graph games.
+//!
+//! The layout is the architecture: [`game`] is the rules abstraction, [`games`] holds one folder
+//! per game, [`bot`] the bot interface (in-process and external), [`referee`] plays one match,
+//! [`matches`] turns a user's description of a match into a played one, and [`replay`] records and
+//! verifies matches.
+
+pub mod bot;
+pub mod cli;
+pub mod error;
+pub mod game;
+pub mod games;
+pub mod matches;
+pub mod referee;
+pub mod replay;
+
+pub use error::{Error, Result};

@@ -1,0 +1,5 @@
+//! The `arena` command: glue over the library.
+
+fn main() {
+    std::process::exit(arena::cli::main());
+}

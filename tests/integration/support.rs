@@ -1,0 +1,84 @@
+//! A small builder that runs the real `arena` binary in a temporary folder and checks its output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The project's root, for maps and bots the tests use.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub struct Arena {
+    dir: tempfile::TempDir,
+    args: Vec<String>,
+}
+
+pub struct Run {
+    pub output: Output,
+    pub dir: PathBuf,
+}
+
+impl Arena {
+    pub fn new() -> Arena {
+        Arena {
+            dir: tempfile::tempdir().expect("a temp dir"),
+            args: Vec::new(),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Arena
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.args
+            .extend(args.into_iter().map(|s| s.as_ref().to_string()));
+        self
+    }
+
+    pub fn run(&self) -> Run {
+        let output = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(&self.args)
+            .current_dir(self.dir.path())
+            .output()
+            .expect("arena runs");
+        Run {
+            output,
+            dir: self.dir.path().to_path_buf(),
+        }
+    }
+}
+
+impl Run {
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    pub fn success(self) -> Run {
+        assert!(
+            self.output.status.success(),
+            "arena failed ({}):\nstdout:\n{}\nstderr:\n{}",
+            self.output.status,
+            self.stdout(),
+            self.stderr()
+        );
+        self
+    }
+
+    pub fn failure(self) -> Run {
+        assert!(
+            !self.output.status.success(),
+            "arena succeeded unexpectedly:\n{}",
+            self.stdout()
+        );
+        self
+    }
+}
