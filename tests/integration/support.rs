@@ -13,9 +13,11 @@ pub struct Arena {
     args: Vec<String>,
 }
 
+/// A finished run; it keeps the temporary folder alive for the checks that follow.
 pub struct Run {
     pub output: Output,
     pub dir: PathBuf,
+    _temp: tempfile::TempDir,
 }
 
 impl Arena {
@@ -40,7 +42,7 @@ impl Arena {
         self
     }
 
-    pub fn run(&self) -> Run {
+    pub fn run(self) -> Run {
         let output = Command::new(env!("CARGO_BIN_EXE_arena"))
             .args(&self.args)
             .current_dir(self.dir.path())
