@@ -139,10 +139,8 @@ pub fn main() -> i32 {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("ARENA_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+    let _ =
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 
 fn run(cli: Cli) -> Result<i32> {
@@ -156,12 +154,7 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Solve { game, args } => crate::with_game!(game, D => D::solve(&args, &mut out)),
-        Command::Gen {
-            game,
-            variant,
-            seed,
-            params,
-        } => {
+        Command::Gen { game, variant, seed, params } => {
             let params = parse_flag_params(&params)?;
             let map = crate::with_game!(game, D => {
                 let variant = crate::games::resolve_variant::<D>(variant.as_deref())?;
@@ -174,10 +167,7 @@ fn run(cli: Cli) -> Result<i32> {
 }
 
 fn stdout_error(e: std::io::Error) -> Error {
-    Error::Io {
-        context: "failed to write to stdout".into(),
-        source: e,
-    }
+    Error::Io { context: "failed to write to stdout".into(), source: e }
 }
 
 /// Splits `KEY=VALUE`.
@@ -199,9 +189,8 @@ fn parse_flag_params(words: &[String]) -> Result<BTreeMap<String, String>> {
         let (key, value) = match flag.split_once('=') {
             Some((k, v)) => (k.to_string(), v.to_string()),
             None => {
-                let v = it
-                    .next()
-                    .ok_or_else(|| Error::Usage(format!("`--{flag}` needs a value")))?;
+                let v =
+                    it.next().ok_or_else(|| Error::Usage(format!("`--{flag}` needs a value")))?;
                 (flag.to_string(), v.clone())
             }
         };
@@ -214,9 +203,7 @@ fn play(args: PlayArgs, out: &mut dyn Write) -> Result<i32> {
     let mut players = BTreeMap::new();
     for b in &args.bots {
         let (role, spec) = key_value(b, "--bot")?;
-        let spec: BotSpec = spec
-            .parse()
-            .map_err(|e| Error::Usage(format!("--bot {b}: {e}")))?;
+        let spec: BotSpec = spec.parse().map_err(|e| Error::Usage(format!("--bot {b}: {e}")))?;
         if players.insert(role.clone(), Player::new(spec)).is_some() {
             return Err(Error::Usage(format!("two bots for role `{role}`")));
         }
@@ -234,10 +221,7 @@ fn play(args: PlayArgs, out: &mut dyn Write) -> Result<i32> {
                 let (k, v) = key_value(kv, "--gen")?;
                 params.insert(k, v);
             }
-            MapSource::Generated {
-                params,
-                seed: args.seed,
-            }
+            MapSource::Generated { params, seed: args.seed }
         }
         (None, None) => MapSource::Default,
     };
@@ -271,11 +255,7 @@ fn play(args: PlayArgs, out: &mut dyn Write) -> Result<i32> {
 fn describe(played: &PlayedMatch, out: &mut dyn Write) -> std::io::Result<()> {
     let h = &played.header;
     let s = &played.summary;
-    let seats: Vec<String> = h
-        .seats
-        .iter()
-        .map(|s| format!("{}={}", s.role, s.bot))
-        .collect();
+    let seats: Vec<String> = h.seats.iter().map(|s| format!("{}={}", s.role, s.bot)).collect();
     writeln!(
         out,
         "{} {} on {} (seed {}): {}",
@@ -294,11 +274,8 @@ fn describe(played: &PlayedMatch, out: &mut dyn Write) -> std::io::Result<()> {
         write!(out, " [{} by {role}]", s.termination)?;
     }
     writeln!(out)?;
-    let scores: Vec<String> = h
-        .seats
-        .iter()
-        .map(|seat| format!("{}={}", seat.role, s.scores[seat.seat]))
-        .collect();
+    let scores: Vec<String> =
+        h.seats.iter().map(|seat| format!("{}={}", seat.role, s.scores[seat.seat])).collect();
     writeln!(out, "scores: {}", scores.join(" "))?;
     for (seat, report) in s.reports.iter().enumerate() {
         if !report.stderr_tail.is_empty() && s.culprit == Some(seat) {
@@ -326,24 +303,14 @@ fn replay(args: ReplayArgs, out: &mut dyn Write) -> Result<i32> {
     }
     let r = crate::replay::read(&args.file)?;
     let h = &r.header;
-    writeln!(
-        out,
-        "{} {} on {} (seed {})",
-        h.game, h.variant, h.map.name, h.seed
-    )
-    .map_err(stdout_error)?;
+    writeln!(out, "{} {} on {} (seed {})", h.game, h.variant, h.map.name, h.seed)
+        .map_err(stdout_error)?;
     for (i, a) in r.actions.iter().enumerate() {
         writeln!(out, "{:>4} {:<8} {}", i + 1, a.role, a.action).map_err(stdout_error)?;
     }
     let s = &r.result;
-    writeln!(
-        out,
-        "{} ({}): {}",
-        s.winner.as_deref().unwrap_or("draw"),
-        s.termination,
-        s.reason
-    )
-    .map_err(stdout_error)?;
+    writeln!(out, "{} ({}): {}", s.winner.as_deref().unwrap_or("draw"), s.termination, s.reason)
+        .map_err(stdout_error)?;
     Ok(0)
 }
 

@@ -10,55 +10,31 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
     #[error("failed to read `{}`: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("failed to write `{}`: {source}", path.display())]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Write { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Setup(#[from] SetupError),
     #[error("bot `{spec}` for seat {seat} ({role}): {message}")]
-    Bot {
-        spec: String,
-        seat: usize,
-        role: String,
-        message: String,
-    },
+    Bot { spec: String, seat: usize, role: String, message: String },
     #[error("replay `{}`, line {line}: {message}", path.display())]
-    Replay {
-        path: PathBuf,
-        line: usize,
-        message: String,
-    },
+    Replay { path: PathBuf, line: usize, message: String },
     #[error("replay `{}` does not verify: {message}", path.display())]
     ReplayMismatch { path: PathBuf, message: String },
     #[error("failed to parse arena `{}`: {message}", path.display())]
     Arena { path: PathBuf, message: String },
     #[error("{context}: {source}")]
-    Io {
-        context: String,
-        source: std::io::Error,
-    },
+    Io { context: String, source: std::io::Error },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn read(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
-        Error::Read {
-            path: path.into(),
-            source,
-        }
+        Error::Read { path: path.into(), source }
     }
 
     pub fn write(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
-        Error::Write {
-            path: path.into(),
-            source,
-        }
+        Error::Write { path: path.into(), source }
     }
 }

@@ -40,56 +40,36 @@ impl Outcome {
     /// A two-or-more-seat result where `winner` ranks first and everyone else ties for second.
     pub fn win(seats: usize, winner: Seat, reason: impl Into<String>) -> Outcome {
         Outcome {
-            scores: (0..seats)
-                .map(|s| if s == winner { 1.0 } else { 0.0 })
-                .collect(),
-            ranks: (0..seats)
-                .map(|s| if s == winner { 1 } else { 2 })
-                .collect(),
+            scores: (0..seats).map(|s| if s == winner { 1.0 } else { 0.0 }).collect(),
+            ranks: (0..seats).map(|s| if s == winner { 1 } else { 2 }).collect(),
             reason: reason.into(),
         }
     }
 
     /// Everyone ties.
     pub fn draw(seats: usize, reason: impl Into<String>) -> Outcome {
-        Outcome {
-            scores: vec![0.5; seats],
-            ranks: vec![1; seats],
-            reason: reason.into(),
-        }
+        Outcome { scores: vec![0.5; seats], ranks: vec![1; seats], reason: reason.into() }
     }
 
     /// The culprit ranks last with score 0; everyone else shares first place with score 1.
     pub fn forfeit(seats: usize, culprit: Seat, reason: impl Into<String>) -> Outcome {
         Outcome {
-            scores: (0..seats)
-                .map(|s| if s == culprit { 0.0 } else { 1.0 })
-                .collect(),
-            ranks: (0..seats)
-                .map(|s| if s == culprit { 2 } else { 1 })
-                .collect(),
+            scores: (0..seats).map(|s| if s == culprit { 0.0 } else { 1.0 }).collect(),
+            ranks: (0..seats).map(|s| if s == culprit { 2 } else { 1 }).collect(),
             reason: reason.into(),
         }
     }
 
     /// Ranks from scores, higher is better, equal scores tie (standard competition ranking).
     pub fn from_scores(scores: Vec<f64>, reason: impl Into<String>) -> Outcome {
-        let ranks = scores
-            .iter()
-            .map(|&s| 1 + scores.iter().filter(|&&o| o > s).count() as u32)
-            .collect();
-        Outcome {
-            scores,
-            ranks,
-            reason: reason.into(),
-        }
+        let ranks =
+            scores.iter().map(|&s| 1 + scores.iter().filter(|&&o| o > s).count() as u32).collect();
+        Outcome { scores, ranks, reason: reason.into() }
     }
 
     /// The one seat ranked first alone, if there is one.
     pub fn winner(&self) -> Option<Seat> {
-        let firsts: Vec<Seat> = (0..self.ranks.len())
-            .filter(|&s| self.ranks[s] == 1)
-            .collect();
+        let firsts: Vec<Seat> = (0..self.ranks.len()).filter(|&s| self.ranks[s] == 1).collect();
         (firsts.len() == 1).then(|| firsts[0])
     }
 }
@@ -103,9 +83,7 @@ pub struct Illegal {
 
 impl Illegal {
     pub fn new(reason: impl Into<String>) -> Illegal {
-        Illegal {
-            reason: reason.into(),
-        }
+        Illegal { reason: reason.into() }
     }
 }
 

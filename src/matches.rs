@@ -22,10 +22,7 @@ pub enum MapSource {
     /// A map file in one of the game's formats.
     File(PathBuf),
     /// A map from the game's seeded generator.
-    Generated {
-        params: BTreeMap<String, String>,
-        seed: u64,
-    },
+    Generated { params: BTreeMap<String, String>, seed: u64 },
     /// A map already in memory (from a replay's header, or a tournament's map list).
     Text(MapText),
 }
@@ -73,11 +70,7 @@ pub struct Player {
 
 impl Player {
     pub fn new(spec: BotSpec) -> Player {
-        Player {
-            name: spec.to_string(),
-            spec,
-            limits: LimitOverrides::default(),
-        }
+        Player { name: spec.to_string(), spec, limits: LimitOverrides::default() }
     }
 }
 
@@ -183,12 +176,7 @@ pub fn play(spec: &MatchSpec) -> Result<PlayedMatch> {
 fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
     let variant = resolve_variant::<D>(spec.variant.as_deref())?;
     let map = resolve_map::<D>(&variant, &spec.map)?;
-    let setup = Setup {
-        variant,
-        options: spec.options.clone(),
-        map,
-        seed: spec.seed,
-    };
+    let setup = Setup { variant, options: spec.options.clone(), map, seed: spec.seed };
     let (game, warnings) = D::new_game(&setup)?;
     let roles = game.roles();
     for role in spec.players.keys() {
@@ -205,9 +193,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
     let mut bots: Vec<Box<dyn Bot<D::G>>> = Vec::new();
     for (seat, role) in roles.iter().enumerate() {
         let player = spec.players.get(role).ok_or_else(|| {
-            Error::Usage(format!(
-                "no bot for role `{role}` (give one with --bot {role}=NAME)"
-            ))
+            Error::Usage(format!("no bot for role `{role}` (give one with --bot {role}=NAME)"))
         })?;
         let limits = spec.limits.or(&player.limits).apply(base);
         bots.push(make_bot::<D>(&player.spec, &setup, seat, role)?);
@@ -244,12 +230,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
         max_turn_micros: result.max_turn_micros.clone(),
         reports: result.reports.clone(),
     };
-    Ok(PlayedMatch {
-        header,
-        steps: result.steps,
-        summary,
-        warnings,
-    })
+    Ok(PlayedMatch { header, steps: result.steps, summary, warnings })
 }
 
 /// Creates the bot a spec names for one seat.
@@ -268,16 +249,11 @@ pub fn make_bot<D: GameDef>(
     };
     match spec {
         BotSpec::Builtin(name) => {
-            let bot = BotSetup {
-                seat,
-                role: role.to_string(),
-                seed,
-                setup,
-            };
+            let bot = BotSetup { seat, role: role.to_string(), seed, setup };
             D::builtin_bot(name, &bot).map_err(bot_error)
         }
-        BotSpec::Command(_) => Err(bot_error(
-            "external executables are not supported yet (see issue 3)".to_string(),
-        )),
+        BotSpec::Command(_) => {
+            Err(bot_error("external executables are not supported yet (see issue 3)".to_string()))
+        }
     }
 }

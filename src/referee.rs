@@ -93,11 +93,8 @@ pub fn play_match<G: Game>(
             Status::ToAct(seat) => seat,
         };
         let view = game.view(seat);
-        let limit = if decisions[seat] == 0 {
-            limits[seat].first_turn
-        } else {
-            limits[seat].per_turn
-        };
+        let limit =
+            if decisions[seat] == 0 { limits[seat].first_turn } else { limits[seat].per_turn };
         let turn_start = Instant::now();
         let deadline = turn_start + limit + bank_left[seat];
         let ctx = TurnContext {
@@ -114,12 +111,7 @@ pub fn play_match<G: Game>(
 
         let fail = |failure: BotFailure, game: &G| {
             let detail = failure.to_string();
-            (
-                game.forfeit(seat, &detail),
-                failure.termination(),
-                Some(seat),
-                Some(detail),
-            )
+            (game.forfeit(seat, &detail), failure.termination(), Some(seat), Some(detail))
         };
         // A late answer is a timeout even if the bot (an in-process one cannot be preempted)
         // did answer in the end.
@@ -134,18 +126,9 @@ pub fn play_match<G: Game>(
         let text = G::format_action(&action);
         if let Err(illegal) = game.play(seat, &action, &mut rng) {
             let detail = format!("illegal action {text:?}: {illegal}");
-            break (
-                game.forfeit(seat, &detail),
-                Termination::Illegal,
-                Some(seat),
-                Some(detail),
-            );
+            break (game.forfeit(seat, &detail), Termination::Illegal, Some(seat), Some(detail));
         }
-        steps.push(Step {
-            seat,
-            action: text,
-            micros,
-        });
+        steps.push(Step { seat, action: text, micros });
     };
 
     let reports = bots.iter_mut().map(|b| b.finish()).collect();

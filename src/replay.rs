@@ -42,12 +42,7 @@ pub fn write(played: &PlayedMatch, out: &mut dyn Write) -> std::io::Result<()> {
         };
         out.write_all(json(&line).as_bytes())?;
     }
-    out.write_all(
-        json(&ResultLine {
-            result: played.summary.clone(),
-        })
-        .as_bytes(),
-    )?;
+    out.write_all(json(&ResultLine { result: played.summary.clone() }).as_bytes())?;
     out.flush()
 }
 
@@ -76,11 +71,8 @@ pub struct Replay {
 /// Reads a replay file, with errors naming the line.
 pub fn read(path: &Path) -> Result<Replay> {
     let file = std::fs::File::open(path).map_err(|e| Error::read(path, e))?;
-    let err = |line: usize, message: String| Error::Replay {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
+    let err =
+        |line: usize, message: String| Error::Replay { path: path.to_path_buf(), line, message };
     let mut header: Option<Header> = None;
     let mut actions = Vec::new();
     let mut result = None;
@@ -98,10 +90,7 @@ pub fn read(path: &Path) -> Result<Replay> {
                 let h: Header =
                     serde_json::from_str(&line).map_err(|e| err(n, format!("bad header: {e}")))?;
                 if h.arena_replay != REPLAY_VERSION {
-                    return Err(err(
-                        n,
-                        format!("unsupported replay version {}", h.arena_replay),
-                    ));
+                    return Err(err(n, format!("unsupported replay version {}", h.arena_replay)));
                 }
                 header = Some(h);
             }
@@ -118,11 +107,7 @@ pub fn read(path: &Path) -> Result<Replay> {
     }
     let header = header.ok_or_else(|| err(1, "empty replay".into()))?;
     let result = result.ok_or_else(|| err(0, "no result line (truncated replay?)".into()))?;
-    Ok(Replay {
-        header,
-        actions,
-        result,
-    })
+    Ok(Replay { header, actions, result })
 }
 
 /// What verifying a replay found.
@@ -139,10 +124,7 @@ pub fn verify(path: &Path) -> Result<Verified> {
 }
 
 fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
-    let mismatch = |message: String| Error::ReplayMismatch {
-        path: path.to_path_buf(),
-        message,
-    };
+    let mismatch = |message: String| Error::ReplayMismatch { path: path.to_path_buf(), message };
     let h = &replay.header;
     let setup = Setup {
         variant: h.variant.clone(),
@@ -154,9 +136,7 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
     let roles = game.roles();
     let recorded_roles: Vec<String> = h.seats.iter().map(|s| s.role.clone()).collect();
     if roles != recorded_roles {
-        return Err(mismatch(format!(
-            "roles {roles:?}, the replay says {recorded_roles:?}"
-        )));
+        return Err(mismatch(format!("roles {roles:?}, the replay says {recorded_roles:?}")));
     }
     let mut rng = rules_rng(h.seed);
     for (i, a) in replay.actions.iter().enumerate() {
@@ -204,8 +184,5 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
             outcome.reason, r.reason
         )));
     }
-    Ok(Verified {
-        turns: replay.actions.len(),
-        summary: r.clone(),
-    })
+    Ok(Verified { turns: replay.actions.len(), summary: r.clone() })
 }

@@ -46,10 +46,7 @@ impl FromStr for BotSpec {
             }
             return Ok(BotSpec::Command(words));
         }
-        if !s
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
+        if !s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
             return Err(BotSpecError::BadName(s.to_string()));
         }
         Ok(BotSpec::Builtin(s.to_string()))
@@ -95,18 +92,9 @@ mod tests {
                 "2 3".into()
             ]))
         );
-        assert_eq!(
-            "cmd:   ".parse::<BotSpec>(),
-            Err(BotSpecError::EmptyCommand)
-        );
-        assert!(matches!(
-            "cmd:sh -c 'oops".parse::<BotSpec>(),
-            Err(BotSpecError::BadCommand(..))
-        ));
-        assert!(matches!(
-            "./my bot".parse::<BotSpec>(),
-            Err(BotSpecError::BadName(_))
-        ));
+        assert_eq!("cmd:   ".parse::<BotSpec>(), Err(BotSpecError::EmptyCommand));
+        assert!(matches!("cmd:sh -c 'oops".parse::<BotSpec>(), Err(BotSpecError::BadCommand(..))));
+        assert!(matches!("./my bot".parse::<BotSpec>(), Err(BotSpecError::BadName(_))));
     }
 
     #[test]

@@ -52,14 +52,10 @@ impl std::str::FromStr for GameId {
     type Err = String;
 
     fn from_str(s: &str) -> Result<GameId, String> {
-        GameId::ALL
-            .iter()
-            .copied()
-            .find(|g| g.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = GameId::ALL.iter().map(|g| g.name()).collect();
-                format!("unknown game `{s}` (known: {})", names.join(", "))
-            })
+        GameId::ALL.iter().copied().find(|g| g.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = GameId::ALL.iter().map(|g| g.name()).collect();
+            format!("unknown game `{s}` (known: {})", names.join(", "))
+        })
     }
 }
 
@@ -98,11 +94,7 @@ pub struct Setup {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
     #[error("map `{map}`{}: {message}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
-    Map {
-        map: String,
-        line: Option<usize>,
-        message: String,
-    },
+    Map { map: String, line: Option<usize>, message: String },
     #[error("option `{key}`: {message}")]
     Option { key: String, message: String },
     #[error("unknown variant `{0}`")]
@@ -113,18 +105,11 @@ pub enum SetupError {
 
 impl SetupError {
     pub fn map(map: &str, line: Option<usize>, message: impl Into<String>) -> SetupError {
-        SetupError::Map {
-            map: map.to_string(),
-            line,
-            message: message.into(),
-        }
+        SetupError::Map { map: map.to_string(), line, message: message.into() }
     }
 
     pub fn option(key: &str, message: impl Into<String>) -> SetupError {
-        SetupError::Option {
-            key: key.to_string(),
-            message: message.into(),
-        }
+        SetupError::Option { key: key.to_string(), message: message.into() }
     }
 }
 

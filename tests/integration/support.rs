@@ -22,10 +22,7 @@ pub struct Run {
 
 impl Arena {
     pub fn new() -> Arena {
-        Arena {
-            dir: tempfile::tempdir().expect("a temp dir"),
-            args: Vec::new(),
-        }
+        Arena { dir: tempfile::tempdir().expect("a temp dir"), args: Vec::new() }
     }
 
     pub fn dir(&self) -> &Path {
@@ -37,8 +34,7 @@ impl Arena {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        self.args
-            .extend(args.into_iter().map(|s| s.as_ref().to_string()));
+        self.args.extend(args.into_iter().map(|s| s.as_ref().to_string()));
         self
     }
 
@@ -48,10 +44,7 @@ impl Arena {
             .current_dir(self.dir.path())
             .output()
             .expect("arena runs");
-        Run {
-            output,
-            dir: self.dir.path().to_path_buf(),
-        }
+        Run { output, dir: self.dir.path().to_path_buf(), _temp: self.dir }
     }
 }
 
@@ -76,11 +69,7 @@ impl Run {
     }
 
     pub fn failure(self) -> Run {
-        assert!(
-            !self.output.status.success(),
-            "arena succeeded unexpectedly:\n{}",
-            self.stdout()
-        );
+        assert!(!self.output.status.success(), "arena succeeded unexpectedly:\n{}", self.stdout());
         self
     }
 }

@@ -14,9 +14,7 @@ pub struct RandomBot {
 
 impl RandomBot {
     pub fn new(seed: u64) -> RandomBot {
-        RandomBot {
-            rng: ChaCha8Rng::seed_from_u64(seed),
-        }
+        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
     }
 }
 
@@ -31,9 +29,8 @@ impl Bot<Skynet> for RandomBot {
             Ok(SkynetAction::Cut(a, b))
         } else {
             let moves: Vec<u32> = g.neighbours(g.agent).collect();
-            let &to = moves
-                .choose(&mut self.rng)
-                .expect("an agent that can escape has a neighbour");
+            let &to =
+                moves.choose(&mut self.rng).expect("an agent that can escape has a neighbour");
             Ok(SkynetAction::Move(to))
         }
     }

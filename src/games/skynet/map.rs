@@ -37,9 +37,7 @@ impl SkynetMap {
             is_gateway[g] = true;
         }
         if agent_start as usize >= nodes {
-            return Err(format!(
-                "agent start {agent_start} is not a node (N = {nodes})"
-            ));
+            return Err(format!("agent start {agent_start} is not a node (N = {nodes})"));
         }
         let mut adj = vec![Vec::new(); nodes];
         for (id, &(a, b)) in links.iter().enumerate() {
@@ -52,32 +50,18 @@ impl SkynetMap {
             adj[a as usize].push((b, id as u32));
             adj[b as usize].push((a, id as u32));
         }
-        Ok(SkynetMap {
-            nodes,
-            links,
-            gateways,
-            agent_start,
-            is_gateway,
-            adj,
-        })
+        Ok(SkynetMap { nodes, links, gateways, agent_start, is_gateway, adj })
     }
 
     /// The id of the link between `a` and `b` among those not yet cut, if any.
     pub fn link_between(&self, a: u32, b: u32, cut: &[bool]) -> Option<u32> {
         let list = self.adj.get(a as usize)?;
-        list.iter()
-            .find(|&&(n, id)| n == b && !cut[id as usize])
-            .map(|&(_, id)| id)
+        list.iter().find(|&&(n, id)| n == b && !cut[id as usize]).map(|&(_, id)| id)
     }
 
     /// The init block of the bot protocol: `N L E`, the links, the gateways.
     pub fn init_block(&self) -> String {
-        let mut s = format!(
-            "{} {} {}\n",
-            self.nodes,
-            self.links.len(),
-            self.gateways.len()
-        );
+        let mut s = format!("{} {} {}\n", self.nodes, self.links.len(), self.gateways.len());
         for (a, b) in &self.links {
             s.push_str(&format!("{a} {b}\n"));
         }
@@ -109,13 +93,10 @@ pub fn parse_protocol_map(name: &str, text: &str) -> Result<SkynetMap, SetupErro
         if let Some(comment) = t.strip_prefix('#') {
             let mut words = comment.split_whitespace();
             if words.next() == Some("AGENT_START") {
-                let v = words
-                    .next()
-                    .ok_or_else(|| err(Some(n), "AGENT_START needs a node".into()))?;
-                start = Some(
-                    v.parse()
-                        .map_err(|_| err(Some(n), format!("bad AGENT_START `{v}`")))?,
-                );
+                let v =
+                    words.next().ok_or_else(|| err(Some(n), "AGENT_START needs a node".into()))?;
+                start =
+                    Some(v.parse().map_err(|_| err(Some(n), format!("bad AGENT_START `{v}`")))?);
             }
             continue;
         }
@@ -154,10 +135,7 @@ pub fn parse_protocol_map(name: &str, text: &str) -> Result<SkynetMap, SetupErro
         line_of_gateway.push(n);
     }
     if let Some((n, w)) = it.next() {
-        return Err(err(
-            Some(n),
-            format!("unexpected `{w}` after the {e} gateways"),
-        ));
+        return Err(err(Some(n), format!("unexpected `{w}` after the {e} gateways")));
     }
     // Name the offending line for index errors, which `SkynetMap::new` reports without lines.
     for (i, &(a, b)) in links.iter().enumerate() {

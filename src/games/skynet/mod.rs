@@ -44,9 +44,7 @@ impl GameDef for Skynet {
         _params: &BTreeMap<String, String>,
         _seed: u64,
     ) -> Result<MapText, SetupError> {
-        Err(SetupError::Other(
-            "the Skynet map generator is not written yet".into(),
-        ))
+        Err(SetupError::Other("the Skynet map generator is not written yet".into()))
     }
 
     fn new_game(setup: &Setup) -> Result<(Skynet, Vec<String>), SetupError> {
@@ -73,9 +71,7 @@ impl GameDef for Skynet {
     fn builtin_bot(name: &str, bot: &BotSetup<'_>) -> Result<Box<dyn Bot<Skynet>>, String> {
         match name {
             "random" => Ok(Box::new(bots::RandomBot::new(bot.seed))),
-            _ => Err(format!(
-                "no built-in skynet bot `{name}` (see `arena bots`)"
-            )),
+            _ => Err(format!("no built-in skynet bot `{name}` (see `arena bots`)")),
         }
     }
 }

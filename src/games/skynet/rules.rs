@@ -69,10 +69,7 @@ impl Skynet {
 
     /// Neighbours of `v` over links not yet cut, in insertion order.
     pub fn neighbours(&self, v: u32) -> impl Iterator<Item = u32> + '_ {
-        self.map.adj[v as usize]
-            .iter()
-            .filter(|&&(_, id)| !self.cut[id as usize])
-            .map(|&(n, _)| n)
+        self.map.adj[v as usize].iter().filter(|&&(_, id)| !self.cut[id as usize]).map(|&(n, _)| n)
     }
 
     /// Whether the agent can still reach a gateway. A path ends at the first gateway it meets.
@@ -123,11 +120,7 @@ impl Skynet {
             ));
         }
         if !self.agent_can_escape() {
-            return Some(Outcome::win(
-                2,
-                VIRUS,
-                "the agent can reach no gateway".to_string(),
-            ));
+            return Some(Outcome::win(2, VIRUS, "the agent can reach no gateway".to_string()));
         }
         None
     }
@@ -135,10 +128,7 @@ impl Skynet {
     fn validate_cut(&self, a: u32, b: u32) -> Result<u32, Illegal> {
         let n = self.map.nodes as u32;
         if a >= n || b >= n {
-            return Err(Illegal::new(format!(
-                "no node {} (N = {n})",
-                if a >= n { a } else { b }
-            )));
+            return Err(Illegal::new(format!("no node {} (N = {n})", if a >= n { a } else { b })));
         }
         let id = self
             .map
@@ -169,10 +159,7 @@ impl Game for Skynet {
     }
 
     fn view(&self, seat: Seat) -> SkynetView {
-        SkynetView {
-            seat,
-            game: self.clone(),
-        }
+        SkynetView { seat, game: self.clone() }
     }
 
     fn play(
@@ -225,10 +212,7 @@ impl Game for Skynet {
 
     fn parse_action(view: &SkynetView, line: &str) -> Result<SkynetAction, String> {
         let words: Vec<&str> = line.split_whitespace().collect();
-        let int = |w: &str| {
-            w.parse::<u32>()
-                .map_err(|_| format!("`{w}` is not a node index"))
-        };
+        let int = |w: &str| w.parse::<u32>().map_err(|_| format!("`{w}` is not a node index"));
         if view.seat == VIRUS {
             match words.as_slice() {
                 [a, b] => Ok(SkynetAction::Cut(int(a)?, int(b)?)),
