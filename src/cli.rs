@@ -26,7 +26,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Play one match and print who won, how, and in how many turns.
-    Play(PlayArgs),
+    Play(Box<PlayArgs>),
     /// Print a replay, or verify it against the rules with --verify.
     Replay(ReplayArgs),
     /// List the built-in bots of each game.
@@ -73,6 +73,8 @@ struct PlayArgs {
     seed: u64,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    external: crate::bot::process::ExternalArgs,
     /// Write the replay (JSON Lines) to this file.
     #[arg(long)]
     replay: Option<PathBuf>,
@@ -144,10 +146,11 @@ fn init_logging() {
 }
 
 fn run(cli: Cli) -> Result<i32> {
+    crate::bot::process::install_interrupt_handler();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match cli.command {
-        Command::Play(args) => play(args, &mut out),
+        Command::Play(args) => play(*args, &mut out),
         Command::Replay(args) => replay(args, &mut out),
         Command::Bots => {
             list_bots(&mut out).map_err(stdout_error)?;
@@ -204,7 +207,8 @@ fn play(args: PlayArgs, out: &mut dyn Write) -> Result<i32> {
     for b in &args.bots {
         let (role, spec) = key_value(b, "--bot")?;
         let spec: BotSpec = spec.parse().map_err(|e| Error::Usage(format!("--bot {b}: {e}")))?;
-        if players.insert(role.clone(), Player::new(spec)).is_some() {
+        let player = Player { external: args.external.options(), ..Player::new(spec) };
+        if players.insert(role.clone(), player).is_some() {
             return Err(Error::Usage(format!("two bots for role `{role}`")));
         }
     }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bot::process::{BotIdentity, ExternalBot, ExternalOptions};
 use crate::bot::{Bot, BotReport, BotSpec, Termination, TimeLimits};
 use crate::error::{Error, Result};
 use crate::game::{Game, Outcome, Seat};
@@ -66,11 +67,18 @@ pub struct Player {
     pub name: String,
     pub spec: BotSpec,
     pub limits: LimitOverrides,
+    /// How an external bot is run (ignored for built-in bots).
+    pub external: ExternalOptions,
 }
 
 impl Player {
     pub fn new(spec: BotSpec) -> Player {
-        Player { name: spec.to_string(), spec, limits: LimitOverrides::default() }
+        Player {
+            name: spec.to_string(),
+            spec,
+            limits: LimitOverrides::default(),
+            external: ExternalOptions::default(),
+        }
     }
 }
 
@@ -196,7 +204,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
             Error::Usage(format!("no bot for role `{role}` (give one with --bot {role}=NAME)"))
         })?;
         let limits = spec.limits.or(&player.limits).apply(base);
-        bots.push(make_bot::<D>(&player.spec, &setup, seat, role)?);
+        bots.push(make_bot::<D>(player, &setup, seat, role)?);
         seats.push(SeatInfo {
             seat,
             role: role.clone(),
@@ -228,18 +236,29 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
         turns: result.turns(),
         duration_ms: result.duration.as_secs_f64() * 1000.0,
         max_turn_micros: result.max_turn_micros.clone(),
-        reports: result.reports.clone(),
+        // The stderr tail explains a failure; the other seats' chatter would only bloat replays.
+        reports: (0..roles.len())
+            .map(|s| {
+                if result.culprit == Some(s) {
+                    result.reports[s].clone()
+                } else {
+                    BotReport::default()
+                }
+            })
+            .collect(),
     };
     Ok(PlayedMatch { header, steps: result.steps, summary, warnings })
 }
 
-/// Creates the bot a spec names for one seat.
+/// Creates the bot a player's spec names for one seat. An external command that cannot be
+/// started is not an error here: its first turn fails with `startup_failed`.
 pub fn make_bot<D: GameDef>(
-    spec: &BotSpec,
+    player: &Player,
     setup: &Setup,
     seat: Seat,
     role: &str,
 ) -> Result<Box<dyn Bot<D::G>>> {
+    let spec = &player.spec;
     let seed = bot_seed(setup.seed, seat);
     let bot_error = |message: String| Error::Bot {
         spec: spec.to_string(),
@@ -252,8 +271,9 @@ pub fn make_bot<D: GameDef>(
             let bot = BotSetup { seat, role: role.to_string(), seed, setup };
             D::builtin_bot(name, &bot).map_err(bot_error)
         }
-        BotSpec::Command(_) => {
-            Err(bot_error("external executables are not supported yet (see issue 3)".to_string()))
+        BotSpec::Command(words) => {
+            let identity = BotIdentity { game: D::NAME, role, seed };
+            Ok(Box::new(ExternalBot::<D::G>::spawn(words, &identity, player.external.clone())))
         }
     }
 }

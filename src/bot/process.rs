@@ -1,0 +1,792 @@
+//! External bots: any executable speaking a game's line protocol on stdin/stdout, supervised so
+//! that whatever it does, the harness keeps working, records what happened and leaves no process
+//! behind (see `docs/external-bots.md`).
+//!
+//! The process handling follows cargo-nextest's: each bot runs in its own process group, with a
+//! cleared environment; its stdout is read line by line with a length cap, its stderr is drained
+//! all the time into a capped tail, and at the end the whole group gets end of input, a grace
+//! period, `SIGTERM`, another grace period and `SIGKILL`, and is reaped. arena registers itself as
+//! a child subreaper, so children a bot forks are re-parented to arena, not to init, and can be
+//! reaped.
+//!
+//! Matches run on plain OS threads (a tournament runs many at once). All external bots share one
+//! small multi-thread tokio runtime for their I/O: a match thread drives its bot's turn with
+//! `Handle::block_on`, which waits for the answer event-driven, with the turn's hard deadline as
+//! a tokio timer, never by polling.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::marker::PhantomData;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, killpg};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
+
+use super::{Bot, BotFailure, BotReport, TurnContext};
+use crate::game::Game;
+
+/// The variables a bot inherits from arena's environment, when arena has them. Everything else
+/// is cleared, so a bot behaves the same whoever runs the tournament.
+pub const ENV_ALLOW_LIST: &[&str] =
+    &["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"];
+
+/// The `PATH` a bot gets when arena itself has none.
+const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// After a bot's output closes or its input breaks, how long to wait for its exit status to tell
+/// a crash from a closed output.
+const EXIT_STATUS_WAIT: Duration = Duration::from_millis(50);
+
+/// How long the end of a match waits for the last bytes of a dead bot's stderr.
+const STDERR_FLUSH_WAIT: Duration = Duration::from_millis(50);
+
+/// How long the end of a match waits for a killed group to be gone before giving up on it.
+const REAP_WAIT: Duration = Duration::from_secs(2);
+
+/// The longest stderr line kept in the tail; longer lines are cut, with a marker.
+const STDERR_LINE_CAP: usize = 1024;
+
+/// How an external bot is run, beyond its command line. Every field has a default; a tournament
+/// sets them per bot (TOML keys are the field names).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExternalOptions {
+    /// The longest line a bot may write, in bytes, without its newline (`output_limit` beyond).
+    pub max_line: usize,
+    /// How many of the last stderr lines are kept for the result.
+    pub stderr_lines: usize,
+    /// The bot's working directory; `None` runs it where arena runs, so relative paths in the
+    /// command line mean what they mean to the user who typed them.
+    pub workdir: Option<PathBuf>,
+    /// The grace period of the end of a match, in ms: after the end of input, before `SIGTERM`,
+    /// and again after `SIGTERM`, before `SIGKILL`.
+    pub kill_grace_ms: u64,
+    /// `RLIMIT_AS`: the bot's address space, in MiB.
+    pub address_space_mb: Option<u64>,
+    /// `RLIMIT_CPU`: the CPU seconds the bot may use in the whole match.
+    pub cpu_seconds: Option<u64>,
+    /// Allow core dumps (`RLIMIT_CORE` is 0 unless this is set).
+    pub core_dumps: bool,
+    /// Extra environment variables, on top of the allow-list and the `ARENA_` variables.
+    pub env: BTreeMap<String, String>,
+}
+
+impl Default for ExternalOptions {
+    fn default() -> ExternalOptions {
+        ExternalOptions {
+            max_line: 64 * 1024,
+            stderr_lines: 20,
+            workdir: None,
+            kill_grace_ms: 100,
+            address_space_mb: None,
+            cpu_seconds: None,
+            core_dumps: false,
+            env: BTreeMap::new(),
+        }
+    }
+}
+
+impl ExternalOptions {
+    fn kill_grace(&self) -> Duration {
+        Duration::from_millis(self.kill_grace_ms)
+    }
+}
+
+/// Command-line flags of `arena play` for external bots (they apply to every external seat).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ExternalArgs {
+    /// The longest line an external bot may write, in bytes.
+    #[arg(long, value_name = "BYTES")]
+    pub max_line: Option<usize>,
+    /// Grace period before TERM and before KILL at the end of a match, in ms.
+    #[arg(long, value_name = "MS")]
+    pub kill_grace_ms: Option<u64>,
+    /// The working directory of external bots (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// An address-space limit for external bots, in MiB.
+    #[arg(long, value_name = "MIB")]
+    pub address_space_mb: Option<u64>,
+    /// A CPU-time limit for external bots, in seconds for the whole match.
+    #[arg(long, value_name = "SECONDS")]
+    pub cpu_seconds: Option<u64>,
+}
+
+impl ExternalArgs {
+    pub fn options(&self) -> ExternalOptions {
+        let d = ExternalOptions::default();
+        ExternalOptions {
+            max_line: self.max_line.unwrap_or(d.max_line),
+            kill_grace_ms: self.kill_grace_ms.unwrap_or(d.kill_grace_ms),
+            workdir: self.workdir.clone(),
+            address_space_mb: self.address_space_mb,
+            cpu_seconds: self.cpu_seconds,
+            ..d
+        }
+    }
+}
+
+/// Who the bot is, as its `ARENA_` environment variables tell it.
+#[derive(Clone, Debug)]
+pub struct BotIdentity<'a> {
+    /// `ARENA_GAME`: the game's name (`skynet`).
+    pub game: &'a str,
+    /// `ARENA_ROLE`: the role the bot plays (`virus`).
+    pub role: &'a str,
+    /// `ARENA_SEED`: the bot's own seed, to seed itself reproducibly.
+    pub seed: u64,
+}
+
+/// The runtime that does every external bot's I/O. The first call also registers arena as a
+/// child subreaper (Linux), so orphans of a bot's process tree are re-parented to arena.
+pub fn runtime() -> &'static Runtime {
+    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        #[cfg(target_os = "linux")]
+        if let Err(e) = nix::sys::prctl::set_child_subreaper(true) {
+            tracing::warn!("cannot become a child subreaper: {e}");
+        }
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("arena-bot-io")
+            .enable_all()
+            .build()
+            .expect("the bot I/O runtime starts (threads and an epoll instance)")
+    })
+}
+
+/// The process groups of the external bots alive now, for Ctrl-C.
+struct LiveGroups {
+    groups: BTreeSet<i32>,
+}
+
+static LIVE_GROUPS: Mutex<LiveGroups> = Mutex::new(LiveGroups { groups: BTreeSet::new() });
+static SHUTTING_DOWN: AtomicBool = AtomicBool::new(false);
+
+fn live_groups() -> MutexGuard<'static, LiveGroups> {
+    // A panic while holding the lock leaves a plain set behind: still usable.
+    LIVE_GROUPS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Makes `SIGINT` and `SIGTERM` to arena stop every live bot's process group (`SIGTERM`, a
+/// grace period, `SIGKILL`) before arena exits with 130 or 143. Call it once at start; later
+/// calls do nothing.
+pub fn install_interrupt_handler() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        use tokio::signal::unix::{SignalKind, signal};
+        let rt = runtime();
+        // The listeners exist before this returns, so no early signal slips through.
+        let _guard = rt.enter();
+        let (Ok(mut int), Ok(mut term)) =
+            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+        else {
+            tracing::warn!("cannot install the Ctrl-C handler");
+            return;
+        };
+        rt.spawn(async move {
+            let code = tokio::select! {
+                _ = int.recv() => 130,
+                _ = term.recv() => 143,
+            };
+            let stopped = stop_all_groups(Duration::from_millis(100)).await;
+            eprintln!("arena: interrupted; stopped {stopped} bot process group(s)");
+            std::process::exit(code);
+        });
+    });
+}
+
+/// Refuses new bots, then TERMs every live group, waits `grace`, and KILLs what is left.
+async fn stop_all_groups(grace: Duration) -> usize {
+    SHUTTING_DOWN.store(true, Ordering::SeqCst);
+    let groups: Vec<i32> = live_groups().groups.iter().copied().collect();
+    for &g in &groups {
+        let _ = killpg(Pid::from_raw(g), Signal::SIGTERM);
+    }
+    tokio::time::sleep(grace).await;
+    for &g in &groups {
+        let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
+    }
+    groups.len()
+}
+
+/// An external executable playing game `G`.
+pub struct ExternalBot<G: Game> {
+    state: State,
+    options: ExternalOptions,
+    _game: PhantomData<fn() -> G>,
+}
+
+enum State {
+    Running(Box<Process>),
+    /// The command could not be started; the first turn reports it.
+    NotStarted(String),
+    Finished,
+}
+
+/// A running bot and its pipes.
+struct Process {
+    child: Child,
+    pgid: Pid,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    stderr: Arc<Mutex<StderrTail>>,
+    stderr_task: Option<JoinHandle<()>>,
+    /// The exit status, once the process has been seen to exit (it is reaped then).
+    exit: Option<ExitStatus>,
+    /// Whether the game's init block has been written.
+    init_sent: bool,
+    /// The line being read; kept across a cancelled read so no byte is lost.
+    line: Vec<u8>,
+}
+
+impl<G: Game> ExternalBot<G> {
+    /// Starts `command` (program and arguments). A command that cannot be started is not an
+    /// error here: the bot's first turn fails with `startup_failed`, as a result of the match.
+    pub fn spawn(
+        command: &[String],
+        identity: &BotIdentity<'_>,
+        options: ExternalOptions,
+    ) -> ExternalBot<G> {
+        let state = match Process::spawn(command, identity, &options) {
+            Ok(process) => State::Running(Box::new(process)),
+            Err(message) => State::NotStarted(message),
+        };
+        ExternalBot { state, options, _game: PhantomData }
+    }
+
+    /// The process group id, while the bot runs.
+    pub fn process_group(&self) -> Option<i32> {
+        match &self.state {
+            State::Running(p) => Some(p.pgid.as_raw()),
+            _ => None,
+        }
+    }
+}
+
+impl<G: Game> Bot<G> for ExternalBot<G> {
+    fn act(&mut self, view: &G::View, ctx: &TurnContext) -> Result<G::Action, BotFailure> {
+        let process = match &mut self.state {
+            State::Running(p) => p,
+            State::NotStarted(message) => return Err(BotFailure::StartupFailed(message.clone())),
+            State::Finished => return Err(BotFailure::Crash("the bot was already stopped".into())),
+        };
+        let mut input = String::new();
+        if !process.init_sent {
+            input.push_str(&G::init_input(view));
+        }
+        input.push_str(&G::turn_input(view));
+        let deadline = tokio::time::Instant::from_std(ctx.hard_deadline);
+        let max_line = self.options.max_line;
+        let line =
+            runtime().handle().block_on(process.exchange(input.as_bytes(), deadline, max_line))?;
+        G::parse_action(view, &line).map_err(|reason| BotFailure::Garbage { line, reason })
+    }
+
+    fn finish(&mut self) -> BotReport {
+        match std::mem::replace(&mut self.state, State::Finished) {
+            State::Running(process) => {
+                let grace = self.options.kill_grace();
+                let lines = self.options.stderr_lines;
+                runtime().handle().block_on(process.shutdown(grace, lines))
+            }
+            State::NotStarted(_) | State::Finished => BotReport::default(),
+        }
+    }
+}
+
+impl<G: Game> Drop for ExternalBot<G> {
+    /// A bot dropped without `finish` (a panic, an early return) still leaves nothing behind.
+    fn drop(&mut self) {
+        if let State::Running(process) = std::mem::replace(&mut self.state, State::Finished) {
+            let _ = killpg(process.pgid, Signal::SIGKILL);
+            if tokio::runtime::Handle::try_current().is_err() {
+                runtime().handle().block_on(process.shutdown(Duration::ZERO, 0));
+            } else {
+                // Inside the runtime we may not block: the group is dead, and tokio reaps the
+                // leader of a dropped child in the background.
+                live_groups().groups.remove(&process.pgid.as_raw());
+            }
+        }
+    }
+}
+
+/// How a read of one line ended.
+#[derive(Debug, PartialEq, Eq)]
+enum LineRead {
+    /// A whole line is in the buffer (without its newline).
+    Line,
+    /// The line grew past the limit.
+    TooLong,
+    /// The output closed before a newline (any partial line is in the buffer).
+    Eof,
+}
+
+impl Process {
+    fn spawn(
+        command: &[String],
+        identity: &BotIdentity<'_>,
+        options: &ExternalOptions,
+    ) -> Result<Process, String> {
+        let (program, args) = command.split_first().ok_or("empty command line")?;
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .env_clear()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        for &name in ENV_ALLOW_LIST {
+            if let Some(value) = std::env::var_os(name) {
+                cmd.env(name, value);
+            }
+        }
+        if std::env::var_os("PATH").is_none() {
+            cmd.env("PATH", DEFAULT_PATH);
+        }
+        cmd.envs(&options.env)
+            .env("ARENA_GAME", identity.game)
+            .env("ARENA_ROLE", identity.role)
+            .env("ARENA_SEED", identity.seed.to_string());
+        if let Some(dir) = &options.workdir {
+            cmd.current_dir(dir);
+        }
+        let limits = Rlimits::from(options);
+        // SAFETY: the closure runs in the forked child before exec; it only makes setrlimit
+        // system calls (async-signal-safe) and allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || limits.apply());
+        }
+
+        let _enter = runtime().enter();
+        // Registering under the lock that Ctrl-C takes means no bot is started unseen.
+        let mut live = live_groups();
+        if SHUTTING_DOWN.load(Ordering::SeqCst) {
+            return Err("arena is shutting down".into());
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            let place = match &options.workdir {
+                Some(dir) => format!(" in `{}`", dir.display()),
+                None => String::new(),
+            };
+            format!("cannot run `{program}`{place}: {e}")
+        })?;
+        let pid = child.id().ok_or("the process vanished as it started")?;
+        let pgid = Pid::from_raw(pid as i32);
+        live.groups.insert(pgid.as_raw());
+        drop(live);
+
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            unreachable!("all three pipes were requested");
+        };
+        let tail = Arc::new(Mutex::new(StderrTail::new(options.stderr_lines)));
+        let stderr_task = runtime().spawn(drain_stderr(stderr, Arc::clone(&tail)));
+        Ok(Process {
+            child,
+            pgid,
+            stdin: Some(stdin),
+            stdout: BufReader::with_capacity(64 * 1024, stdout),
+            stderr: tail,
+            stderr_task: Some(stderr_task),
+            exit: None,
+            init_sent: false,
+            line: Vec::new(),
+        })
+    }
+
+    /// One turn: checks that nothing is left over from the last turn, writes the input, and
+    /// waits for one line until `deadline`.
+    async fn exchange(
+        &mut self,
+        input: &[u8],
+        deadline: tokio::time::Instant,
+        max_line: usize,
+    ) -> Result<String, BotFailure> {
+        if self.init_sent {
+            if let Some(extra) = self.leftover_output().await {
+                return Err(BotFailure::Garbage {
+                    line: extra,
+                    reason: "written after its answer to the previous turn (one line per turn)"
+                        .into(),
+                });
+            }
+        }
+        self.init_sent = true;
+        self.line.clear();
+        match tokio::time::timeout_at(deadline, self.write_then_read(input, max_line)).await {
+            Ok(result) => result,
+            Err(_elapsed) => Err(BotFailure::Timeout),
+        }
+    }
+
+    /// Output the bot wrote after its last answer and before this turn's input: the first line
+    /// of it (or all of it, when it has no newline yet). Only what is already there counts;
+    /// this never waits.
+    async fn leftover_output(&mut self) -> Option<String> {
+        if self.stdout.buffer().is_empty() {
+            let pending = tokio::select! {
+                biased;
+                filled = self.stdout.fill_buf() => filled.map(|b| !b.is_empty()).unwrap_or(false),
+                () = std::future::ready(()) => false,
+            };
+            if !pending {
+                return None;
+            }
+        }
+        let pending = self.stdout.buffer();
+        let first = pending.split(|&b| b == b'\n').next().unwrap_or_default();
+        let shown = &first[..first.len().min(200)];
+        Some(String::from_utf8_lossy(shown).into_owned())
+    }
+
+    async fn write_then_read(
+        &mut self,
+        input: &[u8],
+        max_line: usize,
+    ) -> Result<String, BotFailure> {
+        let written = match self.stdin.as_mut() {
+            Some(stdin) => stdin.write_all(input).await,
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        };
+        if written.is_err() {
+            // Its input is closed: it has exited, or closed stdin on purpose.
+            return Err(self.gone().await);
+        }
+        let read = match self.exit {
+            Some(_) => read_line_limited(&mut self.stdout, &mut self.line, max_line).await,
+            None => {
+                let Process { stdout, line, child, exit, .. } = self;
+                tokio::select! {
+                    biased;
+                    read = read_line_limited(stdout, line, max_line) => read,
+                    status = child.wait() => {
+                        // It exited, perhaps right after writing its answer, or its output is
+                        // held open by a child: read what it left, briefly.
+                        *exit = status.ok();
+                        let rest = read_line_limited(stdout, line, max_line);
+                        match tokio::time::timeout(EXIT_STATUS_WAIT, rest).await {
+                            Ok(read) => read,
+                            Err(_) => Ok(LineRead::Eof),
+                        }
+                    }
+                }
+            }
+        };
+        match read {
+            Ok(LineRead::Line) => Ok(self.take_line()),
+            // A last line without its newline still counts as the answer.
+            Ok(LineRead::Eof) if !self.line.is_empty() => Ok(self.take_line()),
+            Ok(LineRead::Eof) => Err(self.gone().await),
+            Ok(LineRead::TooLong) => Err(BotFailure::OutputLimit { limit: max_line }),
+            Err(e) => Err(BotFailure::Crash(format!("reading its output failed: {e}"))),
+        }
+    }
+
+    fn take_line(&mut self) -> String {
+        let mut line = std::mem::take(&mut self.line);
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        String::from_utf8(line).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into())
+    }
+
+    /// The failure of a bot whose output closed or whose input broke: `crash` if it exited with
+    /// a non-zero code or a signal, `eof` if it exited with code 0 or still runs.
+    async fn gone(&mut self) -> BotFailure {
+        if self.exit.is_none() {
+            if let Ok(Ok(status)) = tokio::time::timeout(EXIT_STATUS_WAIT, self.child.wait()).await
+            {
+                self.exit = Some(status);
+            }
+        }
+        match self.exit {
+            Some(status) => exit_failure(status),
+            None => BotFailure::Eof,
+        }
+    }
+
+    /// Ends the bot: end of input, `grace`, `SIGTERM` to the group, `grace`, `SIGKILL`, then
+    /// reaps the leader and every member re-parented to arena. Returns the stderr tail.
+    async fn shutdown(mut self, grace: Duration, stderr_lines: usize) -> BotReport {
+        // What it wrote until now explains the match; what it writes on being stopped does not.
+        if self.exit.is_some() {
+            if let Some(task) = self.stderr_task.as_mut() {
+                let _ = tokio::time::timeout(STDERR_FLUSH_WAIT, task).await;
+            }
+        }
+        let stderr_tail = lock_tail(&self.stderr).lines(stderr_lines);
+
+        drop(self.stdin.take());
+        if self.exit.is_none() {
+            self.wait_leader(grace).await;
+        }
+        // Members can outlive the leader, so the group gets the signals either way. (The group
+        // id cannot be reused while a member or the unreaped leader exists.)
+        if self.group_exists() {
+            let _ = killpg(self.pgid, Signal::SIGTERM);
+            if self.exit.is_none() {
+                self.wait_leader(grace).await;
+            }
+            let until = Instant::now() + grace;
+            while self.group_exists() && Instant::now() < until {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        }
+        if self.group_exists() {
+            let _ = killpg(self.pgid, Signal::SIGKILL);
+        }
+        if self.exit.is_none() {
+            self.wait_leader(REAP_WAIT).await;
+        }
+        let until = Instant::now() + REAP_WAIT;
+        while self.group_exists() && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        live_groups().groups.remove(&self.pgid.as_raw());
+        if let Some(task) = self.stderr_task.take() {
+            task.abort();
+        }
+        BotReport { stderr_tail }
+    }
+
+    async fn wait_leader(&mut self, limit: Duration) {
+        if let Ok(Ok(status)) = tokio::time::timeout(limit, self.child.wait()).await {
+            self.exit = Some(status);
+        }
+    }
+
+    /// Whether a process of the group still exists. Reaps members re-parented to arena first,
+    /// but only once the leader is reaped through tokio, which owns its pid.
+    fn group_exists(&self) -> bool {
+        if self.exit.is_some() {
+            reap_group(self.pgid);
+        }
+        killpg(self.pgid, None::<Signal>) != Err(Errno::ESRCH)
+    }
+}
+
+/// Reaps every exited child of arena in group `pgid`, without blocking.
+fn reap_group(pgid: Pid) {
+    let group = Pid::from_raw(-pgid.as_raw());
+    while let Ok(status) = waitpid(group, Some(WaitPidFlag::WNOHANG)) {
+        if status == WaitStatus::StillAlive {
+            break;
+        }
+    }
+}
+
+/// The failure of a bot that exited before answering.
+fn exit_failure(status: ExitStatus) -> BotFailure {
+    if let Some(signal) = status.signal() {
+        let name = Signal::try_from(signal).map(|s| s.as_str()).unwrap_or("unknown signal");
+        return BotFailure::Crash(format!("killed by signal {signal} ({name})"));
+    }
+    match status.code() {
+        Some(0) => BotFailure::Eof,
+        Some(code) => BotFailure::Crash(format!("exit code {code}")),
+        None => BotFailure::Crash(format!("exited: {status}")),
+    }
+}
+
+/// Reads one line into `line` (appending: a cancelled read loses nothing), never holding more
+/// than `max` bytes of it.
+async fn read_line_limited(
+    reader: &mut BufReader<ChildStdout>,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<LineRead> {
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(LineRead::Eof);
+        }
+        let (chunk, found) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], true),
+            None => (available, false),
+        };
+        if line.len() + chunk.len() > max {
+            let n = chunk.len();
+            reader.consume(n);
+            return Ok(LineRead::TooLong);
+        }
+        line.extend_from_slice(chunk);
+        let n = chunk.len() + usize::from(found);
+        reader.consume(n);
+        if found {
+            return Ok(LineRead::Line);
+        }
+    }
+}
+
+/// The last lines a bot wrote to stderr.
+#[derive(Debug)]
+struct StderrTail {
+    lines: VecDeque<String>,
+    capacity: usize,
+    partial: Vec<u8>,
+    partial_cut: bool,
+}
+
+impl StderrTail {
+    fn new(capacity: usize) -> StderrTail {
+        StderrTail { lines: VecDeque::new(), capacity, partial: Vec::new(), partial_cut: false }
+    }
+
+    fn push(&mut self, mut data: &[u8]) {
+        while let Some(i) = data.iter().position(|&b| b == b'\n') {
+            self.extend_partial(&data[..i]);
+            self.end_line();
+            data = &data[i + 1..];
+        }
+        self.extend_partial(data);
+    }
+
+    fn extend_partial(&mut self, data: &[u8]) {
+        let room = STDERR_LINE_CAP.saturating_sub(self.partial.len());
+        self.partial.extend_from_slice(&data[..data.len().min(room)]);
+        self.partial_cut |= data.len() > room;
+    }
+
+    fn end_line(&mut self) {
+        if self.capacity == 0 {
+            self.partial.clear();
+            self.partial_cut = false;
+            return;
+        }
+        // Recycle the oldest line's allocation: a chatty bot costs no allocation per line.
+        let mut line = if self.lines.len() >= self.capacity {
+            self.lines.pop_front().unwrap_or_default()
+        } else {
+            String::new()
+        };
+        line.clear();
+        let partial = self.partial.strip_suffix(b"\r").unwrap_or(&self.partial);
+        line.push_str(&String::from_utf8_lossy(partial));
+        if self.partial_cut {
+            line.push_str(" [...]");
+        }
+        self.lines.push_back(line);
+        self.partial.clear();
+        self.partial_cut = false;
+    }
+
+    /// The last `n` lines, the unfinished one included.
+    fn lines(&self, n: usize) -> Vec<String> {
+        let mut lines: Vec<String> = self.lines.iter().cloned().collect();
+        if !self.partial.is_empty() {
+            lines.push(String::from_utf8_lossy(&self.partial).into_owned());
+        }
+        let skip = lines.len().saturating_sub(n);
+        lines.split_off(skip)
+    }
+}
+
+fn lock_tail(tail: &Mutex<StderrTail>) -> MutexGuard<'_, StderrTail> {
+    tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Reads a bot's stderr until it closes, so the bot never blocks on a full pipe.
+async fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<StderrTail>>) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => lock_tail(&tail).push(&buf[..n]),
+        }
+    }
+}
+
+/// The resource limits set in the child before it runs the bot.
+#[derive(Clone, Copy, Debug)]
+struct Rlimits {
+    address_space: Option<u64>,
+    cpu_seconds: Option<u64>,
+    core_dumps: bool,
+}
+
+impl From<&ExternalOptions> for Rlimits {
+    fn from(o: &ExternalOptions) -> Rlimits {
+        Rlimits {
+            address_space: o.address_space_mb.map(|mb| mb.saturating_mul(1024 * 1024)),
+            cpu_seconds: o.cpu_seconds,
+            core_dumps: o.core_dumps,
+        }
+    }
+}
+
+impl Rlimits {
+    fn apply(&self) -> std::io::Result<()> {
+        use nix::sys::resource::{Resource, setrlimit};
+        let set = |resource, value: u64| {
+            setrlimit(resource, value, value)
+                .map_err(|e| std::io::Error::from_raw_os_error(e as i32))
+        };
+        if let Some(bytes) = self.address_space {
+            set(Resource::RLIMIT_AS, bytes)?;
+        }
+        if let Some(seconds) = self.cpu_seconds {
+            // The soft limit sends SIGXCPU; the hard limit one second later, SIGKILL.
+            setrlimit(Resource::RLIMIT_CPU, seconds, seconds.saturating_add(1))
+                .map_err(|e| std::io::Error::from_raw_os_error(e as i32))?;
+        }
+        if !self.core_dumps {
+            set(Resource::RLIMIT_CORE, 0)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_tail_keeps_the_last_lines_and_cuts_long_ones() {
+        let mut tail = StderrTail::new(3);
+        tail.push(b"one\ntwo\nthr");
+        tail.push(b"ee\nfour\r\nfi");
+        assert_eq!(tail.lines(3), vec!["three", "four", "fi"]);
+        assert_eq!(tail.lines(10), vec!["two", "three", "four", "fi"]);
+        let long = vec![b'x'; STDERR_LINE_CAP * 3];
+        tail.push(&long);
+        tail.push(b"\n");
+        let last = tail.lines(1).pop().unwrap();
+        assert!(last.starts_with("fix") && last.ends_with(" [...]"), "{}", &last[..10]);
+        assert!(last.len() < STDERR_LINE_CAP + 10);
+    }
+
+    #[test]
+    fn exit_statuses_map_to_failures() {
+        assert_eq!(exit_failure(ExitStatus::from_raw(0)), BotFailure::Eof);
+        assert_eq!(
+            exit_failure(ExitStatus::from_raw(3 << 8)),
+            BotFailure::Crash("exit code 3".into())
+        );
+        assert_eq!(
+            exit_failure(ExitStatus::from_raw(11)),
+            BotFailure::Crash("killed by signal 11 (SIGSEGV)".into())
+        );
+    }
+
+    #[test]
+    fn options_read_from_toml_with_defaults() {
+        let o: ExternalOptions = toml::from_str("max_line = 100\ncpu_seconds = 5").unwrap();
+        assert_eq!(o.max_line, 100);
+        assert_eq!(o.cpu_seconds, Some(5));
+        assert_eq!(o.kill_grace_ms, ExternalOptions::default().kill_grace_ms);
+        assert!(toml::from_str::<ExternalOptions>("max_lines = 1").is_err());
+    }
+}
