@@ -1,0 +1,320 @@
+//! External bots through the real `arena` binary: every kind of misbehaviour ends the match with
+//! the right label and culprit, within the time limit plus a margin, and leaves no process.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{Arena, root};
+
+/// What loaded CI machines (2 cores, many jobs) may add to a limit: process start-up, the end of
+/// match grace periods, scheduling.
+const MARGIN: Duration = Duration::from_millis(2500);
+
+/// How far beyond its hard limit a single decision may be measured (event-driven wake-up).
+const TURN_MARGIN: Duration = Duration::from_millis(400);
+
+struct Outcome {
+    summary: Value,
+    elapsed: Duration,
+    pids: Vec<(i32, i32)>,
+    stdout: String,
+}
+
+impl Outcome {
+    fn termination(&self) -> &str {
+        self.summary["termination"].as_str().unwrap_or_default()
+    }
+
+    fn culprit(&self) -> Option<&str> {
+        self.summary["culprit_role"].as_str()
+    }
+
+    fn detail(&self) -> &str {
+        self.summary["detail"].as_str().unwrap_or_default()
+    }
+
+    fn stderr_tail(&self, seat: usize) -> Vec<String> {
+        self.summary["reports"][seat]["stderr_tail"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|l| l.as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    }
+
+    fn max_turn(&self, seat: usize) -> Duration {
+        Duration::from_micros(self.summary["max_turn_micros"][seat].as_u64().unwrap_or(0))
+    }
+
+    fn expect(&self, termination: &str, culprit: Option<&str>) {
+        assert_eq!(self.termination(), termination, "{}", self.stdout);
+        assert_eq!(self.culprit(), culprit, "{}", self.stdout);
+    }
+
+    fn within(&self, limit: Duration) {
+        assert!(
+            self.elapsed < limit + MARGIN,
+            "the match took {:?}, limit {limit:?}: {}",
+            self.elapsed,
+            self.stdout
+        );
+    }
+}
+
+fn fixture(name: &str) -> String {
+    root().join("tests/fixtures/bots").join(name).display().to_string()
+}
+
+/// `cmd:` spec of `interpreter fixture pidfile args...`, quoted for the spec's word splitting.
+fn bot(interpreter: &str, name: &str, pidfile: &Path, args: &[&str]) -> String {
+    let mut words = vec![interpreter.to_string(), fixture(name), pidfile.display().to_string()];
+    words.extend(args.iter().map(|a| a.to_string()));
+    format!("cmd:{}", shell_words::join(words))
+}
+
+/// Plays the default Skynet map with `virus` against the built-in random agent.
+fn play_virus(virus: impl Fn(&Path) -> String, extra: &[&str]) -> Outcome {
+    let arena = Arena::new();
+    let pidfile = arena.dir().join("pids");
+    let spec = virus(&pidfile);
+    let started = Instant::now();
+    let run = arena
+        .args(["play", "skynet", "--json", "--bot", "agent=random"])
+        .args(["--bot", &format!("virus={spec}")])
+        .args(extra)
+        .run()
+        .success();
+    let elapsed = started.elapsed();
+    let stdout = run.stdout();
+    let summary: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("a JSON summary ({e}): {stdout}\n{}", run.stderr()));
+    let pids = std::fs::read_to_string(&pidfile)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace().map(|w| w.parse::<i32>());
+            Some((w.next()?.ok()?, w.next()?.ok()?))
+        })
+        .collect();
+    let outcome = Outcome { summary, elapsed, pids, stdout };
+    assert_no_process_left(&outcome.pids);
+    outcome
+}
+
+/// Processes alive now (zombies are dead: they only wait for init to reap them), with their
+/// process group.
+fn live_processes() -> Vec<(i32, i32)> {
+    let mut live = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc is readable").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
+        let Some((_, rest)) = stat.rsplit_once(") ") else { continue };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.first() == Some(&"Z") {
+            continue;
+        }
+        if let Some(pgrp) = fields.get(2).and_then(|g| g.parse().ok()) {
+            live.push((pid, pgrp));
+        }
+    }
+    live
+}
+
+fn assert_no_process_left(recorded: &[(i32, i32)]) {
+    assert!(!recorded.is_empty(), "the bot recorded no pid");
+    let left: Vec<(i32, i32)> = live_processes()
+        .into_iter()
+        .filter(|&(pid, pgrp)| recorded.iter().any(|&(p, g)| pid == p || pgrp == g))
+        .collect();
+    assert!(left.is_empty(), "processes left behind (pid, pgrp): {left:?}");
+}
+
+const FAST: [&str; 4] = ["--first-turn-ms", "500", "--turn-ms", "100"];
+
+#[test]
+fn a_bot_that_sleeps_forever_times_out() {
+    let o = play_virus(|p| bot("sh", "sleeps_forever.sh", p, &[]), &FAST);
+    o.expect("timeout", Some("virus"));
+    o.within(Duration::from_millis(500));
+    assert!(o.max_turn(0) < Duration::from_millis(500) + TURN_MARGIN, "{:?}", o.max_turn(0));
+    assert_eq!(o.stderr_tail(0), vec!["thinking very hard"]);
+}
+
+#[test]
+fn a_bot_killed_by_a_signal_crashes() {
+    let o = play_virus(|p| bot("sh", "crash_signal.sh", p, &[]), &FAST);
+    o.expect("crash", Some("virus"));
+    assert!(o.detail().contains("signal 11 (SIGSEGV)"), "{}", o.detail());
+    assert_eq!(o.stderr_tail(0), vec!["about to crash"]);
+    o.within(Duration::ZERO);
+}
+
+#[test]
+fn a_bot_that_exits_early_is_eof_with_code_zero_and_crash_otherwise() {
+    let o = play_virus(|p| bot("sh", "exits_early.sh", p, &["0"]), &FAST);
+    o.expect("eof", Some("virus"));
+    o.within(Duration::ZERO);
+    let o = play_virus(|p| bot("sh", "exits_early.sh", p, &["3"]), &FAST);
+    o.expect("crash", Some("virus"));
+    assert!(o.detail().contains("exit code 3"), "{}", o.detail());
+    assert_eq!(o.stderr_tail(0), vec!["leaving with code 3"]);
+    o.within(Duration::ZERO);
+}
+
+#[test]
+fn garbage_is_recorded_with_the_line() {
+    let o = play_virus(|p| bot("sh", "garbage.sh", p, &[]), &FAST);
+    o.expect("garbage", Some("virus"));
+    assert!(o.detail().contains("hello world"), "{}", o.detail());
+    o.within(Duration::ZERO);
+}
+
+#[test]
+fn a_gigabyte_line_hits_the_output_limit_without_being_buffered() {
+    let o = play_virus(|p| bot("sh", "huge_line.sh", p, &[]), &FAST);
+    o.expect("output_limit", Some("virus"));
+    assert!(o.detail().contains("65536"), "{}", o.detail());
+    o.within(Duration::from_millis(500));
+}
+
+#[test]
+fn the_output_limit_is_configurable() {
+    let o = play_virus(|p| bot("sh", "garbage.sh", p, &[]), &["--max-line", "5"]);
+    o.expect("output_limit", Some("virus"));
+    assert!(o.detail().contains("longer than 5 bytes"), "{}", o.detail());
+}
+
+#[test]
+fn a_bot_flooding_stdout_is_caught_by_its_extra_lines() {
+    let o = play_virus(|p| bot("sh", "flood_stdout.sh", p, &[]), &FAST);
+    o.expect("garbage", Some("virus"));
+    assert!(o.detail().contains("after its answer to the previous turn"), "{}", o.detail());
+    assert_eq!(o.summary["turns"], 2, "the first answer was played");
+    o.within(Duration::ZERO);
+}
+
+#[test]
+fn a_bot_flooding_stderr_still_plays_to_the_end() {
+    let o = play_virus(|p| bot("python3", "flood_stderr.py", p, &[]), &[]);
+    o.expect("normal", None);
+    assert_eq!(o.summary["winner"], "virus", "{}", o.stdout);
+    o.within(Duration::from_secs(1));
+}
+
+#[test]
+fn a_bot_that_closes_stdout_but_runs_is_eof() {
+    let o = play_virus(|p| bot("sh", "closes_stdout.sh", p, &[]), &FAST);
+    o.expect("eof", Some("virus"));
+    o.within(Duration::ZERO);
+}
+
+#[test]
+fn a_forked_child_ignoring_term_is_killed_and_reaped() {
+    let o = play_virus(|p| bot("python3", "fork_ignore_term.py", p, &[]), &FAST);
+    o.expect("crash", Some("virus"));
+    assert!(o.detail().contains("exit code 5"), "{}", o.detail());
+    assert_eq!(o.pids.len(), 2, "the parent and its child recorded themselves: {:?}", o.pids);
+    assert_eq!(o.pids[0].1, o.pids[1].1, "the child is in the bot's group");
+    o.within(Duration::from_millis(500));
+}
+
+#[test]
+fn an_illegal_move_is_refused() {
+    let o = play_virus(|p| bot("sh", "illegal.sh", p, &[]), &FAST);
+    o.expect("illegal", Some("virus"));
+    assert!(o.detail().contains("\"8 9\""), "{}", o.detail());
+    o.within(Duration::ZERO);
+}
+
+#[test]
+fn a_slow_start_within_the_first_turn_limit_plays_on() {
+    let o = play_virus(
+        |p| bot("python3", "slow_start.py", p, &["0.3"]),
+        &["--first-turn-ms", "1500", "--turn-ms", "150"],
+    );
+    o.expect("normal", None);
+    assert!(o.max_turn(0) >= Duration::from_millis(250), "{:?}", o.max_turn(0));
+    o.within(Duration::from_millis(1500));
+}
+
+#[test]
+fn a_slow_start_beyond_the_first_turn_limit_times_out() {
+    let o = play_virus(|p| bot("python3", "slow_start.py", p, &["3"]), &FAST);
+    o.expect("timeout", Some("virus"));
+    assert_eq!(o.summary["turns"], 0);
+    o.within(Duration::from_millis(500));
+}
+
+#[test]
+fn two_lines_in_one_turn_are_garbage_at_the_next_turn() {
+    let o = play_virus(|p| bot("sh", "two_lines.sh", p, &[]), &FAST);
+    o.expect("garbage", Some("virus"));
+    assert!(o.detail().contains("\"1 0\""), "{}", o.detail());
+    assert_eq!(o.summary["turns"], 2, "the first line was played");
+    o.within(Duration::ZERO);
+}
+
+#[test]
+fn a_command_that_cannot_start_is_startup_failed() {
+    let run = Arena::new()
+        .args(["play", "skynet", "--json", "--bot", "agent=random"])
+        .args(["--bot", "virus=cmd:/nonexistent/virus --fast"])
+        .run()
+        .success();
+    let summary: Value = serde_json::from_str(run.stdout().trim()).expect("a JSON summary");
+    assert_eq!(summary["termination"], "startup_failed");
+    assert_eq!(summary["culprit_role"], "virus");
+    assert!(summary["detail"].as_str().unwrap_or_default().contains("/nonexistent/virus"));
+}
+
+#[test]
+fn the_environment_is_cleared_but_for_the_allow_list_and_arena_variables() {
+    let arena = Arena::new();
+    let dump = arena.dir().join("env.txt");
+    let script = format!(
+        "env > {}; read -r header; exit 0",
+        shell_words::quote(&dump.display().to_string())
+    );
+    let spec = format!("virus=cmd:{}", shell_words::join(["sh", "-c", &script]));
+    let run = arena
+        .args(["play", "skynet", "--json", "--seed", "7", "--bot", "agent=random", "--bot", &spec])
+        .run()
+        .success();
+    let env = std::fs::read_to_string(run.dir.join("env.txt")).expect("the bot dumped its env");
+    let names: Vec<&str> = env.lines().filter_map(|l| l.split_once('=').map(|(k, _)| k)).collect();
+    assert!(env.contains("ARENA_GAME=skynet\n"), "{env}");
+    assert!(env.contains("ARENA_ROLE=virus\n"), "{env}");
+    let seed = arena::referee::bot_seed(7, 0);
+    assert!(env.contains(&format!("ARENA_SEED={seed}\n")), "{env}");
+    assert!(!names.contains(&"CARGO_MANIFEST_DIR"), "{env}");
+    let allowed = arena::bot::process::ENV_ALLOW_LIST;
+    for name in names {
+        assert!(
+            name.starts_with("ARENA_")
+                || allowed.contains(&name)
+                || ["PWD", "SHLVL", "_"].contains(&name),
+            "{name} leaked into the bot's environment"
+        );
+    }
+}
+
+#[test]
+fn the_codingame_style_python_virus_plays_a_full_match_that_replays() {
+    let arena = Arena::new();
+    let virus = format!(
+        "virus=cmd:python3 {}",
+        shell_words::quote(&root().join("bots/skynet_virus.py").display().to_string())
+    );
+    let run = arena
+        .args(["play", "skynet", "--json", "--bot", "agent=random", "--bot", &virus])
+        .args(["--replay", "m.jsonl"])
+        .run()
+        .success();
+    let summary: Value = serde_json::from_str(run.stdout().trim()).expect("a JSON summary");
+    assert_eq!(summary["termination"], "normal", "{summary}");
+    assert_eq!(summary["winner"], "virus", "{summary}");
+    assert!(summary["turns"].as_u64().unwrap_or(0) >= 3, "{summary}");
+    let replay = run.dir.join("m.jsonl").display().to_string();
+    Arena::new().args(["replay", "--verify", &replay]).run().success();
+}
