@@ -221,6 +221,14 @@ async fn stop_all_groups(grace: Duration) -> usize {
     groups.len()
 }
 
+/// Once Ctrl-C has stopped the bots, the failures they return are not results: the match thread
+/// waits here for the interrupt handler to end the process.
+fn wait_for_exit_if_interrupted() {
+    while SHUTTING_DOWN.load(Ordering::SeqCst) {
+        std::thread::park();
+    }
+}
+
 /// An external executable playing game `G`.
 pub struct ExternalBot<G: Game> {
     state: State,
@@ -299,7 +307,9 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             State::Running(process) => {
                 let grace = self.options.kill_grace();
                 let lines = self.options.stderr_lines;
-                runtime().handle().block_on(process.shutdown(grace, lines))
+                let report = runtime().handle().block_on(process.shutdown(grace, lines));
+                wait_for_exit_if_interrupted();
+                report
             }
             State::NotStarted(_) | State::Finished => BotReport::default(),
         }
