@@ -1,0 +1,228 @@
+//! The cost of external bots: the harness's per-turn round trip against the raw pipe round trip
+//! between two processes, and matches per second against the bare cost of spawning and reaping
+//! two processes. Run with `cargo bench --bench external`; figures in `docs/external-bots.md`.
+//!
+//! The bench executable is its own bot: run as `external __echo` it answers every turn input with
+//! a fixed line, and as `external __skynet` it plays the example Rust Skynet bot.
+
+#[path = "../examples/skynet_bot.rs"]
+mod skynet_bot;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arena::bot::process::{BotIdentity, ExternalBot, ExternalOptions};
+use arena::bot::{Bot, BotSpec, TurnContext};
+use arena::game::Game;
+use arena::games::skynet::Skynet;
+use arena::games::{GameDef, GameId, Setup};
+use arena::matches::{LimitOverrides, MapSource, MatchSpec, Player};
+
+const TURNS: usize = 20_000;
+const WARM_UP: usize = 1_000;
+const MATCHES: usize = 100;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("__echo") => return echo_bot(),
+        Some("__skynet") => {
+            let role = std::env::var("ARENA_ROLE").unwrap_or_else(|_| "virus".into());
+            let _ = skynet_bot::play(&role, std::io::stdin().lock(), std::io::stdout().lock());
+            return;
+        }
+        _ => {}
+    }
+    let exe = std::env::current_exe().expect("the bench knows its path");
+    println!("external bots, {} turns per round-trip series, {} matches", TURNS, MATCHES);
+    let raw = raw_round_trips(&exe);
+    let harness = harness_round_trips(&exe);
+    let raw_again = raw_round_trips(&exe);
+    report("raw pipe round trip", &raw);
+    report("harness round trip (act)", &harness);
+    report("raw pipe round trip (again)", &raw_again);
+    let floor = median(&raw).min(median(&raw_again));
+    println!(
+        "harness median / raw median: {:.2}x (target < 2x); harness p99 {:.1} us (target < 200 us)",
+        median(&harness).as_secs_f64() / floor.as_secs_f64(),
+        micros(percentile(&harness, 99)),
+    );
+
+    let spawn = spawn_and_reap(&exe);
+    let (matches, turns) = play_matches(&exe);
+    println!(
+        "spawn + reap of two processes alone: {:.2} ms per pair ({:.0} pairs/s)",
+        spawn.as_secs_f64() * 1e3 / MATCHES as f64,
+        MATCHES as f64 / spawn.as_secs_f64()
+    );
+    println!(
+        "short matches, two fresh external processes each ({turns} actions per match): {:.2} ms per match ({:.0} matches/s)",
+        matches.as_secs_f64() * 1e3 / MATCHES as f64,
+        MATCHES as f64 / matches.as_secs_f64()
+    );
+}
+
+/// Reads the Skynet init block, then answers every line with a fixed cut.
+fn echo_bot() {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout().lock();
+    let mut line = String::new();
+    let _ = input.read_line(&mut line);
+    let counts: Vec<usize> = line.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    let skip = counts.get(1).copied().unwrap_or(0) + counts.get(2).copied().unwrap_or(0);
+    for _ in 0..skip {
+        line.clear();
+        let _ = input.read_line(&mut line);
+    }
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                if out.write_all(b"0 1\n").and_then(|()| out.flush()).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn skynet() -> Skynet {
+    let setup = Setup {
+        variant: "ep2".into(),
+        options: BTreeMap::new(),
+        map: Skynet::default_map("ep2"),
+        seed: 1,
+    };
+    Skynet::new_game(&setup).expect("the default map loads").0
+}
+
+/// Writes a turn line and reads the answer over plain blocking pipes: the floor.
+fn raw_round_trips(exe: &Path) -> Vec<Duration> {
+    let mut child = Command::new(exe)
+        .arg("__echo")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the echo bot starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+    let view = skynet().view(0);
+    stdin.write_all(Skynet::init_input(&view).as_bytes()).expect("init written");
+    let turn = Skynet::turn_input(&view);
+    let mut line = String::new();
+    let mut times = Vec::with_capacity(TURNS);
+    for i in 0..WARM_UP + TURNS {
+        let start = Instant::now();
+        stdin.write_all(turn.as_bytes()).expect("turn written");
+        stdin.flush().expect("flushed");
+        line.clear();
+        stdout.read_line(&mut line).expect("an answer");
+        if i >= WARM_UP {
+            times.push(start.elapsed());
+        }
+    }
+    drop(stdin);
+    child.wait().expect("reaped");
+    times
+}
+
+/// The same exchange through `ExternalBot::act`, as the referee calls it.
+fn harness_round_trips(exe: &Path) -> Vec<Duration> {
+    let command = vec![exe.display().to_string(), "__echo".to_string()];
+    let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
+    let mut bot = ExternalBot::<Skynet>::spawn(&command, &identity, ExternalOptions::default());
+    let view = skynet().view(0);
+    let mut times = Vec::with_capacity(TURNS);
+    for i in 0..WARM_UP + TURNS {
+        let start = Instant::now();
+        let ctx = TurnContext {
+            started: start,
+            deadline: start + Duration::from_secs(1),
+            hard_deadline: start + Duration::from_secs(1),
+            decision: i as u32,
+        };
+        bot.act(&view, &ctx).expect("an answer");
+        if i >= WARM_UP {
+            times.push(start.elapsed());
+        }
+    }
+    bot.finish();
+    times
+}
+
+/// Spawning two bot processes and reaping them, with nothing in between.
+fn spawn_and_reap(exe: &Path) -> Duration {
+    let start = Instant::now();
+    for _ in 0..MATCHES {
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                Command::new(exe)
+                    .arg("__skynet")
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("a bot starts")
+            })
+            .collect();
+        for mut child in children {
+            drop(child.stdin.take());
+            child.wait().expect("reaped");
+        }
+    }
+    start.elapsed()
+}
+
+/// Whole matches of the example Rust bot against itself, through `matches::play`.
+fn play_matches(exe: &Path) -> (Duration, usize) {
+    let spec = BotSpec::Command(vec![exe.display().to_string(), "__skynet".to_string()]);
+    let players: BTreeMap<String, Player> = ["virus", "agent"]
+        .iter()
+        .map(|role| (role.to_string(), Player::new(spec.clone())))
+        .collect();
+    let mut turns = 0;
+    let start = Instant::now();
+    for seed in 0..MATCHES as u64 {
+        let spec = MatchSpec {
+            game: GameId::Skynet,
+            variant: None,
+            options: BTreeMap::new(),
+            map: MapSource::Default,
+            players: players.clone(),
+            seed,
+            limits: LimitOverrides::default(),
+        };
+        let played = arena::matches::play(&spec).expect("a match");
+        assert_eq!(played.summary.termination, arena::bot::Termination::Normal);
+        turns = played.summary.turns;
+    }
+    (start.elapsed(), turns)
+}
+
+fn median(times: &[Duration]) -> Duration {
+    percentile(times, 50)
+}
+
+fn percentile(times: &[Duration], p: usize) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort_unstable();
+    sorted[(sorted.len() * p / 100).min(sorted.len() - 1)]
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn report(name: &str, times: &[Duration]) {
+    println!(
+        "{name:<30} median {:>7.1} us   p99 {:>7.1} us   max {:>8.1} us",
+        micros(median(times)),
+        micros(percentile(times, 99)),
+        micros(*times.iter().max().unwrap_or(&Duration::ZERO)),
+    );
+}
