@@ -9,29 +9,35 @@
 //! a child subreaper, so children a bot forks are re-parented to arena, not to init, and can be
 //! reaped.
 //!
-//! Matches run on plain OS threads (a tournament runs many at once). All external bots share one
-//! small multi-thread tokio runtime for their I/O: a match thread drives its bot's turn with
-//! `Handle::block_on`, which waits for the answer event-driven, with the turn's hard deadline as
-//! a tokio timer, never by polling.
+//! Matches run on plain OS threads (a tournament runs many at once, each match in one call of
+//! [`crate::matches::play`]). A turn runs on the match thread itself: it writes the input and
+//! waits for the answer in `poll(2)` with the turn's hard deadline as the timeout (event-driven,
+//! no sleeping loop), as fast as a plain pipe round trip. What must go on between turns (draining
+//! stderr, waiting for the process's exit) runs on one small multi-thread tokio runtime shared by
+//! all external bots.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::fs::File;
+use std::io::{Read, Write};
 use std::marker::PhantomData;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{Signal, killpg};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::io::AsyncReadExt;
+use tokio::process::{ChildStderr, Command};
 use tokio::runtime::Runtime;
-use tokio::task::JoinHandle;
 
 use super::{Bot, BotFailure, BotReport, TurnContext};
 use crate::game::Game;
@@ -175,8 +181,7 @@ static LIVE_GROUPS: Mutex<LiveGroups> = Mutex::new(LiveGroups { groups: BTreeSet
 static SHUTTING_DOWN: AtomicBool = AtomicBool::new(false);
 
 fn live_groups() -> MutexGuard<'static, LiveGroups> {
-    // A panic while holding the lock leaves a plain set behind: still usable.
-    LIVE_GROUPS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    lock(&LIVE_GROUPS)
 }
 
 /// Makes `SIGINT` and `SIGTERM` to arena stop every live bot's process group (`SIGTERM`, a
@@ -243,22 +248,6 @@ enum State {
     Finished,
 }
 
-/// A running bot and its pipes.
-struct Process {
-    child: Child,
-    pgid: Pid,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    stderr: Arc<Mutex<StderrTail>>,
-    stderr_task: Option<JoinHandle<()>>,
-    /// The exit status, once the process has been seen to exit (it is reaped then).
-    exit: Option<ExitStatus>,
-    /// Whether the game's init block has been written.
-    init_sent: bool,
-    /// The line being read; kept across a cancelled read so no byte is lost.
-    line: Vec<u8>,
-}
-
 impl<G: Game> ExternalBot<G> {
     /// Starts `command` (program and arguments). A command that cannot be started is not an
     /// error here: the bot's first turn fails with `startup_failed`, as a result of the match.
@@ -295,10 +284,9 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             input.push_str(&G::init_input(view));
         }
         input.push_str(&G::turn_input(view));
-        let deadline = tokio::time::Instant::from_std(ctx.hard_deadline);
-        let max_line = self.options.max_line;
-        let line =
-            runtime().handle().block_on(process.exchange(input.as_bytes(), deadline, max_line))?;
+        let answer = process.exchange(input.as_bytes(), ctx.hard_deadline, self.options.max_line);
+        wait_for_exit_if_interrupted();
+        let line = answer?;
         G::parse_action(view, &line).map_err(|reason| BotFailure::Garbage { line, reason })
     }
 
@@ -307,7 +295,7 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             State::Running(process) => {
                 let grace = self.options.kill_grace();
                 let lines = self.options.stderr_lines;
-                let report = runtime().handle().block_on(process.shutdown(grace, lines));
+                let report = process.shutdown(grace, lines);
                 wait_for_exit_if_interrupted();
                 report
             }
@@ -321,26 +309,61 @@ impl<G: Game> Drop for ExternalBot<G> {
     fn drop(&mut self) {
         if let State::Running(process) = std::mem::replace(&mut self.state, State::Finished) {
             let _ = killpg(process.pgid, Signal::SIGKILL);
-            if tokio::runtime::Handle::try_current().is_err() {
-                runtime().handle().block_on(process.shutdown(Duration::ZERO, 0));
-            } else {
-                // Inside the runtime we may not block: the group is dead, and tokio reaps the
-                // leader of a dropped child in the background.
-                live_groups().groups.remove(&process.pgid.as_raw());
-            }
+            process.shutdown(Duration::ZERO, 0);
         }
     }
+}
+
+/// A running bot and its pipes.
+///
+/// The turn's hot path (write the input, wait for the line) runs on the match thread with plain
+/// non-blocking system calls and `poll(2)` until the hard deadline: going through the tokio
+/// runtime would add a thread hop per answer (its I/O driver wakes the waiting thread), more than
+/// doubling the round trip of a fast bot. The runtime does what must go on between turns:
+/// draining stderr, and waiting for the process to exit, which it signals by closing
+/// `exit_signal`'s peer, so the hot path's `poll` wakes on an exit too.
+struct Process {
+    pgid: Pid,
+    stdin: Option<File>,
+    stdout: File,
+    /// Bytes read from stdout and not yet consumed: `buf[start..end]`.
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    /// Readable (end of file) once the leader has exited and `exit` holds its status.
+    exit_signal: UnixStream,
+    exit: Arc<Mutex<Option<Exit>>>,
+    stderr: Arc<StderrTail>,
+    /// Whether the game's init block has been written.
+    init_sent: bool,
+}
+
+/// How the leader ended, as tokio's reaper saw it.
+#[derive(Clone, Copy, Debug)]
+enum Exit {
+    Status(ExitStatus),
+    /// Waiting failed (the status was taken by someone else); it has exited all the same.
+    Unknown,
+}
+
+/// What woke a wait.
+#[derive(Debug, PartialEq, Eq)]
+enum Wake {
+    Ready,
+    Exited,
+    Deadline,
 }
 
 /// How a read of one line ended.
 #[derive(Debug, PartialEq, Eq)]
 enum LineRead {
-    /// A whole line is in the buffer (without its newline).
-    Line,
-    /// The line grew past the limit.
+    Line(Vec<u8>),
     TooLong,
-    /// The output closed before a newline (any partial line is in the buffer).
-    Eof,
+    /// The output closed (with the unfinished last line, maybe empty).
+    Eof(Vec<u8>),
+    /// The leader exited and nothing more came (its output may be held open by a child).
+    Exited,
+    Deadline,
 }
 
 impl Process {
@@ -378,8 +401,11 @@ impl Process {
         unsafe {
             cmd.pre_exec(move || limits.apply());
         }
+        let (exit_signal, exit_signal_peer) =
+            UnixStream::pair().map_err(|e| format!("cannot create a socket pair: {e}"))?;
 
-        let _enter = runtime().enter();
+        let rt = runtime();
+        let _enter = rt.enter();
         // Registering under the lock that Ctrl-C takes means no bot is started unseen.
         let mut live = live_groups();
         if SHUTTING_DOWN.load(Ordering::SeqCst) {
@@ -402,31 +428,48 @@ impl Process {
         else {
             unreachable!("all three pipes were requested");
         };
-        let tail = Arc::new(Mutex::new(StderrTail::new(options.stderr_lines)));
-        let stderr_task = runtime().spawn(drain_stderr(stderr, Arc::clone(&tail)));
+        let pipe_error = |e: std::io::Error| format!("cannot take the bot's pipes: {e}");
+        let stdin = nonblocking(stdin.into_owned_fd().map_err(pipe_error)?).map_err(pipe_error)?;
+        let stdout =
+            nonblocking(stdout.into_owned_fd().map_err(pipe_error)?).map_err(pipe_error)?;
+        let tail = Arc::new(StderrTail::new(options.stderr_lines));
+        rt.spawn(drain_stderr(stderr, Arc::clone(&tail)));
+        let exit = Arc::new(Mutex::new(None));
+        let exit_slot = Arc::clone(&exit);
+        rt.spawn(async move {
+            let status = child.wait().await;
+            *lock(&exit_slot) = Some(status.map_or(Exit::Unknown, Exit::Status));
+            // Closing the peer wakes every poll on `exit_signal`.
+            drop(exit_signal_peer);
+        });
         Ok(Process {
-            child,
             pgid,
             stdin: Some(stdin),
-            stdout: BufReader::with_capacity(64 * 1024, stdout),
+            stdout,
+            buf: vec![0; 64 * 1024].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            exit_signal,
+            exit,
             stderr: tail,
-            stderr_task: Some(stderr_task),
-            exit: None,
             init_sent: false,
-            line: Vec::new(),
         })
+    }
+
+    fn exit(&self) -> Option<Exit> {
+        *lock(&self.exit)
     }
 
     /// One turn: checks that nothing is left over from the last turn, writes the input, and
     /// waits for one line until `deadline`.
-    async fn exchange(
+    fn exchange(
         &mut self,
         input: &[u8],
-        deadline: tokio::time::Instant,
+        deadline: Instant,
         max_line: usize,
     ) -> Result<String, BotFailure> {
         if self.init_sent {
-            if let Some(extra) = self.leftover_output().await {
+            if let Some(extra) = self.leftover_output() {
                 return Err(BotFailure::Garbage {
                     line: extra,
                     reason: "written after its answer to the previous turn (one line per turn)"
@@ -435,153 +478,166 @@ impl Process {
             }
         }
         self.init_sent = true;
-        self.line.clear();
-        match tokio::time::timeout_at(deadline, self.write_then_read(input, max_line)).await {
-            Ok(result) => result,
-            Err(_elapsed) => Err(BotFailure::Timeout),
+        match self.write_input(input, deadline) {
+            Ok(Wake::Ready) => {}
+            Ok(Wake::Deadline) => return Err(BotFailure::Timeout),
+            // Its input is closed: it has exited, or closed stdin on purpose.
+            Ok(Wake::Exited) | Err(_) => return Err(self.gone(deadline)),
         }
+        let line = match self.read_line(max_line, deadline) {
+            Ok(LineRead::Line(line)) => line,
+            // A last line without its newline still counts as the answer.
+            Ok(LineRead::Eof(partial)) if !partial.is_empty() => partial,
+            Ok(LineRead::Eof(_) | LineRead::Exited) => return Err(self.gone(deadline)),
+            Ok(LineRead::TooLong) => return Err(BotFailure::OutputLimit { limit: max_line }),
+            Ok(LineRead::Deadline) => return Err(BotFailure::Timeout),
+            Err(e) => return Err(BotFailure::Crash(format!("reading its output failed: {e}"))),
+        };
+        let line = line.strip_suffix(b"\r").unwrap_or(&line);
+        Ok(String::from_utf8_lossy(line).into_owned())
     }
 
-    /// Output the bot wrote after its last answer and before this turn's input: the first line
-    /// of it (or all of it, when it has no newline yet). Only what is already there counts;
-    /// this never waits.
-    async fn leftover_output(&mut self) -> Option<String> {
-        if self.stdout.buffer().is_empty() {
-            let pending = tokio::select! {
-                biased;
-                filled = self.stdout.fill_buf() => filled.map(|b| !b.is_empty()).unwrap_or(false),
-                () = std::future::ready(()) => false,
-            };
-            if !pending {
-                return None;
+    /// Output the bot wrote after its last answer and before this turn's input: its first line
+    /// (or all of it, without a newline yet). Only what is already there counts; never waits.
+    fn leftover_output(&mut self) -> Option<String> {
+        if self.start == self.end {
+            (self.start, self.end) = (0, 0);
+            match (&self.stdout).read(&mut self.buf) {
+                Ok(n) if n > 0 => self.end = n,
+                _ => return None,
             }
         }
-        let pending = self.stdout.buffer();
+        let pending = &self.buf[self.start..self.end];
         let first = pending.split(|&b| b == b'\n').next().unwrap_or_default();
         let shown = &first[..first.len().min(200)];
         Some(String::from_utf8_lossy(shown).into_owned())
     }
 
-    async fn write_then_read(
-        &mut self,
-        input: &[u8],
-        max_line: usize,
-    ) -> Result<String, BotFailure> {
-        let written = match self.stdin.as_mut() {
-            Some(stdin) => stdin.write_all(input).await,
-            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+    /// Writes all of `input`, waiting (for a bot that does not read) at most until `deadline`.
+    fn write_input(&mut self, mut input: &[u8], deadline: Instant) -> std::io::Result<Wake> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
         };
-        if written.is_err() {
-            // Its input is closed: it has exited, or closed stdin on purpose.
-            return Err(self.gone().await);
+        while !input.is_empty() {
+            match stdin.write(input) {
+                Ok(n) => input = &input[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let wake =
+                        wait_fd(stdin.as_fd(), PollFlags::POLLOUT, &self.exit_signal, deadline)?;
+                    if wake != Wake::Ready {
+                        return Ok(wake);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
         }
-        let read = match self.exit {
-            Some(_) => read_line_limited(&mut self.stdout, &mut self.line, max_line).await,
-            None => {
-                let Process { stdout, line, child, exit, .. } = self;
-                tokio::select! {
-                    biased;
-                    read = read_line_limited(stdout, line, max_line) => read,
-                    status = child.wait() => {
+        Ok(Wake::Ready)
+    }
+
+    /// Reads one line, never holding more than `max` bytes of it.
+    fn read_line(&mut self, max: usize, deadline: Instant) -> std::io::Result<LineRead> {
+        let mut line = Vec::new();
+        let mut exited = false;
+        loop {
+            let pending = &self.buf[self.start..self.end];
+            if let Some(i) = pending.iter().position(|&b| b == b'\n') {
+                self.start += i + 1;
+                if line.len() + i > max {
+                    return Ok(LineRead::TooLong);
+                }
+                line.extend_from_slice(&pending[..i]);
+                return Ok(LineRead::Line(line));
+            }
+            (self.start, self.end) = (0, 0);
+            if line.len() + pending.len() > max {
+                return Ok(LineRead::TooLong);
+            }
+            line.extend_from_slice(pending);
+            match (&self.stdout).read(&mut self.buf) {
+                Ok(0) => return Ok(LineRead::Eof(line)),
+                Ok(n) => self.end = n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => return Err(e),
+                Err(_) if exited => return Ok(LineRead::Exited),
+                Err(_) => {
+                    let stdout = self.stdout.as_fd();
+                    match wait_fd(stdout, PollFlags::POLLIN, &self.exit_signal, deadline)? {
+                        Wake::Ready => {}
+                        Wake::Deadline => return Ok(LineRead::Deadline),
                         // It exited, perhaps right after writing its answer, or its output is
                         // held open by a child: read what it left, briefly.
-                        *exit = status.ok();
-                        let rest = read_line_limited(stdout, line, max_line);
-                        match tokio::time::timeout(EXIT_STATUS_WAIT, rest).await {
-                            Ok(read) => read,
-                            Err(_) => Ok(LineRead::Eof),
+                        Wake::Exited => {
+                            exited = true;
+                            let until = (Instant::now() + EXIT_STATUS_WAIT).min(deadline);
+                            if wait_fd(stdout, PollFlags::POLLIN, &NEVER, until)? != Wake::Ready {
+                                return Ok(LineRead::Exited);
+                            }
                         }
                     }
                 }
             }
-        };
-        match read {
-            Ok(LineRead::Line) => Ok(self.take_line()),
-            // A last line without its newline still counts as the answer.
-            Ok(LineRead::Eof) if !self.line.is_empty() => Ok(self.take_line()),
-            Ok(LineRead::Eof) => Err(self.gone().await),
-            Ok(LineRead::TooLong) => Err(BotFailure::OutputLimit { limit: max_line }),
-            Err(e) => Err(BotFailure::Crash(format!("reading its output failed: {e}"))),
         }
-    }
-
-    fn take_line(&mut self) -> String {
-        let mut line = std::mem::take(&mut self.line);
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        String::from_utf8(line).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into())
     }
 
     /// The failure of a bot whose output closed or whose input broke: `crash` if it exited with
     /// a non-zero code or a signal, `eof` if it exited with code 0 or still runs.
-    async fn gone(&mut self) -> BotFailure {
-        if self.exit.is_none() {
-            if let Ok(Ok(status)) = tokio::time::timeout(EXIT_STATUS_WAIT, self.child.wait()).await
-            {
-                self.exit = Some(status);
-            }
-        }
-        match self.exit {
-            Some(status) => exit_failure(status),
+    fn gone(&mut self, deadline: Instant) -> BotFailure {
+        self.wait_exit(EXIT_STATUS_WAIT.min(deadline.saturating_duration_since(Instant::now())));
+        match self.exit() {
+            Some(Exit::Status(status)) => exit_failure(status),
+            Some(Exit::Unknown) => BotFailure::Crash("exited (status unknown)".into()),
             None => BotFailure::Eof,
         }
     }
 
+    /// Waits up to `limit` for the leader to exit; whether it has.
+    fn wait_exit(&self, limit: Duration) -> bool {
+        if self.exit().is_some() {
+            return true;
+        }
+        let until = Instant::now() + limit;
+        let _ = wait_fd(self.exit_signal.as_fd(), PollFlags::POLLIN, &NEVER, until);
+        self.exit().is_some()
+    }
+
     /// Ends the bot: end of input, `grace`, `SIGTERM` to the group, `grace`, `SIGKILL`, then
     /// reaps the leader and every member re-parented to arena. Returns the stderr tail.
-    async fn shutdown(mut self, grace: Duration, stderr_lines: usize) -> BotReport {
+    fn shutdown(mut self, grace: Duration, stderr_lines: usize) -> BotReport {
         // What it wrote until now explains the match; what it writes on being stopped does not.
-        if self.exit.is_some() {
-            if let Some(task) = self.stderr_task.as_mut() {
-                let _ = tokio::time::timeout(STDERR_FLUSH_WAIT, task).await;
-            }
+        if self.exit().is_some() {
+            self.stderr.wait_closed(STDERR_FLUSH_WAIT);
         }
-        let stderr_tail = lock_tail(&self.stderr).lines(stderr_lines);
+        let stderr_tail = self.stderr.lines(stderr_lines);
 
         drop(self.stdin.take());
-        if self.exit.is_none() {
-            self.wait_leader(grace).await;
-        }
+        self.wait_exit(grace);
         // Members can outlive the leader, so the group gets the signals either way. (The group
         // id cannot be reused while a member or the unreaped leader exists.)
         if self.group_exists() {
             let _ = killpg(self.pgid, Signal::SIGTERM);
-            if self.exit.is_none() {
-                self.wait_leader(grace).await;
-            }
+            self.wait_exit(grace);
             let until = Instant::now() + grace;
             while self.group_exists() && Instant::now() < until {
-                tokio::time::sleep(Duration::from_millis(2)).await;
+                std::thread::sleep(Duration::from_millis(2));
             }
         }
         if self.group_exists() {
             let _ = killpg(self.pgid, Signal::SIGKILL);
         }
-        if self.exit.is_none() {
-            self.wait_leader(REAP_WAIT).await;
-        }
+        self.wait_exit(REAP_WAIT);
         let until = Instant::now() + REAP_WAIT;
         while self.group_exists() && Instant::now() < until {
-            tokio::time::sleep(Duration::from_millis(2)).await;
+            std::thread::sleep(Duration::from_millis(2));
         }
         live_groups().groups.remove(&self.pgid.as_raw());
-        if let Some(task) = self.stderr_task.take() {
-            task.abort();
-        }
         BotReport { stderr_tail }
     }
 
-    async fn wait_leader(&mut self, limit: Duration) {
-        if let Ok(Ok(status)) = tokio::time::timeout(limit, self.child.wait()).await {
-            self.exit = Some(status);
-        }
-    }
-
     /// Whether a process of the group still exists. Reaps members re-parented to arena first,
-    /// but only once the leader is reaped through tokio, which owns its pid.
+    /// but only once tokio, which owns the leader's pid, has reaped the leader.
     fn group_exists(&self) -> bool {
-        if self.exit.is_some() {
+        if self.exit().is_some() {
             reap_group(self.pgid);
         }
         killpg(self.pgid, None::<Signal>) != Err(Errno::ESRCH)
@@ -611,48 +667,106 @@ fn exit_failure(status: ExitStatus) -> BotFailure {
     }
 }
 
-/// Reads one line into `line` (appending: a cancelled read loses nothing), never holding more
-/// than `max` bytes of it.
-async fn read_line_limited(
-    reader: &mut BufReader<ChildStdout>,
-    line: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<LineRead> {
+/// A pipe end in non-blocking mode (tokio hands its pipes back blocking), as a file.
+fn nonblocking(fd: OwnedFd) -> std::io::Result<File> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = OFlag::from_bits_retain(fcntl(&fd, FcntlArg::F_GETFL)?);
+    fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    Ok(File::from(fd))
+}
+
+/// A socket that never becomes readable, for waits on one descriptor only.
+static NEVER: std::sync::LazyLock<UnixStream> = std::sync::LazyLock::new(|| {
+    let (a, b) = UnixStream::pair().expect("a socket pair");
+    std::mem::forget(b);
+    a
+});
+
+/// Waits until `fd` is ready for `events`, or `exit_signal` is readable (the leader exited), or
+/// `deadline` passes: one `poll(2)`, woken by the kernel, no polling loop but for `EINTR` and the
+/// millisecond rounding of `poll`'s timeout.
+fn wait_fd(
+    fd: BorrowedFd<'_>,
+    events: PollFlags,
+    exit_signal: &UnixStream,
+    deadline: Instant,
+) -> std::io::Result<Wake> {
     loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(LineRead::Eof);
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Ok(Wake::Deadline);
         }
-        let (chunk, found) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], true),
-            None => (available, false),
-        };
-        if line.len() + chunk.len() > max {
-            let n = chunk.len();
-            reader.consume(n);
-            return Ok(LineRead::TooLong);
-        }
-        line.extend_from_slice(chunk);
-        let n = chunk.len() + usize::from(found);
-        reader.consume(n);
-        if found {
-            return Ok(LineRead::Line);
+        let ms = i32::try_from(remaining.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
+        let mut fds =
+            [PollFd::new(fd, events), PollFd::new(exit_signal.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX)) {
+            Ok(0) | Err(Errno::EINTR) => continue,
+            Ok(_) => {
+                // Ready, or an error/hang-up, which the next read or write reports.
+                if fds[0].any().unwrap_or(true) {
+                    return Ok(Wake::Ready);
+                }
+                return Ok(Wake::Exited);
+            }
+            Err(e) => return Err(e.into()),
         }
     }
 }
 
-/// The last lines a bot wrote to stderr.
+/// The last lines a bot wrote to stderr, filled by [`drain_stderr`].
 #[derive(Debug)]
 struct StderrTail {
-    lines: VecDeque<String>,
-    capacity: usize,
-    partial: Vec<u8>,
-    partial_cut: bool,
+    lines: Mutex<TailLines>,
+    closed: Condvar,
 }
 
 impl StderrTail {
     fn new(capacity: usize) -> StderrTail {
-        StderrTail { lines: VecDeque::new(), capacity, partial: Vec::new(), partial_cut: false }
+        StderrTail { lines: Mutex::new(TailLines::new(capacity)), closed: Condvar::new() }
+    }
+
+    fn lines(&self, n: usize) -> Vec<String> {
+        lock(&self.lines).last(n)
+    }
+
+    /// Waits up to `limit` for stderr to close (a dead bot's last words to arrive).
+    fn wait_closed(&self, limit: Duration) {
+        let guard = lock(&self.lines);
+        let _ = self.closed.wait_timeout_while(guard, limit, |t| !t.closed);
+    }
+}
+
+/// Reads a bot's stderr until it closes, so the bot never blocks on a full pipe.
+async fn drain_stderr(mut stderr: ChildStderr, tail: Arc<StderrTail>) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => lock(&tail.lines).push(&buf[..n]),
+        }
+    }
+    lock(&tail.lines).closed = true;
+    tail.closed.notify_all();
+}
+
+#[derive(Debug)]
+struct TailLines {
+    lines: VecDeque<String>,
+    capacity: usize,
+    partial: Vec<u8>,
+    partial_cut: bool,
+    closed: bool,
+}
+
+impl TailLines {
+    fn new(capacity: usize) -> TailLines {
+        TailLines {
+            lines: VecDeque::new(),
+            capacity,
+            partial: Vec::new(),
+            partial_cut: false,
+            closed: false,
+        }
     }
 
     fn push(&mut self, mut data: &[u8]) {
@@ -694,7 +808,7 @@ impl StderrTail {
     }
 
     /// The last `n` lines, the unfinished one included.
-    fn lines(&self, n: usize) -> Vec<String> {
+    fn last(&self, n: usize) -> Vec<String> {
         let mut lines: Vec<String> = self.lines.iter().cloned().collect();
         if !self.partial.is_empty() {
             lines.push(String::from_utf8_lossy(&self.partial).into_owned());
@@ -704,19 +818,9 @@ impl StderrTail {
     }
 }
 
-fn lock_tail(tail: &Mutex<StderrTail>) -> MutexGuard<'_, StderrTail> {
-    tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Reads a bot's stderr until it closes, so the bot never blocks on a full pipe.
-async fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<StderrTail>>) {
-    let mut buf = vec![0u8; 16 * 1024];
-    loop {
-        match stderr.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => lock_tail(&tail).push(&buf[..n]),
-        }
-    }
+/// Locks a mutex whose data stays valid even if a holder panicked.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The resource limits set in the child before it runs the bot.
@@ -765,15 +869,15 @@ mod tests {
 
     #[test]
     fn stderr_tail_keeps_the_last_lines_and_cuts_long_ones() {
-        let mut tail = StderrTail::new(3);
+        let mut tail = TailLines::new(3);
         tail.push(b"one\ntwo\nthr");
         tail.push(b"ee\nfour\r\nfi");
-        assert_eq!(tail.lines(3), vec!["three", "four", "fi"]);
-        assert_eq!(tail.lines(10), vec!["two", "three", "four", "fi"]);
+        assert_eq!(tail.last(3), vec!["three", "four", "fi"]);
+        assert_eq!(tail.last(10), vec!["two", "three", "four", "fi"]);
         let long = vec![b'x'; STDERR_LINE_CAP * 3];
         tail.push(&long);
         tail.push(b"\n");
-        let last = tail.lines(1).pop().unwrap();
+        let last = tail.last(1).pop().unwrap();
         assert!(last.starts_with("fix") && last.ends_with(" [...]"), "{}", &last[..10]);
         assert!(last.len() < STDERR_LINE_CAP + 10);
     }
