@@ -403,3 +403,42 @@ fn matches_with_external_bots_run_from_many_threads_at_once() {
         assert_eq!(played.summary.winner.as_deref(), Some("virus"));
     }
 }
+
+/// The Rust example bot, built by `cargo test` (which builds examples) next to this test binary.
+fn rust_example() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let path = exe.parent()?.parent()?.join("examples").join("skynet_bot");
+    path.exists().then_some(path)
+}
+
+#[test]
+fn the_rust_example_bot_plays_both_roles() {
+    let Some(example) = rust_example() else {
+        eprintln!("examples/skynet_bot is not built (run the whole `cargo test`): skipped");
+        return;
+    };
+    let spec = format!("cmd:{}", shell_words::quote(&example.display().to_string()));
+    let virus = format!(
+        "cmd:python3 {}",
+        shell_words::quote(&root().join("bots/skynet_virus.py").display().to_string())
+    );
+    for (v, a, winner) in [(spec.as_str(), "random", "virus"), ("random", spec.as_str(), "agent")] {
+        let run = Arena::new()
+            .args(["play", "skynet", "--json"])
+            .args(["--bot", &format!("virus={v}"), "--bot", &format!("agent={a}")])
+            .args(ROOMY)
+            .run()
+            .success();
+        let summary: Value = serde_json::from_str(run.stdout().trim()).expect("a JSON summary");
+        assert_eq!(summary["termination"], "normal", "{summary}");
+        assert_eq!(summary["winner"], winner, "{summary}");
+    }
+    let run = Arena::new()
+        .args(["play", "skynet", "--json"])
+        .args(["--bot", &format!("virus={virus}"), "--bot", &format!("agent={spec}")])
+        .args(ROOMY)
+        .run()
+        .success();
+    let summary: Value = serde_json::from_str(run.stdout().trim()).expect("a JSON summary");
+    assert_eq!(summary["termination"], "normal", "{summary}");
+}
