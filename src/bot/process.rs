@@ -522,8 +522,12 @@ impl Process {
             match stdin.write(input) {
                 Ok(n) => input = &input[n..],
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    let wake =
-                        wait_fd(stdin.as_fd(), PollFlags::POLLOUT, &self.exit_signal, deadline)?;
+                    let wake = wait_fd(
+                        stdin.as_fd(),
+                        PollFlags::POLLOUT,
+                        Some(&self.exit_signal),
+                        deadline,
+                    )?;
                     if wake != Wake::Ready {
                         return Ok(wake);
                     }
@@ -562,7 +566,7 @@ impl Process {
                 Err(_) if exited => return Ok(LineRead::Exited),
                 Err(_) => {
                     let stdout = self.stdout.as_fd();
-                    match wait_fd(stdout, PollFlags::POLLIN, &self.exit_signal, deadline)? {
+                    match wait_fd(stdout, PollFlags::POLLIN, Some(&self.exit_signal), deadline)? {
                         Wake::Ready => {}
                         Wake::Deadline => return Ok(LineRead::Deadline),
                         // It exited, perhaps right after writing its answer, or its output is
@@ -570,7 +574,7 @@ impl Process {
                         Wake::Exited => {
                             exited = true;
                             let until = (Instant::now() + EXIT_STATUS_WAIT).min(deadline);
-                            if wait_fd(stdout, PollFlags::POLLIN, &NEVER, until)? != Wake::Ready {
+                            if wait_fd(stdout, PollFlags::POLLIN, None, until)? != Wake::Ready {
                                 return Ok(LineRead::Exited);
                             }
                         }
@@ -597,7 +601,7 @@ impl Process {
             return true;
         }
         let until = Instant::now() + limit;
-        let _ = wait_fd(self.exit_signal.as_fd(), PollFlags::POLLIN, &NEVER, until);
+        let _ = wait_fd(self.exit_signal.as_fd(), PollFlags::POLLIN, None, until);
         self.exit().is_some()
     }
 
@@ -675,20 +679,13 @@ fn nonblocking(fd: OwnedFd) -> std::io::Result<File> {
     Ok(File::from(fd))
 }
 
-/// A socket that never becomes readable, for waits on one descriptor only.
-static NEVER: std::sync::LazyLock<UnixStream> = std::sync::LazyLock::new(|| {
-    let (a, b) = UnixStream::pair().expect("a socket pair");
-    std::mem::forget(b);
-    a
-});
-
 /// Waits until `fd` is ready for `events`, or `exit_signal` is readable (the leader exited), or
 /// `deadline` passes: one `poll(2)`, woken by the kernel, no polling loop but for `EINTR` and the
 /// millisecond rounding of `poll`'s timeout.
 fn wait_fd(
     fd: BorrowedFd<'_>,
     events: PollFlags,
-    exit_signal: &UnixStream,
+    exit_signal: Option<&UnixStream>,
     deadline: Instant,
 ) -> std::io::Result<Wake> {
     loop {
@@ -697,9 +694,13 @@ fn wait_fd(
             return Ok(Wake::Deadline);
         }
         let ms = i32::try_from(remaining.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
-        let mut fds =
-            [PollFd::new(fd, events), PollFd::new(exit_signal.as_fd(), PollFlags::POLLIN)];
-        match poll(&mut fds, PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX)) {
+        let mut fds = [PollFd::new(fd, events), PollFd::new(fd, PollFlags::empty())];
+        if let Some(signal) = exit_signal {
+            fds[1] = PollFd::new(signal.as_fd(), PollFlags::POLLIN);
+        }
+        let watched = if exit_signal.is_some() { 2 } else { 1 };
+        let timeout = PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX);
+        match poll(&mut fds[..watched], timeout) {
             Ok(0) | Err(Errno::EINTR) => continue,
             Ok(_) => {
                 // Ready, or an error/hang-up, which the next read or write reports.
