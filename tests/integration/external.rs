@@ -442,3 +442,17 @@ fn the_rust_example_bot_plays_both_roles() {
     let summary: Value = serde_json::from_str(run.stdout().trim()).expect("a JSON summary");
     assert_eq!(summary["termination"], "normal", "{summary}");
 }
+
+#[test]
+fn a_cpu_limit_kills_a_spinning_bot() {
+    let o = play_virus(
+        |p| {
+            let script = format!("echo \"$$ $$\" >> {}; while :; do :; done", p.display());
+            format!("cmd:{}", shell_words::join(["sh", "-c", &script]))
+        },
+        &["--cpu-seconds", "1", "--first-turn-ms", "20000"],
+    );
+    o.expect("crash", Some("virus"));
+    assert!(o.detail().contains("SIGXCPU") || o.detail().contains("SIGKILL"), "{}", o.detail());
+    o.within(Duration::from_secs(8));
+}
