@@ -50,12 +50,14 @@ pub const ENV_ALLOW_LIST: &[&str] =
 /// The `PATH` a bot gets when arena itself has none.
 const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// After a bot's output closes or its input breaks, how long to wait for its exit status to tell
-/// a crash from a closed output.
-const EXIT_STATUS_WAIT: Duration = Duration::from_millis(50);
+/// After a bot's output closes or its input breaks, how long to wait (never past the turn's
+/// deadline) for its exit status to tell a crash from a closed output. A dying process closes its
+/// pipes microseconds before it can be reaped; the margin is for a loaded machine, and is only
+/// spent in full by a bot that closed its output and lives on.
+const EXIT_STATUS_WAIT: Duration = Duration::from_millis(200);
 
 /// How long the end of a match waits for the last bytes of a dead bot's stderr.
-const STDERR_FLUSH_WAIT: Duration = Duration::from_millis(50);
+const STDERR_FLUSH_WAIT: Duration = Duration::from_millis(200);
 
 /// How long the end of a match waits for a killed group to be gone before giving up on it.
 const REAP_WAIT: Duration = Duration::from_secs(2);
