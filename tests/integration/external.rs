@@ -215,7 +215,7 @@ fn a_bot_that_closes_stdout_but_runs_is_eof() {
 
 #[test]
 fn a_forked_child_ignoring_term_is_killed_and_reaped() {
-    let o = play_virus(|p| bot("python3", "fork_ignore_term.py", p, &[]), &FAST);
+    let o = play_virus(|p| bot("python3", "fork_ignore_term.py", p, &[]), &ROOMY);
     o.expect("crash", Some("virus"));
     assert!(o.detail().contains("exit code 5"), "{}", o.detail());
     assert_eq!(o.pids.len(), 2, "the parent and its child recorded themselves: {:?}", o.pids);
