@@ -1,4 +1,4 @@
 //! The one integration-test binary: runs the real `arena` executable in temporary folders.
 
-mod skynet_cli;
+mod cli;
 mod support;
