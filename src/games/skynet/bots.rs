@@ -139,13 +139,15 @@ impl SolverVirus {
                     return Some(step.cut);
                 }
             }
-            PlanResult::Lost | PlanResult::OutOfTime => {}
-        }
-        if g.episode == Episode::Ep2 {
-            let mut exact = ExactSolver::new(map).with_deadline(search_deadline(ctx, 0.5));
-            if let Ok(Verdict::VirusWins(Some(id))) = exact.virus_to_move(&mut cut, g.agent) {
-                return Some(id);
+            // The exact solver cannot help: a forced win would beat the model too.
+            PlanResult::Lost => {}
+            PlanResult::OutOfTime if g.episode == Episode::Ep2 => {
+                let mut exact = ExactSolver::new(map).with_deadline(search_deadline(ctx, 0.5));
+                if let Ok(Verdict::VirusWins(Some(id))) = exact.virus_to_move(&mut cut, g.agent) {
+                    return Some(id);
+                }
             }
+            PlanResult::OutOfTime => {}
         }
         solver::cut_order(map, &g.cut, g.agent, g.episode).first().copied()
     }

@@ -129,15 +129,26 @@ pub fn generate(params: GenParams, seed: u64) -> SkynetMap {
         Episode::Ep2 => 2,
     };
     let mut gateway_links = vec![0usize; n];
+    // Nodes touching two gateways are what makes Episode 2 hard; CodinGame's maps have a few,
+    // and too many make a map the virus cannot win.
+    let max_doubles = params.gateways / 4 + 1;
+    let mut doubles = 0;
     for &g in &gateways {
         let mut near: Vec<usize> = plain.clone();
         near.sort_by(|&a, &b| dist2(points[a], points[g]).total_cmp(&dist2(points[b], points[g])));
         let size = rng.random_range(3..=6usize);
-        let mut ring: Vec<usize> =
-            near.into_iter().filter(|&v| gateway_links[v] < cap).take(size).collect();
-        for &v in &ring {
-            links.add(g, v);
-            gateway_links[v] += 1;
+        let mut ring: Vec<usize> = Vec::with_capacity(size);
+        for v in near {
+            if ring.len() == size {
+                break;
+            }
+            let double = gateway_links[v] == 1;
+            if gateway_links[v] < cap && (!double || doubles < max_doubles) {
+                doubles += usize::from(double);
+                links.add(g, v);
+                gateway_links[v] += 1;
+                ring.push(v);
+            }
         }
         // Around the gateway by angle, each ring node joined to the next.
         let angle = |v: usize| (points[v].1 - points[g].1).atan2(points[v].0 - points[g].0);
