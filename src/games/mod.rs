@@ -167,9 +167,10 @@ pub trait GameDef: 'static {
     /// that cannot play that role).
     fn builtin_bot(name: &str, bot: &BotSetup<'_>) -> Result<Box<dyn Bot<Self::G>>, String>;
 
-    /// The built-in bot that plays `role` when the user names none (`arena play GAME`).
-    fn default_bot(role: &str) -> Option<&'static str> {
-        let _ = role;
+    /// The built-in bot that plays `role` in `variant` when the user names none
+    /// (`arena play GAME`).
+    fn default_bot(variant: &str, role: &str) -> Option<&'static str> {
+        let _ = (variant, role);
         None
     }
 

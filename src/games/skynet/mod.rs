@@ -159,6 +159,15 @@ impl GameDef for Skynet {
         })
     }
 
+    fn default_bot(variant: &str, role: &str) -> Option<&'static str> {
+        match (variant, role) {
+            (_, "virus") => Some("solver"),
+            ("ep1", "agent") => Some("cg-ep1"),
+            (_, "agent") => Some("cg-ep2"),
+            _ => None,
+        }
+    }
+
     fn solve(args: &[String], out: &mut dyn Write) -> Result<i32, crate::Error> {
         let args = match SolveArgs::try_parse_from(
             std::iter::once("arena solve skynet".to_string()).chain(args.iter().cloned()),
