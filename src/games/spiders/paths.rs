@@ -1,0 +1,293 @@
+//! The paper's polynomial defence on paths (Kulkarni and Pusalkar, "Greedy Spiders", §3.3–3.4),
+//! against greedy spiders.
+//!
+//! Every spider that sees a fly is a threat with a value: its distance to that fly, i.e. how many
+//! rounds the defender has left to cut it off. A spider that sees a fly on one side only is in the
+//! M array (mono-focused); a spider between two flies is in the D array with its nearer distance,
+//! and its farther distance goes to the D' array (once cut off from the nearer fly it turns to the
+//! farther one and joins M). Spiders that see no fly are ignored (the paper's "X").
+//!
+//! Each turn: if the merged M ∪ D array has an index above its value the game is lost (the defender
+//! then cuts the most urgent threat anyway). Otherwise, if the D array has an emergency (its first
+//! index `n` with `D[n] = n`), the defender cuts the near side of one of `D[1..n]`, chosen by the
+//! paper's grid with the flattened capacity of `M - n`; without an emergency it cuts the smallest
+//! M threat. Where the paper is silent (see `docs/spiders.md`): with M empty and no emergency the
+//! defender cuts the near side of the dual spider with the largest D' value; and a grid cell may
+//! only be chosen if the spider is cut before it reaches its nearer fly (row ≤ `D[j]`), which the
+//! paper's grid leaves out.
+
+use super::map::SpiderMap;
+use super::rules::SpidersGame;
+
+/// One spider's threat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Threat {
+    /// Distance to the (nearer) fly the spider heads for.
+    pub value: u32,
+    /// The edge to remove to stop it: the spider's edge towards that fly.
+    pub near_edge: u32,
+    /// For a dual spider: the distance to the other fly and the spider's edge towards it.
+    pub far: Option<(u32, u32)>,
+    /// The spider's position along the path.
+    pub pos: usize,
+}
+
+/// The M and D arrays (D' is `far` of each D entry), sorted as the paper sorts them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Arrays {
+    pub m: Vec<Threat>,
+    pub d: Vec<Threat>,
+}
+
+/// Why the defender cut what it cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// No spider sees a fly.
+    Nothing,
+    /// The merged array shows the game is lost; the most urgent threat is cut anyway.
+    Lost,
+    /// No emergency in D: the smallest M threat.
+    MArray,
+    /// M empty, no emergency in D: the dual spider with the largest D'.
+    Idle,
+    /// An emergency of `n` elements in D, handled with the grid.
+    DEmergency { n: usize, planned: bool },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub cut: Option<u32>,
+    pub why: Why,
+    /// How many indices `j` of the D array have `D[j] = j` (the paper's special case: at most one).
+    pub d_emergencies: usize,
+}
+
+/// The defender for one path map.
+#[derive(Clone, Debug)]
+pub struct PathsDefender {
+    /// `order[i]`: the vertex at position `i`.
+    order: Vec<u32>,
+    /// `edge_right[i]`: the edge between positions `i` and `i + 1`.
+    edge_right: Vec<u32>,
+}
+
+impl PathsDefender {
+    /// `None` if the map is not a single path.
+    pub fn new(map: &SpiderMap) -> Option<PathsDefender> {
+        let order = map.path_order()?;
+        let edge_right = order
+            .windows(2)
+            .map(|w| map.edge_between(w[0], w[1]).expect("consecutive path vertices share an edge"))
+            .collect();
+        Some(PathsDefender { order, edge_right })
+    }
+
+    /// The M and D arrays of a position, defender to move.
+    pub fn arrays(&self, game: &SpidersGame) -> Arrays {
+        let len = self.order.len();
+        let map = &game.map;
+        let mut spider_at = vec![false; len];
+        let mut pos_of = vec![0usize; map.nodes];
+        for (i, &v) in self.order.iter().enumerate() {
+            pos_of[v as usize] = i;
+        }
+        for &s in &game.spiders {
+            spider_at[pos_of[s as usize]] = true;
+        }
+        let fly_at = |i: usize| map.is_fly[self.order[i] as usize];
+        let cut_right = |i: usize| game.removed[self.edge_right[i] as usize];
+        // The nearest entity on each side within the spider's segment: (position, is a fly).
+        let mut left: Vec<Option<(usize, bool)>> = vec![None; len];
+        let mut seen = None;
+        for i in 0..len {
+            if i > 0 && cut_right(i - 1) {
+                seen = None;
+            }
+            left[i] = seen;
+            if fly_at(i) || spider_at[i] {
+                seen = Some((i, fly_at(i)));
+            }
+        }
+        let mut right: Vec<Option<(usize, bool)>> = vec![None; len];
+        seen = None;
+        for i in (0..len).rev() {
+            if i + 1 < len && cut_right(i) {
+                seen = None;
+            }
+            right[i] = seen;
+            if fly_at(i) || spider_at[i] {
+                seen = Some((i, fly_at(i)));
+            }
+        }
+        let mut arrays = Arrays::default();
+        for p in (0..len).filter(|&p| spider_at[p]) {
+            let l = left[p].filter(|&(_, fly)| fly).map(|(q, _)| (p - q) as u32);
+            let r = right[p].filter(|&(_, fly)| fly).map(|(q, _)| (q - p) as u32);
+            let towards_left = || self.edge_right[p - 1];
+            let towards_right = || self.edge_right[p];
+            match (l, r) {
+                (Some(dl), Some(dr)) => {
+                    // The greedy tie-break: the smaller-numbered neighbour.
+                    let go_left = dl < dr || (dl == dr && self.order[p - 1] < self.order[p + 1]);
+                    let (near, far) = if go_left {
+                        ((dl, towards_left()), (dr, towards_right()))
+                    } else {
+                        ((dr, towards_right()), (dl, towards_left()))
+                    };
+                    arrays.d.push(Threat {
+                        value: near.0,
+                        near_edge: near.1,
+                        far: Some(far),
+                        pos: p,
+                    });
+                }
+                (Some(dl), None) => arrays.m.push(Threat {
+                    value: dl,
+                    near_edge: towards_left(),
+                    far: None,
+                    pos: p,
+                }),
+                (None, Some(dr)) => arrays.m.push(Threat {
+                    value: dr,
+                    near_edge: towards_right(),
+                    far: None,
+                    pos: p,
+                }),
+                (None, None) => {}
+            }
+        }
+        arrays.m.sort_by_key(|t| (t.value, t.pos));
+        arrays.d.sort_by_key(|t| (t.value, t.far.map(|f| f.0), t.pos));
+        arrays
+    }
+
+    /// The defender's cut in a position (`None` only when no spider sees a fly).
+    pub fn choose(&self, game: &SpidersGame) -> Decision {
+        let arrays = self.arrays(game);
+        let Arrays { m, d } = &arrays;
+        let d_emergencies =
+            d.iter().enumerate().filter(|&(i, t)| t.value as usize == i + 1).count();
+        let decide = |cut: &Threat, why| Decision { cut: Some(cut.near_edge), why, d_emergencies };
+        let mut merged: Vec<&Threat> = m.iter().chain(d.iter()).collect();
+        if merged.is_empty() {
+            return Decision { cut: None, why: Why::Nothing, d_emergencies };
+        }
+        merged.sort_by_key(|t| (t.value, t.far.is_some(), t.pos));
+        if merged.iter().enumerate().any(|(i, t)| (t.value as usize) < i + 1) {
+            return decide(merged[0], Why::Lost);
+        }
+        let emergency = d.iter().enumerate().find(|&(i, t)| t.value as usize == i + 1);
+        match emergency {
+            None if !m.is_empty() => decide(&m[0], Why::MArray),
+            None => {
+                let widest = d
+                    .iter()
+                    .max_by_key(|t| (t.far.map(|f| f.0), std::cmp::Reverse((t.value, t.pos))))
+                    .expect("a threat exists");
+                decide(widest, Why::Idle)
+            }
+            Some((last, _)) => {
+                let n = last + 1;
+                let plan = grid_plan(m, &d[..n]);
+                match plan[0] {
+                    Some(col) => decide(&d[col], Why::DEmergency { n, planned: true }),
+                    None => decide(&d[0], Why::DEmergency { n, planned: false }),
+                }
+            }
+        }
+    }
+}
+
+/// The paper's grid (§3.4): which of the `n` emergency spiders to cut at each of the next `n`
+/// steps (`plan[k]` = index into `d` cut at step `k + 1`), inserting the D' values into `M - n`
+/// smallest first wherever the flattened capacity allows. Steps left `None` found no cell.
+pub fn grid_plan(m: &[Threat], d: &[Threat]) -> Vec<Option<usize>> {
+    let n = d.len();
+    let mut arr: Vec<i64> = m.iter().map(|t| i64::from(t.value) - n as i64).collect();
+    arr.sort_unstable();
+    // Cell (step k, spider j): cut j at step k + 1; by the end of the n steps its spider has
+    // walked back towards the far fly: far + k - (n - k).
+    let mut cells: Vec<(i64, usize, usize)> = Vec::with_capacity(n * n);
+    for (j, t) in d.iter().enumerate() {
+        let far = i64::from(t.far.expect("a D entry has a far side").0);
+        for k in 0..n {
+            // The spider must be cut before it reaches its nearer fly.
+            if k < t.value as usize {
+                cells.push((far - n as i64 + 2 * k as i64, j, k));
+            }
+        }
+    }
+    cells.sort_unstable();
+    let mut plan = vec![None; n];
+    let mut col_used = vec![false; n];
+    let mut chosen = 0;
+    for (value, j, k) in cells {
+        if chosen == n {
+            break;
+        }
+        if col_used[j] || plan[k].is_some() || !fits(&arr, value) {
+            continue;
+        }
+        let at = arr.partition_point(|&x| x <= value);
+        arr.insert(at, value);
+        plan[k] = Some(j);
+        col_used[j] = true;
+        chosen += 1;
+    }
+    plan
+}
+
+/// Whether inserting `value` into the sorted array keeps every value at least its 1-based index:
+/// the new element needs capacity `value - index >= 0`, every later one a flattened capacity of
+/// at least 1 (each moves up one index).
+fn fits(arr: &[i64], value: i64) -> bool {
+    let at = arr.partition_point(|&x| x <= value);
+    value > at as i64 && arr[at..].iter().enumerate().all(|(i, &x)| x - (at + i + 1) as i64 >= 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::spiders::map::parse_map;
+    use crate::games::spiders::rules::Options;
+
+    fn game(notation: &str) -> (PathsDefender, SpidersGame) {
+        let map = parse_map("t", notation).unwrap();
+        let d = PathsDefender::new(&map).unwrap();
+        (d, SpidersGame::new(map.into_arc(), Options::default()))
+    }
+
+    #[test]
+    fn arrays_of_the_papers_example() {
+        // F B B S1 S2 F B S3 B B F B B S4: S1 sees F0 at 3, S2 sees F5 at 1, S3 is between F5
+        // (2) and F10 (3), S4 sees F10 at 3.
+        let (d, g) = game("F B B S S F B S B B F B B S");
+        let a = d.arrays(&g);
+        let values: Vec<u32> = a.m.iter().map(|t| t.value).collect();
+        assert_eq!(values, vec![1, 3, 3]);
+        assert_eq!(a.d.len(), 1);
+        assert_eq!((a.d[0].value, a.d[0].far.unwrap().0), (2, 3));
+        assert_eq!(d.choose(&g).why, Why::Lost);
+    }
+
+    #[test]
+    fn a_lone_emergency_is_cut_on_its_near_side() {
+        let (d, g) = game("F S B B F");
+        let dec = d.choose(&g);
+        assert_eq!(dec.why, Why::DEmergency { n: 1, planned: true });
+        assert_eq!(g.map.edges[dec.cut.unwrap() as usize], (0, 1));
+    }
+
+    #[test]
+    fn the_grid_prefers_small_values_that_fit() {
+        // M - 2 = [5]; D' = [10, 3]: cutting the D'=3 spider first leaves it at 1, then the
+        // other at 10 - 2 + 2 = 10.
+        let m = [Threat { value: 7, near_edge: 0, far: None, pos: 0 }];
+        let d = [
+            Threat { value: 2, near_edge: 1, far: Some((10, 2)), pos: 1 },
+            Threat { value: 2, near_edge: 3, far: Some((3, 4)), pos: 2 },
+        ];
+        assert_eq!(grid_plan(&m, &d), vec![Some(1), Some(0)]);
+        assert!(fits(&[2, 3], 1) && !fits(&[1, 3], 1) && !fits(&[2, 2], 1));
+    }
+}
