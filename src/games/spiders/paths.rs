@@ -69,6 +69,8 @@ pub struct PathsDefender {
     order: Vec<u32>,
     /// `edge_right[i]`: the edge between positions `i` and `i + 1`.
     edge_right: Vec<u32>,
+    /// Use the paper's grid exactly as printed, without the deadline on its cells.
+    literal_grid: bool,
 }
 
 impl PathsDefender {
@@ -79,7 +81,14 @@ impl PathsDefender {
             .windows(2)
             .map(|w| map.edge_between(w[0], w[1]).expect("consecutive path vertices share an edge"))
             .collect();
-        Some(PathsDefender { order, edge_right })
+        Some(PathsDefender { order, edge_right, literal_grid: false })
+    }
+
+    /// The paper's grid exactly as printed: any step may cut any emergency spider, even one that
+    /// reaches its nearer fly first. For comparison only.
+    pub fn with_literal_grid(mut self) -> PathsDefender {
+        self.literal_grid = true;
+        self
     }
 
     /// The M and D arrays of a position, defender to move.
@@ -188,7 +197,7 @@ impl PathsDefender {
             }
             Some((last, _)) => {
                 let n = last + 1;
-                let plan = grid_plan(m, &d[..n]);
+                let plan = grid_plan(m, &d[..n], !self.literal_grid);
                 match plan[0] {
                     Some(col) => decide(&d[col], Why::DEmergency { n, planned: true }),
                     None => decide(&d[0], Why::DEmergency { n, planned: false }),
@@ -201,7 +210,8 @@ impl PathsDefender {
 /// The paper's grid (§3.4): which of the `n` emergency spiders to cut at each of the next `n`
 /// steps (`plan[k]` = index into `d` cut at step `k + 1`), inserting the D' values into `M - n`
 /// smallest first wherever the flattened capacity allows. Steps left `None` found no cell.
-pub fn grid_plan(m: &[Threat], d: &[Threat]) -> Vec<Option<usize>> {
+/// With `deadlines`, spider `j` may only be cut at a step no later than its value `D[j]`.
+pub fn grid_plan(m: &[Threat], d: &[Threat], deadlines: bool) -> Vec<Option<usize>> {
     let n = d.len();
     let mut arr: Vec<i64> = m.iter().map(|t| i64::from(t.value) - n as i64).collect();
     arr.sort_unstable();
@@ -212,7 +222,7 @@ pub fn grid_plan(m: &[Threat], d: &[Threat]) -> Vec<Option<usize>> {
         let far = i64::from(t.far.expect("a D entry has a far side").0);
         for k in 0..n {
             // The spider must be cut before it reaches its nearer fly.
-            if k < t.value as usize {
+            if !deadlines || k < t.value as usize {
                 cells.push((far - n as i64 + 2 * k as i64, j, k));
             }
         }
@@ -287,7 +297,148 @@ mod tests {
             Threat { value: 2, near_edge: 1, far: Some((10, 2)), pos: 1 },
             Threat { value: 2, near_edge: 3, far: Some((3, 4)), pos: 2 },
         ];
-        assert_eq!(grid_plan(&m, &d), vec![Some(1), Some(0)]);
+        assert_eq!(grid_plan(&m, &d, true), vec![Some(1), Some(0)]);
         assert!(fits(&[2, 3], 1) && !fits(&[1, 3], 1) && !fits(&[2, 2], 1));
+    }
+}
+
+/// The sweep of the issue: the `paths` defender against greedy spiders, compared with the exact
+/// solver (defender searching, spiders greedy) on paths in the paper's notation.
+#[cfg(test)]
+pub(crate) mod sweep {
+    use super::*;
+    use crate::game::{Game, Status};
+    use crate::games::spiders::bots::{cut_or_any, greedy_round};
+    use crate::games::spiders::map::parse_notation;
+    use crate::games::spiders::rules::{DEFENDER, Options, SPIDERS, SpiderAction};
+    use crate::games::spiders::solver::{Policy, Solver};
+
+    /// One path's verdicts.
+    pub struct Verdict {
+        pub solver_says_won: bool,
+        pub paths_won: bool,
+        /// The most D-array emergencies the paths defender met in one position.
+        pub most_d_emergencies: usize,
+    }
+
+    pub fn judge(notation: &str, literal_grid: bool) -> Verdict {
+        let map = parse_notation("sweep", 1, notation).expect("a valid path");
+        let mut solver = Solver::new(&map, Policy::Greedy, false).expect("a small path");
+        let solver_says_won = solver.defender_wins(0, &map.spiders).expect("no deadline");
+        let mut defender = PathsDefender::new(&map).expect("a path");
+        if literal_grid {
+            defender = defender.with_literal_grid();
+        }
+        let mut game = SpidersGame::new(map.into_arc(), Options::default());
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0);
+        let mut most_d_emergencies = 0;
+        let paths_won = loop {
+            match game.status() {
+                Status::Over(o) => break o.winner() == Some(DEFENDER),
+                Status::ToAct(DEFENDER) => {
+                    let decision = defender.choose(&game);
+                    most_d_emergencies = most_d_emergencies.max(decision.d_emergencies);
+                    let cut = decision.cut.map(|e| game.map.edges[e as usize]);
+                    let action = cut_or_any(&game, cut);
+                    game.play(DEFENDER, &action, &mut rng).expect("a legal cut");
+                }
+                Status::ToAct(_) => {
+                    let moves = greedy_round(&game.map, &game.removed, &game.spiders, false);
+                    game.play(SPIDERS, &SpiderAction::Moves(moves), &mut rng).expect("legal steps");
+                }
+            }
+        };
+        Verdict { solver_says_won, paths_won, most_d_emergencies }
+    }
+
+    /// Every path of `len` vertices with 1..=`spiders` spiders and 1..=`flies` flies, one entity
+    /// per vertex, in the paper's notation.
+    pub fn all_paths(len: usize, spiders: usize, flies: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        let total = 3usize.pow(len as u32);
+        for mut code in 0..total {
+            let mut letters = Vec::with_capacity(len);
+            let (mut s, mut f) = (0, 0);
+            for _ in 0..len {
+                let c = match code % 3 {
+                    0 => 'B',
+                    1 => {
+                        s += 1;
+                        'S'
+                    }
+                    _ => {
+                        f += 1;
+                        'F'
+                    }
+                };
+                letters.push(c);
+                code /= 3;
+            }
+            if (1..=spiders).contains(&s) && (1..=flies).contains(&f) {
+                out.push(letters.into_iter().collect());
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod sweep_tests {
+    use super::sweep::*;
+
+    fn check(paths: impl IntoIterator<Item = String>) -> (usize, usize) {
+        let (mut special, mut beyond) = (0, 0);
+        for p in paths {
+            let v = judge(&p, false);
+            assert_eq!(
+                v.paths_won,
+                v.solver_says_won,
+                "{p}: the paths defender {} but the solver says the defender {}",
+                if v.paths_won { "won" } else { "lost" },
+                if v.solver_says_won { "wins" } else { "loses" }
+            );
+            if v.most_d_emergencies <= 1 { special += 1 } else { beyond += 1 }
+        }
+        (special, beyond)
+    }
+
+    #[test]
+    fn paths_defender_matches_the_solver_on_every_short_path_and_a_sample_of_long_ones() {
+        let mut paths: Vec<String> = (2..=8).flat_map(|len| all_paths(len, 4, 3)).collect();
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(6);
+        for len in 9..=12 {
+            let all = all_paths(len, 4, 3);
+            paths.extend(rand::seq::IndexedRandom::sample(&all[..], &mut rng, 400).cloned());
+        }
+        let (special, beyond) = check(paths);
+        // The sample must reach beyond the paper's special case too.
+        assert!(special > 1000 && beyond > 10, "{special} {beyond}");
+    }
+
+    #[test]
+    #[ignore = "the exhaustive sweep (about 170,000 paths): a few seconds in release builds"]
+    fn paths_defender_matches_the_solver_on_every_path_up_to_12() {
+        let (special, beyond) = check((2..=12).flat_map(|len| all_paths(len, 4, 3)));
+        println!("{special} paths in the special case, {beyond} beyond it");
+    }
+
+    #[test]
+    #[ignore = "statistics of the whole sweep; run with --release -- --ignored --nocapture"]
+    fn sweep_statistics() {
+        let started = std::time::Instant::now();
+        let mut rows = std::collections::BTreeMap::new();
+        for len in 2..=12 {
+            for p in all_paths(len, 4, 3) {
+                for literal in [false, true] {
+                    let v = judge(&p, literal);
+                    let key = (literal, v.most_d_emergencies, v.solver_says_won, v.paths_won);
+                    rows.entry(key).or_insert((0, p.clone())).0 += 1;
+                }
+            }
+        }
+        for (k, (count, example)) in rows {
+            println!("{k:?}: {count} e.g. {example}");
+        }
+        println!("{:?}", started.elapsed());
     }
 }
