@@ -402,24 +402,14 @@ mod sweep_tests {
         (special, beyond)
     }
 
+    /// The sweep: every path of up to 12 vertices with up to 4 spiders and 3 flies
+    /// (170,885 paths; about 1.5 s of CPU in the dev profile).
     #[test]
-    fn paths_defender_matches_the_solver_on_every_short_path_and_a_sample_of_long_ones() {
-        let mut paths: Vec<String> = (2..=8).flat_map(|len| all_paths(len, 4, 3)).collect();
-        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(6);
-        for len in 9..=12 {
-            let all = all_paths(len, 4, 3);
-            paths.extend(rand::seq::IndexedRandom::sample(&all[..], &mut rng, 400).cloned());
-        }
-        let (special, beyond) = check(paths);
-        // The sample must reach beyond the paper's special case too.
-        assert!(special > 1000 && beyond > 10, "{special} {beyond}");
-    }
-
-    #[test]
-    #[ignore = "the exhaustive sweep (about 170,000 paths): a few seconds in release builds"]
     fn paths_defender_matches_the_solver_on_every_path_up_to_12() {
         let (special, beyond) = check((2..=12).flat_map(|len| all_paths(len, 4, 3)));
-        println!("{special} paths in the special case, {beyond} beyond it");
+        // The paper claims its algorithm for at most one emergency in D; paths beyond that claim
+        // are checked too, and must exist in the sweep.
+        assert!(special > 100_000 && beyond > 1_000, "{special} {beyond}");
     }
 
     #[test]

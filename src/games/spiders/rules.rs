@@ -306,3 +306,163 @@ impl Game for SpidersGame {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::games::spiders::map::{generate, parse_map};
+
+    fn game_from(seed: u64, kind: &str, options: Options) -> SpidersGame {
+        let mut p = BTreeMap::new();
+        p.insert("kind".to_string(), kind.to_string());
+        p.insert("nodes".to_string(), (6 + seed % 10).to_string());
+        p.insert("spiders".to_string(), (1 + seed % 3).to_string());
+        let text = generate(&p, seed).unwrap();
+        SpidersGame::new(parse_map("g", &text.text).unwrap().into_arc(), options)
+    }
+
+    /// A random action, legal or not, for the seat to act.
+    fn any_action(g: &SpidersGame, rng: &mut ChaCha8Rng) -> SpiderAction {
+        let n = g.map.nodes as u32 + 2;
+        if g.to_act == DEFENDER {
+            match rng.random_range(0..3) {
+                0 => SpiderAction::Pass,
+                1 => SpiderAction::Cut(rng.random_range(0..n), rng.random_range(0..n)),
+                _ => {
+                    let edges = g.remaining_edges();
+                    let (a, b) = edges[rng.random_range(0..edges.len())];
+                    if rng.random_bool(0.5) {
+                        SpiderAction::Cut(a, b)
+                    } else {
+                        SpiderAction::Cut(b, a)
+                    }
+                }
+            }
+        } else {
+            let k = rng.random_range(0..=g.spiders.len() + 1);
+            SpiderAction::Moves(
+                (0..k)
+                    .map(|_| {
+                        let i = rng.random_range(0..g.spiders.len() + 1);
+                        let near = g.spiders.get(i).and_then(|&s| g.neighbours(s).next());
+                        (i, near.filter(|_| rng.random_bool(0.8)).unwrap_or(rng.random_range(0..n)))
+                    })
+                    .collect(),
+            )
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Random actions, legal or not: a refused action leaves the state as it was, an accepted
+        /// one keeps every spider on a vertex joined to where it was, removes at most one edge, and
+        /// the game ends as the rules say.
+        #[test]
+        fn rules_hold_under_random_play(seed in 0u64..10_000, must in any::<bool>(), pass in any::<bool>(), path in any::<bool>()) {
+            let options = Options { all_must_move: must, defender_may_pass: pass };
+            let mut g = game_from(seed, if path { "path" } else { "graph" }, options);
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut cuts = 0;
+            for _ in 0..200_000 {
+                if g.over.is_some() {
+                    break;
+                }
+                let before = g.clone();
+                let action = any_action(&g, &mut rng);
+                // The protocol text reads back as the same action.
+                let line = SpidersGame::format_action(&action);
+                let view = g.view(g.to_act);
+                prop_assert_eq!(SpidersGame::parse_action(&view, &line), Ok(action.clone()));
+                match g.play(g.to_act, &action, &mut rng) {
+                    Err(_) => prop_assert_eq!(&g, &before),
+                    Ok(()) => {
+                        let removed = g.removed.iter().filter(|&&r| r).count()
+                            - before.removed.iter().filter(|&&r| r).count();
+                        prop_assert!(removed <= 1);
+                        cuts += removed;
+                        for (i, (&a, &b)) in before.spiders.iter().zip(&g.spiders).enumerate() {
+                            prop_assert!(a == b || before.neighbours(a).any(|w| w == b), "spider {} jumped", i);
+                            if must && before.to_act == SPIDERS && before.neighbours(a).next().is_some() {
+                                prop_assert_ne!(a, b);
+                            }
+                        }
+                    }
+                }
+            }
+            let outcome = g.over.clone().expect("every game ends");
+            let on_fly = g.spiders.iter().any(|&s| g.map.is_fly[s as usize]);
+            prop_assert_eq!(outcome.winner() == Some(SPIDERS), on_fly);
+            if outcome.winner() == Some(DEFENDER) && !pass {
+                prop_assert!(!g.threatened());
+            }
+            if !pass {
+                prop_assert!(cuts <= g.map.edges.len() && g.round as usize <= g.map.edges.len());
+            }
+        }
+    }
+
+    #[test]
+    fn illegal_actions_name_the_reason() {
+        let map = parse_map("t", "F B S B S B F").unwrap().into_arc();
+        let mut g = SpidersGame::new(map, Options::default());
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let said = |g: &mut SpidersGame, seat, a: SpiderAction, rng: &mut ChaCha8Rng| {
+            let before = g.clone();
+            let e = g.play(seat, &a, rng).unwrap_err().reason;
+            assert_eq!(*g, before);
+            e
+        };
+        assert!(said(&mut g, DEFENDER, SpiderAction::Cut(0, 2), &mut rng).contains("no edge 0 2"));
+        assert!(said(&mut g, DEFENDER, SpiderAction::Pass, &mut rng).contains("defender_may_pass"));
+        assert!(said(&mut g, SPIDERS, SpiderAction::Moves(vec![]), &mut rng).contains("turn"));
+        g.play(DEFENDER, &SpiderAction::Cut(2, 1), &mut rng).unwrap();
+        assert!(said(&mut g, DEFENDER, SpiderAction::Cut(3, 4), &mut rng).contains("turn"));
+        let r = said(&mut g, SPIDERS, SpiderAction::Moves(vec![(0, 1)]), &mut rng);
+        assert!(r.contains("no edge to 1"), "{r}");
+        let r = said(&mut g, SPIDERS, SpiderAction::Moves(vec![(1, 5), (1, 3)]), &mut rng);
+        assert!(r.contains("twice"), "{r}");
+        assert!(
+            said(&mut g, SPIDERS, SpiderAction::Moves(vec![(2, 5)]), &mut rng)
+                .contains("no spider 2")
+        );
+        // Two spiders may share a vertex.
+        g.play(SPIDERS, &SpiderAction::Moves(vec![(0, 3), (1, 3)]), &mut rng).unwrap();
+        assert_eq!(g.spiders, vec![3, 3]);
+    }
+
+    #[test]
+    fn all_must_move_forces_every_spider_that_can() {
+        let map = parse_map("t", "F B S B S B F").unwrap().into_arc();
+        let options = Options { all_must_move: true, defender_may_pass: true };
+        let mut g = SpidersGame::new(map, options);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        g.play(DEFENDER, &SpiderAction::Pass, &mut rng).unwrap();
+        let e = g.play(SPIDERS, &SpiderAction::Moves(vec![(0, 1)]), &mut rng).unwrap_err();
+        assert!(e.reason.contains("spider 1 can move and must"), "{}", e.reason);
+        g.play(SPIDERS, &SpiderAction::Moves(vec![(0, 1), (1, 5)]), &mut rng).unwrap();
+    }
+
+    #[test]
+    fn protocol_lines() {
+        let map = parse_map("t", "F B S B F").unwrap().into_arc();
+        let g = SpidersGame::new(map, Options::default());
+        let v = g.view(SPIDERS);
+        assert_eq!(SpidersGame::init_input(&v), "5 4 1 2\n0 1\n1 2\n2 3\n3 4\n0 4\n");
+        assert_eq!(SpidersGame::turn_input(&v), "-1 -1\n2\n");
+        assert_eq!(SpidersGame::parse_action(&v, "0:1"), Ok(SpiderAction::Moves(vec![(0, 1)])));
+        assert_eq!(SpidersGame::parse_action(&v, " WAIT "), Ok(SpiderAction::Moves(vec![])));
+        assert!(SpidersGame::parse_action(&v, "0-1").is_err());
+        assert!(SpidersGame::parse_action(&v, "").is_err());
+        let d = g.view(DEFENDER);
+        assert_eq!(SpidersGame::parse_action(&d, "PASS"), Ok(SpiderAction::Pass));
+        assert_eq!(SpidersGame::parse_action(&d, "3 2"), Ok(SpiderAction::Cut(3, 2)));
+        assert!(SpidersGame::parse_action(&d, "3").is_err());
+    }
+}
