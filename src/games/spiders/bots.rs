@@ -193,7 +193,7 @@ impl Bot<SpidersGame> for EmergencyBot {
 }
 
 /// The chosen cut, or when there is nothing to choose (the game is decided) the first edge left.
-pub(crate) fn cut_or_any(game: &SpidersGame, cut: Option<(u32, u32)>) -> SpiderAction {
+pub fn cut_or_any(game: &SpidersGame, cut: Option<(u32, u32)>) -> SpiderAction {
     match cut.or_else(|| game.remaining_edges().first().copied()) {
         Some((a, b)) => SpiderAction::Cut(a, b),
         None => SpiderAction::Pass,

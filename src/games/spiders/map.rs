@@ -533,3 +533,25 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod skynet_tests {
+    use super::*;
+    use crate::games::skynet::map::parse_protocol_map;
+
+    #[test]
+    fn a_skynet_network_is_a_one_spider_map() {
+        let text = include_str!("../../../arenas/maps/skynet/ep1_statement_example.txt");
+        let net = parse_protocol_map("ep1", text).unwrap();
+        let map = SpiderMap::from_skynet(&net).unwrap();
+        assert_eq!(map.nodes, net.nodes);
+        assert_eq!(map.spiders, vec![net.agent_start]);
+        let mut gateways = net.gateways.clone();
+        gateways.sort_unstable();
+        gateways.dedup();
+        assert_eq!(map.flies, gateways);
+        for &(a, b) in &net.links {
+            assert!(map.edge_between(a, b).is_some());
+        }
+    }
+}
