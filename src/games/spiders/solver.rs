@@ -60,6 +60,9 @@ pub struct Solver {
     policy: Policy,
     must_move: bool,
     memo: Memo,
+    /// Results by raw position (all edges removed, all spiders sorted), so a repeated position
+    /// skips the component analysis that builds the canonical key.
+    raw: Memo,
     /// Positions expanded (memo misses), for benchmarks.
     pub states: u64,
     deadline: Option<Instant>,
@@ -93,6 +96,7 @@ impl Solver {
             policy,
             must_move,
             memo: Memo::default(),
+            raw: Memo::default(),
             states: 0,
             deadline: None,
         })
@@ -185,6 +189,18 @@ impl Solver {
 
     /// Whether the defender, to move, wins. `None` when the deadline passed.
     pub fn defender_wins(&mut self, removed: u64, spiders: &[u32]) -> Option<bool> {
+        let mut sorted = spiders.to_vec();
+        sorted.sort_unstable();
+        let raw_key = (removed, sorted.iter().fold(0u64, |k, &s| k << 8 | u64::from(s + 1)));
+        if let Some(&known) = self.raw.get(&raw_key) {
+            return Some(known);
+        }
+        let wins = self.defender_wins_fresh(removed, spiders)?;
+        self.raw.insert(raw_key, wins);
+        Some(wins)
+    }
+
+    fn defender_wins_fresh(&mut self, removed: u64, spiders: &[u32]) -> Option<bool> {
         let live = self.live(removed, spiders);
         if live.spiders.is_empty() {
             return Some(true);
