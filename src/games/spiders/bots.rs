@@ -299,3 +299,104 @@ mod tests {
         assert_eq!(emergency_cut(&g), Some((0, 1)));
     }
 }
+
+#[cfg(test)]
+mod match_tests {
+    use std::time::{Duration, Instant};
+
+    use rand::SeedableRng;
+
+    use super::*;
+    use crate::game::{Game, Status};
+    use crate::games::spiders::map::parse_map;
+    use crate::games::spiders::rules::{Options, SPIDERS};
+
+    fn ctx(budget: Duration) -> TurnContext {
+        let now = Instant::now();
+        TurnContext {
+            started: now,
+            deadline: now + budget,
+            hard_deadline: now + budget,
+            decision: 0,
+        }
+    }
+
+    /// Plays a match between two bots; returns whether the defender won.
+    fn play(
+        notation: &str,
+        defender: &mut dyn Bot<SpidersGame>,
+        spiders: &mut dyn Bot<SpidersGame>,
+        options: Options,
+    ) -> bool {
+        let map = parse_map("t", notation).unwrap().into_arc();
+        let mut g = SpidersGame::new(map, options);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        loop {
+            match g.status() {
+                Status::Over(o) => return o.winner() == Some(DEFENDER),
+                Status::ToAct(seat) => {
+                    let bot: &mut dyn Bot<SpidersGame> =
+                        if seat == DEFENDER { &mut *defender } else { &mut *spiders };
+                    let action = bot.act(&g.view(seat), &ctx(Duration::from_secs(10))).unwrap();
+                    g.play(seat, &action, &mut rng).unwrap();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn exact_players_reach_the_solvers_verdict() {
+        let graph = "nodes 8\nedge 0 1\nedge 1 2\nedge 2 3\nedge 3 4\nedge 4 5\nedge 5 0\nedge 1 4\n\
+                     edge 5 6\nedge 6 7\nspiders 3 6\nflies 0 7\n";
+        for (map, options) in [
+            ("F S S F", Options::default()),
+            ("F B S B S B F", Options::default()),
+            ("F B B S S F B S B B F B B S", Options::default()),
+            ("F B B S B B B F", Options { all_must_move: true, defender_may_pass: false }),
+            (graph, Options::default()),
+            (graph, Options { all_must_move: true, defender_may_pass: true }),
+        ] {
+            let m = parse_map("t", map).unwrap();
+            let verdict = Solver::new(&m, Policy::Optimal, options.all_must_move)
+                .unwrap()
+                .defender_wins(0, &m.spiders)
+                .unwrap();
+            // Both sides searching: the verdict. Against a weaker side, at least the verdict.
+            let mut d = SolverBot::new(&m, options);
+            let mut s = SolverBot::new(&m, options);
+            assert_eq!(play(map, &mut d, &mut s, options), verdict, "{map}");
+            let mut d = SolverBot::new(&m, options);
+            assert!(play(map, &mut d, &mut GreedyBot, options) || !verdict, "{map}");
+            let mut s = SolverBot::new(&m, options);
+            assert!(!play(map, &mut EmergencyBot, &mut s, options) || verdict, "{map}");
+        }
+    }
+
+    #[test]
+    fn the_solver_bot_answers_in_time_on_a_large_graph() {
+        let mut p = std::collections::BTreeMap::new();
+        for (k, v) in [("kind", "graph"), ("nodes", "30"), ("spiders", "4"), ("flies", "3")] {
+            p.insert(k.to_string(), v.to_string());
+        }
+        let text = crate::games::spiders::map::generate(&p, 3).unwrap();
+        let map = parse_map("g", &text.text).unwrap();
+        let g = SpidersGame::new(map.clone().into_arc(), Options::default());
+        let mut bot = SolverBot::new(&map, Options::default());
+        let started = Instant::now();
+        let action = bot.act(&g.view(DEFENDER), &ctx(Duration::from_millis(50))).unwrap();
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(g.clone().play(DEFENDER, &action, &mut ChaCha8Rng::seed_from_u64(0)).is_ok());
+        let _ = SPIDERS;
+    }
+
+    #[test]
+    fn paths_falls_back_to_emergency_off_paths() {
+        let map =
+            parse_map("t", "nodes 4\nedge 0 1\nedge 1 2\nedge 2 0\nedge 2 3\nspiders 0\nflies 3\n")
+                .unwrap();
+        let g = SpidersGame::new(map.clone().into_arc(), Options::default());
+        let mut bot = PathsBot::new(&map);
+        let action = bot.act(&g.view(DEFENDER), &ctx(Duration::from_secs(1))).unwrap();
+        assert_eq!(action, SpiderAction::Cut(2, 3));
+    }
+}
