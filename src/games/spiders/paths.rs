@@ -280,6 +280,64 @@ mod tests {
         assert_eq!(d.choose(&g).why, Why::Lost);
     }
 
+    /// The paper's worked example, step by step: "Step 1: F B S1 B X|F S3 B B B F B S4 B",
+    /// "Step 2: F S1 B B X|F|B S3 B B F S4 B B", then two spiders each next to a fly.
+    #[test]
+    fn the_worked_example_goes_as_the_paper_shows() {
+        use crate::game::Game;
+        use crate::games::spiders::bots::greedy_round;
+        use crate::games::spiders::rules::{DEFENDER, SPIDERS, SpiderAction};
+        let (d, mut g) = game("F B B S S F B S B B F B B S");
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0);
+        let steps = [((4, 5), vec![2, 4, 6, 12]), ((5, 6), vec![1, 4, 7, 11])];
+        for (cut, spiders) in steps {
+            let e = d.choose(&g).cut.unwrap();
+            assert_eq!(g.map.edges[e as usize], cut);
+            g.play(DEFENDER, &SpiderAction::Cut(cut.0, cut.1), &mut rng).unwrap();
+            let moves = greedy_round(&g.map, &g.removed, &g.spiders, false);
+            g.play(SPIDERS, &SpiderAction::Moves(moves), &mut rng).unwrap();
+            assert_eq!(g.spiders, spiders);
+        }
+        assert_eq!(d.choose(&g).why, Why::Lost);
+        let e = d.choose(&g).cut.unwrap();
+        let (a, b) = g.map.edges[e as usize];
+        g.play(DEFENDER, &SpiderAction::Cut(a, b), &mut rng).unwrap();
+        let moves = greedy_round(&g.map, &g.removed, &g.spiders, false);
+        g.play(SPIDERS, &SpiderAction::Moves(moves), &mut rng).unwrap();
+        assert_eq!(g.over.unwrap().winner(), Some(SPIDERS));
+    }
+
+    /// The paper's §3.3.5 example 2: M = [300] x 295, D = [3, 3, 3], D' = [100, 200, 300]. Cutting
+    /// the largest D' first loses; the grid finds a full plan whose final M array is safe.
+    #[test]
+    fn the_grid_solves_the_papers_second_counterexample() {
+        let m: Vec<Threat> =
+            (0..295).map(|i| Threat { value: 300, near_edge: 0, far: None, pos: i }).collect();
+        let d: Vec<Threat> = [100, 200, 300]
+            .iter()
+            .enumerate()
+            .map(|(j, &far)| Threat {
+                value: 3,
+                near_edge: j as u32,
+                far: Some((far, 9)),
+                pos: 300 + j,
+            })
+            .collect();
+        let plan = grid_plan(&m, &d, true);
+        assert!(plan.iter().all(Option::is_some), "{plan:?}");
+        let mut fin: Vec<i64> = m.iter().map(|t| i64::from(t.value) - 3).collect();
+        for (k, j) in plan.iter().enumerate() {
+            fin.push(i64::from(d[j.unwrap()].far.unwrap().0) - 3 + 2 * k as i64);
+        }
+        fin.sort_unstable();
+        assert!(fin.iter().enumerate().all(|(i, &v)| v > i as i64), "the final M array is safe");
+        // Largest D' first (300, 200, 100 at steps 1, 2, 3) leaves 297 at index 298.
+        let mut bad: Vec<i64> = m.iter().map(|t| i64::from(t.value) - 3).collect();
+        bad.extend([297, 199, 101]);
+        bad.sort_unstable();
+        assert!(bad.iter().enumerate().any(|(i, &v)| v <= i as i64));
+    }
+
     #[test]
     fn a_lone_emergency_is_cut_on_its_near_side() {
         let (d, g) = game("F S B B F");
