@@ -382,7 +382,7 @@ mod tests {
 
     /// Plain minimax over the rules themselves (every edge, every spider round, passes when
     /// allowed), memoised on the full state only.
-    fn brute(g: &SpidersGame, memo: &mut BruteMemo) -> bool {
+    fn brute(g: &SpidersGame, memo: &mut BruteMemo, greedy: bool) -> bool {
         match g.status() {
             Status::Over(o) => return o.winner() == Some(DEFENDER),
             Status::ToAct(_) => {}
@@ -403,13 +403,18 @@ mod tests {
             actions.iter().any(|a| {
                 let mut next = g.clone();
                 next.play(DEFENDER, a, &mut rng).unwrap();
-                brute(&next, memo)
+                brute(&next, memo, greedy)
             })
+        } else if greedy {
+            let mut next = g.clone();
+            let r = greedy_round(&g.map, &g.removed, &g.spiders, g.options.all_must_move);
+            next.play(1, &SpiderAction::Moves(r), &mut rng).unwrap();
+            brute(&next, memo, greedy)
         } else {
             g.all_spider_rounds().into_iter().all(|r| {
                 let mut next = g.clone();
                 next.play(1, &SpiderAction::Moves(r), &mut rng).unwrap();
-                brute(&next, memo)
+                brute(&next, memo, greedy)
             })
         };
         memo.insert(key, v);
@@ -447,7 +452,12 @@ mod tests {
             if game.over.is_some() {
                 continue;
             }
-            let expected = brute(&game, &mut HashMap::new());
+            let greedy = Solver::new(&map, Policy::Greedy, options.all_must_move)
+                .unwrap()
+                .defender_wins(0, &map.spiders)
+                .unwrap();
+            assert_eq!(greedy, brute(&game, &mut HashMap::new(), true), "case {case} (greedy)");
+            let expected = brute(&game, &mut HashMap::new(), false);
             let mut solver = Solver::new(&map, Policy::Optimal, options.all_must_move).unwrap();
             let got = solver.defender_wins(0, &map.spiders).unwrap();
             assert_eq!(got, expected, "case {case}: {}", map.to_text());
@@ -457,7 +467,7 @@ mod tests {
                 let mut g = game.clone();
                 let (a, b) = map.edges[e as usize];
                 g.play(DEFENDER, &SpiderAction::Cut(a, b), &mut rng).unwrap();
-                assert!(brute(&g, &mut HashMap::new()), "case {case}: cut {a} {b}");
+                assert!(brute(&g, &mut HashMap::new(), false), "case {case}: cut {a} {b}");
             } else {
                 assert!(!got);
             }
