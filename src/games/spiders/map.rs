@@ -320,8 +320,7 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
             return Err(err(Some(spider_line), format!("spider {i} starts on fly vertex {s}")));
         }
     }
-    let _ = nodes_line;
-    SpiderMap::new(nodes, edges, spiders, flies).map_err(|m| err(None, m))
+    SpiderMap::new(nodes, edges, spiders, flies).map_err(|m| err(Some(nodes_line), m))
 }
 
 /// Reads a generator parameter, with a default.

@@ -74,8 +74,9 @@ impl SpidersGame {
     }
 
     /// With passes allowed a game could idle for ever; it ends, won by the defender, after this
-    /// many rounds. The bound is large enough that passing never helps the defender: between two
-    /// cuts the nearest spider needs at most |V| steps, and there are at most |E| cuts.
+    /// many rounds. Passing never helps the defender under this bound: spiders that win without
+    /// passes can answer a pass as if some remaining edge had been removed, and so still win
+    /// within |E| rounds.
     pub fn max_rounds(&self) -> u64 {
         (self.map.edges.len() as u64 + 1) * (self.map.nodes as u64 + 1)
     }
