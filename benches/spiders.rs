@@ -142,6 +142,11 @@ fn main() {
             report(&format!("spiders={spiders:5} flies={flies:5} seed={seed}"), &text.text, seed);
         }
     }
+    println!("greedy spiders, one round:");
+    greedy_timing("path", 10_000, 100, 100);
+    greedy_timing("path", 10_000, 3000, 3000);
+    greedy_timing("graph", 2000, 100, 100);
+    println!("paths defender, continued:");
     println!("  long games: K flies evenly spaced, one spider at a random place in each gap:");
     for flies in [10, 30, 60, 100, 300] {
         for seed in 1..=2 {
@@ -149,6 +154,23 @@ fn main() {
             report(&format!("flies={flies:5} seed={seed}"), &notation, seed);
         }
     }
+}
+
+/// The greedy spiders' round on the starting position (best of 5 timings).
+fn greedy_timing(kind: &str, nodes: usize, spiders: usize, flies: usize) {
+    let text = generate(&params(kind, nodes, spiders, flies), 1).expect("a map");
+    let map = parse_map(&text.name, &text.text).expect("a valid map");
+    let removed = vec![false; map.edges.len()];
+    let mut took = Duration::MAX;
+    for _ in 0..5 {
+        let started = Instant::now();
+        std::hint::black_box(greedy_round(&map, &removed, &map.spiders, false));
+        took = took.min(started.elapsed());
+    }
+    println!(
+        "  {kind} of {nodes} vertices, {spiders} spiders, {flies} flies: {:8.1} us per round",
+        took.as_secs_f64() * 1e6
+    );
 }
 
 /// A path of `nodes` vertices with `flies` flies evenly spaced and one spider in each gap at a
