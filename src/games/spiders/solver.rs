@@ -169,7 +169,7 @@ impl Solver {
     }
 
     /// The cuts worth trying, nearest to a fly first.
-    fn candidates(&self, removed: u64, live: &Live) -> Vec<u32> {
+    fn candidates(&self, removed: u64, live: &Live, dist: &[u32]) -> Vec<u32> {
         let threats = self.threats(removed, &live.spiders);
         if threats.len() > 1 {
             return Vec::new();
@@ -177,7 +177,6 @@ impl Solver {
         if threats.len() == 1 {
             return threats;
         }
-        let dist = fly_distances(&self.map, &removed);
         let mut edges: Vec<u32> =
             (0..self.map.edges.len() as u32).filter(|&e| live.edges >> e & 1 == 1).collect();
         edges.sort_by_key(|&e| {
@@ -217,7 +216,8 @@ impl Solver {
             return None;
         }
         let mut wins = false;
-        for e in self.candidates(removed, &live) {
+        let dist = fly_distances(&self.map, &removed);
+        for e in self.candidates(removed, &live, &dist) {
             if self.cut_wins(removed | 1 << e, &live.spiders)? {
                 wins = true;
                 break;
@@ -255,6 +255,7 @@ impl Solver {
     /// Every spider round as the spiders' new vertices (distinct up to order), steps towards the
     /// flies first so refutations come early.
     fn rounds(&self, removed: u64, spiders: &[u32]) -> Vec<Vec<u32>> {
+        // Distances after the cut: steps around a fresh cut must come first.
         let dist = fly_distances(&self.map, &removed);
         let options: Vec<Vec<u32>> = spiders
             .iter()
@@ -272,13 +273,13 @@ impl Solver {
             })
             .collect();
         let mut out = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen: HashSet<u64, BuildHasherDefault<MixHasher>> = HashSet::default();
         let mut pick = vec![0usize; spiders.len()];
         loop {
             let mut next: Vec<u32> = pick.iter().enumerate().map(|(i, &k)| options[i][k]).collect();
             let mut sorted = next.clone();
             sorted.sort_unstable();
-            if seen.insert(sorted) {
+            if seen.insert(sorted.iter().fold(0u64, |k, &v| k << 8 | u64::from(v + 1))) {
                 out.push(std::mem::take(&mut next));
             }
             // Odometer over the choices, last spider fastest.
@@ -304,7 +305,8 @@ impl Solver {
         if live.spiders.is_empty() || live.spiders.iter().any(|&s| self.map.is_fly[s as usize]) {
             return Some(None);
         }
-        for e in self.candidates(removed, &live) {
+        let dist = fly_distances(&self.map, &removed);
+        for e in self.candidates(removed, &live, &dist) {
             if self.cut_wins(removed | 1 << e, &live.spiders)? {
                 return Some(Some(e));
             }
