@@ -5,6 +5,7 @@
 //! [`with_game!`](crate::with_game).
 
 pub mod skynet;
+pub mod spiders;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -32,10 +33,11 @@ use crate::game::{Game, Seat};
 #[serde(rename_all = "lowercase")]
 pub enum GameId {
     Skynet,
+    Spiders,
 }
 
 impl GameId {
-    pub const ALL: &'static [GameId] = &[GameId::Skynet];
+    pub const ALL: &'static [GameId] = &[GameId::Skynet, GameId::Spiders];
 
     pub fn name(self) -> &'static str {
         crate::with_game!(self, D => D::NAME)
@@ -67,6 +69,10 @@ macro_rules! with_game {
         match $id {
             $crate::games::GameId::Skynet => {
                 type $D = $crate::games::skynet::Skynet;
+                $body
+            }
+            $crate::games::GameId::Spiders => {
+                type $D = $crate::games::spiders::Spiders;
                 $body
             }
         }
