@@ -37,8 +37,8 @@ fn matches_on_generated_maps(count: u64) {
             let t = Duration::from_micros(step.micros);
             if step.seat == 0 { solver_time += t } else { agent_time += t }
         }
-        for seat in 0..2 {
-            worst_turn[seat] = worst_turn[seat].max(result.max_turn_micros[seat]);
+        for (worst, &micros) in worst_turn.iter_mut().zip(&result.max_turn_micros) {
+            *worst = (*worst).max(micros);
         }
         wins += usize::from(result.outcome.winner() == Some(0));
         timeouts += usize::from(result.culprit.is_some());
