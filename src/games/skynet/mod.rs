@@ -134,8 +134,9 @@ impl GameDef for Skynet {
             },
             BotInfo {
                 name: "perfect",
-                roles: &["agent"],
-                summary: "Episode 2: a step the exact solver says the virus cannot beat, else cg-ep2",
+                roles: &["virus", "agent"],
+                summary: "Episode 2 exact solver: a forced win's cut / a step the virus cannot \
+                          beat; else plays as solver / the CodinGame agent",
             },
         ]
     }
@@ -154,6 +155,7 @@ impl GameDef for Skynet {
             "solver" => Box::new(bots::SolverVirus::new(options.tiebreak)),
             "cg-ep1" => Box::new(bots::CgAgent::new(Episode::Ep1, options.tiebreak)),
             "cg-ep2" => Box::new(bots::CgAgent::new(Episode::Ep2, options.tiebreak)),
+            "perfect" if bot.role == "virus" => Box::new(bots::PerfectVirus::new(options.tiebreak)),
             "perfect" => Box::new(bots::PerfectAgent::new(episode, options.tiebreak)),
             _ => return Err(format!("no built-in skynet bot `{name}` (see `arena bots`)")),
         })

@@ -346,6 +346,9 @@ enum Found {
     Fail { exhaustive: bool },
 }
 
+/// The most positions the planner remembers across turns.
+const MEMO_LIMIT: usize = 2_000_000;
+
 /// Marks a position the planner has proved lost against the model.
 const PROVEN: u32 = u32::MAX;
 
@@ -403,6 +406,10 @@ impl Planner {
         deadline: Instant,
     ) -> PlanResult {
         self.deadline = deadline;
+        // The memo outlives turns; on a long lost game it is dropped before it grows too big.
+        if self.failed.len() > MEMO_LIMIT {
+            self.failed.clear();
+        }
         for allowance in 0.. {
             match self.search(map, cut, agent, allowance) {
                 Ok(Found::Win(mut steps)) => {
@@ -653,6 +660,32 @@ mod tests {
             ];
             let result = play_match(game, &mut bots, &limits(), i);
             assert_eq!(result.outcome.winner(), Some(AGENT), "{}", map.to_text());
+        }
+        assert!(played > 10);
+    }
+
+    #[test]
+    fn the_perfect_virus_wins_every_map_the_solver_calls_won_against_any_agent() {
+        use crate::games::skynet::bots::PerfectVirus;
+        let mut rng = ChaCha8Rng::seed_from_u64(14);
+        let mut played = 0;
+        for i in 0..200 {
+            let map = small_map(&mut rng);
+            if !matches!(solve_ep2(&map).verdict, Verdict::VirusWins(Some(_))) {
+                continue;
+            }
+            played += 1;
+            for agent in 0..2 {
+                let game = Skynet::new(Arc::new(map.clone()), Episode::Ep2);
+                let agent: Box<dyn Bot<Skynet>> = match agent {
+                    0 => Box::new(PerfectAgent::new(Episode::Ep2, TieBreak::Last)),
+                    _ => Box::new(crate::games::skynet::bots::RandomBot::new(i)),
+                };
+                let mut bots: Vec<Box<dyn Bot<Skynet>>> =
+                    vec![Box::new(PerfectVirus::new(TieBreak::Last)), agent];
+                let result = play_match(game, &mut bots, &limits(), i);
+                assert_eq!(result.outcome.winner(), Some(VIRUS), "{}", map.to_text());
+            }
         }
         assert!(played > 10);
     }
