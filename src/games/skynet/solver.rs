@@ -120,7 +120,8 @@ fn ranked_cuts(map: &SkynetMap, cut: &[bool], agent: u32, episode: Episode) -> V
             }
         }
     }
-    let mut keyed: Vec<((u32, i64, u32, u32), u32)> = Vec::new();
+    // (class, slack or free cuts, distance), then the link id for a stable order.
+    let mut keyed: Vec<((u32, i64, u32), u32)> = Vec::new();
     for (id, &(a, b)) in map.links.iter().enumerate() {
         if cut[id] {
             continue;
@@ -129,14 +130,14 @@ fn ranked_cuts(map: &SkynetMap, cut: &[bool], agent: u32, episode: Episode) -> V
             (true, false) => b,
             (false, true) => a,
             (true, true) => {
-                keyed.push(((3, 0, u32::MAX, 0), id as u32));
+                keyed.push(((3, 0, u32::MAX), id as u32));
                 continue;
             }
             (false, false) => {
                 if episode == Episode::Ep1 {
                     // Plain links come after every gateway link, nearest the agent first.
                     let len = label[a as usize].1.min(label[b as usize].1);
-                    keyed.push(((4, 0, len, 0), id as u32));
+                    keyed.push(((4, 0, len), id as u32));
                 }
                 continue;
             }
@@ -144,11 +145,11 @@ fn ranked_cuts(map: &SkynetMap, cut: &[bool], agent: u32, episode: Episode) -> V
         let d = danger(map, cut, inner);
         let (c, len) = label[inner as usize];
         let key = if c == u32::MAX {
-            (2, 0, u32::MAX, 0) // out of the agent's reach: a free cut with no effect
+            (2, 0, u32::MAX) // out of the agent's reach: a free cut with no effect
         } else if d >= 2 {
-            (0, (c as i64 + 2) - d as i64, len, 0)
+            (0, (c as i64 + 2) - d as i64, len)
         } else {
-            (1, c as i64, len, 0)
+            (1, c as i64, len)
         };
         keyed.push((key, id as u32));
     }
