@@ -344,3 +344,72 @@ mod tests {
         assert!(failures > 0, "the tie-break makes no difference on the recorded runs");
     }
 }
+
+/// The golden transcripts again, through the whole match machinery: the recorded cuts come from
+/// a scripted virus, the agent is the built-in `cg-ep2`/`cg-ep1` bot, the referee plays.
+#[cfg(test)]
+mod golden_matches {
+    use std::sync::Arc;
+
+    use super::TieBreak;
+    use crate::bot::{Bot, BotFailure, TimeLimits, TurnContext};
+    use crate::game::Game;
+    use crate::games::skynet::bots::CgAgent;
+    use crate::games::skynet::map::parse_map;
+    use crate::games::skynet::rules::{AGENT, Episode, Skynet, SkynetAction, SkynetView, VIRUS};
+    use crate::referee::play_match;
+
+    struct Scripted(std::vec::IntoIter<(u32, u32)>);
+
+    impl Bot<Skynet> for Scripted {
+        fn act(&mut self, _: &SkynetView, _: &TurnContext) -> Result<SkynetAction, BotFailure> {
+            let (a, b) = self.0.next().ok_or(BotFailure::Eof)?;
+            Ok(SkynetAction::Cut(a, b))
+        }
+    }
+
+    fn check(text: &str, marker: &str, episode: Episode) {
+        let line = text.lines().find(|l| l.starts_with(marker)).unwrap();
+        let mut sis = Vec::new();
+        let mut cuts = Vec::new();
+        for part in line.split("SI=").skip(1) {
+            sis.push(part.split(|c: char| !c.is_ascii_digit()).next().unwrap().to_string());
+            let mut ab = part.split('"').nth(1).unwrap().split_whitespace();
+            cuts.push((ab.next().unwrap().parse().unwrap(), ab.next().unwrap().parse().unwrap()));
+        }
+        let map = parse_map("golden", text, episode).unwrap().map;
+        let game = Skynet::new(Arc::new(map), episode);
+        let mut bots: Vec<Box<dyn Bot<Skynet>>> = vec![
+            Box::new(Scripted(cuts.clone().into_iter())),
+            Box::new(CgAgent::new(episode, TieBreak::Last)),
+        ];
+        let limits = vec![TimeLimits::new(10_000, 10_000); 2];
+        let result = play_match(game, &mut bots, &limits, 1);
+        assert_eq!(result.outcome.winner(), Some(VIRUS), "{result:?}");
+        let moves: Vec<&str> =
+            result.steps.iter().filter(|s| s.seat == AGENT).map(|s| s.action.as_str()).collect();
+        assert_eq!(moves, sis[1..].iter().map(String::as_str).collect::<Vec<_>>());
+        let played: Vec<String> =
+            result.steps.iter().filter(|s| s.seat == VIRUS).map(|s| s.action.clone()).collect();
+        let recorded: Vec<String> =
+            cuts.iter().map(|&(a, b)| Skynet::format_action(&SkynetAction::Cut(a, b))).collect();
+        assert_eq!(played, recorded);
+    }
+
+    #[test]
+    fn recorded_runs_replay_through_the_referee() {
+        let maps = [
+            (
+                include_str!("../../../arenas/maps/skynet/ep1_statement_example.txt"),
+                "# AGENT_START",
+                Episode::Ep1,
+            ),
+            (include_str!("../../../arenas/maps/skynet/ep2_01.txt"), "# Observed", Episode::Ep2),
+            (include_str!("../../../arenas/maps/skynet/ep2_02.txt"), "# Observed", Episode::Ep2),
+            (include_str!("../../../arenas/maps/skynet/ep2_03.txt"), "# Observed", Episode::Ep2),
+        ];
+        for (text, marker, episode) in maps {
+            check(text, marker, episode);
+        }
+    }
+}

@@ -163,6 +163,33 @@ impl Bot<Skynet> for SolverVirus {
     }
 }
 
+/// `perfect` as the virus: in Episode 2 the exact solver's winning cut whenever the virus can
+/// force a win against any agent; otherwise (Episode 1, a lost position, out of time) it plays
+/// as `solver`.
+pub struct PerfectVirus {
+    fallback: SolverVirus,
+}
+
+impl PerfectVirus {
+    pub fn new(tiebreak: TieBreak) -> PerfectVirus {
+        PerfectVirus { fallback: SolverVirus::new(tiebreak) }
+    }
+}
+
+impl Bot<Skynet> for PerfectVirus {
+    fn act(&mut self, view: &SkynetView, ctx: &TurnContext) -> Result<SkynetAction, BotFailure> {
+        let g = &view.game;
+        if g.episode == Episode::Ep2 {
+            let mut exact = ExactSolver::new(&g.map).with_deadline(search_deadline(ctx, 0.4));
+            let mut cut = g.cut.clone();
+            if let Ok(Verdict::VirusWins(Some(id))) = exact.virus_to_move(&mut cut, g.agent) {
+                return Ok(cut_action(g, id));
+            }
+        }
+        self.fallback.act(view, ctx)
+    }
+}
+
 /// `perfect`: the agent that plays the exact solver's refutation: a step after which the virus
 /// cannot force a win. When every step loses against perfect play (or time runs out) it moves
 /// as the CodinGame agent of the match's episode, hoping the virus errs.

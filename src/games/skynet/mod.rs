@@ -134,8 +134,9 @@ impl GameDef for Skynet {
             },
             BotInfo {
                 name: "perfect",
-                roles: &["agent"],
-                summary: "Episode 2: a step the exact solver says the virus cannot beat, else cg-ep2",
+                roles: &["virus", "agent"],
+                summary: "Episode 2 exact solver: a forced win's cut / a step the virus cannot \
+                          beat; else plays as solver / the CodinGame agent",
             },
         ]
     }
@@ -154,6 +155,7 @@ impl GameDef for Skynet {
             "solver" => Box::new(bots::SolverVirus::new(options.tiebreak)),
             "cg-ep1" => Box::new(bots::CgAgent::new(Episode::Ep1, options.tiebreak)),
             "cg-ep2" => Box::new(bots::CgAgent::new(Episode::Ep2, options.tiebreak)),
+            "perfect" if bot.role == "virus" => Box::new(bots::PerfectVirus::new(options.tiebreak)),
             "perfect" => Box::new(bots::PerfectAgent::new(episode, options.tiebreak)),
             _ => return Err(format!("no built-in skynet bot `{name}` (see `arena bots`)")),
         })
@@ -257,4 +259,168 @@ pub(crate) mod tests_support {
         "extra_teaching_default.txt",
         "extra_teaching_gamma.txt",
     );
+}
+
+#[cfg(test)]
+mod proptests {
+    use std::sync::Arc;
+
+    use proptest::prelude::*;
+    use rand::SeedableRng;
+    use rand::seq::IndexedRandom;
+    use rand_chacha::ChaCha8Rng;
+
+    use super::generator::{GenParams, generate};
+    use super::rules::{AGENT, VIRUS};
+    use super::*;
+    use crate::game::{Game, Status};
+
+    fn episode_of(ep1: bool) -> Episode {
+        if ep1 { Episode::Ep1 } else { Episode::Ep2 }
+    }
+
+    fn generated(ep1: bool, nodes: usize, seed: u64) -> Skynet {
+        let episode = episode_of(ep1);
+        let params = GenParams { episode, nodes, gateways: GenParams::default_gateways(nodes) };
+        Skynet::new(Arc::new(generate(params, seed)), episode)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn random_legal_play_ends_within_l_virus_turns(
+            ep1 in any::<bool>(), nodes in 4usize..80, seed in any::<u64>()
+        ) {
+            let mut game = generated(ep1, nodes, seed);
+            let links = game.map.links.len() as u32;
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut virus_turns = 0;
+            while let Status::ToAct(seat) = game.status() {
+                let action = if seat == VIRUS {
+                    virus_turns += 1;
+                    let &(a, b) = game.legal_cuts().choose(&mut rng).expect("a cut is left");
+                    SkynetAction::Cut(a, b)
+                } else {
+                    let moves: Vec<u32> = game.neighbours(game.agent).collect();
+                    SkynetAction::Move(*moves.choose(&mut rng).expect("a step is left"))
+                };
+                prop_assert!(game.play(seat, &action, &mut rng).is_ok());
+                prop_assert!(virus_turns <= links);
+            }
+            prop_assert_eq!(game.turn, virus_turns);
+        }
+
+        #[test]
+        fn an_illegal_cut_is_refused_and_changes_nothing(
+            ep1 in any::<bool>(), nodes in 4usize..60, seed in any::<u64>(),
+            cuts_first in 0usize..5, pick in any::<prop::sample::Index>(), kind in 0u8..4,
+        ) {
+            let mut game = generated(ep1, nodes, seed);
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut already_cut = Vec::new();
+            // A few legal turns first, so "already cut" has something to name.
+            for _ in 0..cuts_first {
+                let Status::ToAct(VIRUS) = game.status() else { break };
+                let &(a, b) = game.legal_cuts().choose(&mut rng).unwrap();
+                game.play(VIRUS, &SkynetAction::Cut(a, b), &mut rng).unwrap();
+                already_cut.push((b, a));
+                let Status::ToAct(AGENT) = game.status() else { break };
+                let moves: Vec<u32> = game.neighbours(game.agent).collect();
+                game.play(AGENT, &SkynetAction::Move(*moves.choose(&mut rng).unwrap()), &mut rng)
+                    .unwrap();
+            }
+            prop_assume!(game.status() == Status::ToAct(VIRUS));
+            let n = game.map.nodes as u32;
+            let map = game.map.clone();
+            let linked = |a: u32, b: u32| map.adj[a as usize].iter().any(|&(x, _)| x == b);
+            let candidates: Vec<(u32, u32)> = match kind {
+                0 => (0..n).flat_map(|a| (0..n).map(move |b| (a, b)))
+                    .filter(|&(a, b)| !linked(a, b)).collect(),
+                1 => already_cut.clone(),
+                2 if !ep1 => map.links.iter().copied()
+                    .filter(|&(a, b)| !map.is_gateway[a as usize] && !map.is_gateway[b as usize])
+                    .collect(),
+                _ => vec![(n, 0), (0, n + 7), (u32::MAX, 1)],
+            };
+            prop_assume!(!candidates.is_empty());
+            let (a, b) = *pick.get(&candidates);
+            let before = game.clone();
+            prop_assert!(game.play(VIRUS, &SkynetAction::Cut(a, b), &mut rng).is_err());
+            prop_assert_eq!(&game, &before);
+            // The agent may not act out of turn either.
+            prop_assert!(game.play(AGENT, &SkynetAction::Move(0), &mut rng).is_err());
+            prop_assert_eq!(&game, &before);
+        }
+
+        #[test]
+        fn parse_action_rejects_garbage(line in "\\PC*") {
+            let game = generated(false, 10, 1);
+            let numbers: Vec<&str> = line.split_whitespace().collect();
+            let is_index = |w: &str| w.parse::<u32>().is_ok();
+            let virus_ok = numbers.len() == 2 && numbers.iter().all(|w| is_index(w));
+            let agent_ok = numbers.len() == 1 && is_index(numbers[0]);
+            prop_assert_eq!(Skynet::parse_action(&game.view(VIRUS), &line).is_ok(), virus_ok);
+            prop_assert_eq!(Skynet::parse_action(&game.view(AGENT), &line).is_ok(), agent_ok);
+        }
+
+        #[test]
+        fn parse_action_reads_what_format_action_writes(a in any::<u32>(), b in any::<u32>()) {
+            let game = generated(false, 10, 1);
+            let cut = SkynetAction::Cut(a, b);
+            let text = Skynet::format_action(&cut);
+            prop_assert_eq!(Skynet::parse_action(&game.view(VIRUS), &text), Ok(cut));
+            let step = SkynetAction::Move(a);
+            let text = Skynet::format_action(&step);
+            prop_assert_eq!(Skynet::parse_action(&game.view(AGENT), &text), Ok(step));
+        }
+    }
+
+    #[test]
+    fn garbage_examples_are_refused() {
+        let game = generated(false, 10, 1);
+        for line in ["", "1", "1 2 3", "a b", "-1 2", "1.0 2", "1,2", "0x1 2"] {
+            assert!(Skynet::parse_action(&game.view(VIRUS), line).is_err(), "{line:?}");
+        }
+        for line in ["", "1 2", "x", "-3"] {
+            assert!(Skynet::parse_action(&game.view(AGENT), line).is_err(), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn options_are_validated() {
+        let setup = |key: &str, value: &str| Setup {
+            variant: "ep2".into(),
+            options: [(key.to_string(), value.to_string())].into(),
+            map: Skynet::default_map("ep2"),
+            seed: 1,
+        };
+        assert!(Skynet::new_game(&setup("tiebreak", "first")).is_ok());
+        assert!(matches!(
+            Skynet::new_game(&setup("tiebreak", "middle")),
+            Err(SetupError::Option { key, .. }) if key == "tiebreak"
+        ));
+        assert!(matches!(
+            Skynet::new_game(&setup("colour", "red")),
+            Err(SetupError::Option { key, .. }) if key == "colour"
+        ));
+    }
+
+    #[test]
+    fn every_listed_bot_can_be_built_for_its_roles() {
+        let setup = Setup {
+            variant: "ep2".into(),
+            options: Default::default(),
+            map: Skynet::default_map("ep2"),
+            seed: 1,
+        };
+        for info in Skynet::bots() {
+            for role in ["virus", "agent"] {
+                let seat = if role == "virus" { VIRUS } else { AGENT };
+                let bot = BotSetup { seat, role: role.into(), seed: 1, setup: &setup };
+                let built = Skynet::builtin_bot(info.name, &bot);
+                assert_eq!(built.is_ok(), info.roles.contains(&role), "{} as {role}", info.name);
+            }
+        }
+    }
 }

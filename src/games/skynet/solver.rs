@@ -120,7 +120,8 @@ fn ranked_cuts(map: &SkynetMap, cut: &[bool], agent: u32, episode: Episode) -> V
             }
         }
     }
-    let mut keyed: Vec<((u32, i64, u32, u32), u32)> = Vec::new();
+    // (class, slack or free cuts, distance), then the link id for a stable order.
+    let mut keyed: Vec<((u32, i64, u32), u32)> = Vec::new();
     for (id, &(a, b)) in map.links.iter().enumerate() {
         if cut[id] {
             continue;
@@ -129,14 +130,14 @@ fn ranked_cuts(map: &SkynetMap, cut: &[bool], agent: u32, episode: Episode) -> V
             (true, false) => b,
             (false, true) => a,
             (true, true) => {
-                keyed.push(((3, 0, u32::MAX, 0), id as u32));
+                keyed.push(((3, 0, u32::MAX), id as u32));
                 continue;
             }
             (false, false) => {
                 if episode == Episode::Ep1 {
                     // Plain links come after every gateway link, nearest the agent first.
                     let len = label[a as usize].1.min(label[b as usize].1);
-                    keyed.push(((4, 0, len, 0), id as u32));
+                    keyed.push(((4, 0, len), id as u32));
                 }
                 continue;
             }
@@ -144,11 +145,11 @@ fn ranked_cuts(map: &SkynetMap, cut: &[bool], agent: u32, episode: Episode) -> V
         let d = danger(map, cut, inner);
         let (c, len) = label[inner as usize];
         let key = if c == u32::MAX {
-            (2, 0, u32::MAX, 0) // out of the agent's reach: a free cut with no effect
+            (2, 0, u32::MAX) // out of the agent's reach: a free cut with no effect
         } else if d >= 2 {
-            (0, (c as i64 + 2) - d as i64, len, 0)
+            (0, (c as i64 + 2) - d as i64, len)
         } else {
-            (1, c as i64, len, 0)
+            (1, c as i64, len)
         };
         keyed.push((key, id as u32));
     }
@@ -346,6 +347,9 @@ enum Found {
     Fail { exhaustive: bool },
 }
 
+/// The most positions the planner remembers across turns.
+const MEMO_LIMIT: usize = 2_000_000;
+
 /// Marks a position the planner has proved lost against the model.
 const PROVEN: u32 = u32::MAX;
 
@@ -403,6 +407,10 @@ impl Planner {
         deadline: Instant,
     ) -> PlanResult {
         self.deadline = deadline;
+        // The memo outlives turns; on a long lost game it is dropped before it grows too big.
+        if self.failed.len() > MEMO_LIMIT {
+            self.failed.clear();
+        }
         for allowance in 0.. {
             match self.search(map, cut, agent, allowance) {
                 Ok(Found::Win(mut steps)) => {
@@ -653,6 +661,32 @@ mod tests {
             ];
             let result = play_match(game, &mut bots, &limits(), i);
             assert_eq!(result.outcome.winner(), Some(AGENT), "{}", map.to_text());
+        }
+        assert!(played > 10);
+    }
+
+    #[test]
+    fn the_perfect_virus_wins_every_map_the_solver_calls_won_against_any_agent() {
+        use crate::games::skynet::bots::PerfectVirus;
+        let mut rng = ChaCha8Rng::seed_from_u64(14);
+        let mut played = 0;
+        for i in 0..200 {
+            let map = small_map(&mut rng);
+            if !matches!(solve_ep2(&map).verdict, Verdict::VirusWins(Some(_))) {
+                continue;
+            }
+            played += 1;
+            for agent in 0..2 {
+                let game = Skynet::new(Arc::new(map.clone()), Episode::Ep2);
+                let agent: Box<dyn Bot<Skynet>> = match agent {
+                    0 => Box::new(PerfectAgent::new(Episode::Ep2, TieBreak::Last)),
+                    _ => Box::new(crate::games::skynet::bots::RandomBot::new(i)),
+                };
+                let mut bots: Vec<Box<dyn Bot<Skynet>>> =
+                    vec![Box::new(PerfectVirus::new(TieBreak::Last)), agent];
+                let result = play_match(game, &mut bots, &limits(), i);
+                assert_eq!(result.outcome.winner(), Some(VIRUS), "{}", map.to_text());
+            }
         }
         assert!(played > 10);
     }
