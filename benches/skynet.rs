@@ -42,6 +42,14 @@ fn matches_on_generated_maps(count: u64) {
         }
         wins += usize::from(result.outcome.winner() == Some(0));
         timeouts += usize::from(result.culprit.is_some());
+        if result.outcome.winner() != Some(0) {
+            println!(
+                "  seed {seed}: {} ({}{})",
+                result.outcome.reason,
+                result.termination,
+                result.detail.map(|d| format!(": {d}")).unwrap_or_default()
+            );
+        }
     }
     let secs = started.elapsed().as_secs_f64();
     println!("ep2, generated 500-node maps (20 gateways), solver vs cg-ep2, {count} matches:");

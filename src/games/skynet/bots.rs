@@ -132,7 +132,7 @@ impl SolverVirus {
             .planner
             .get_or_insert_with(|| Planner::new(map, AgentModel::new(g.episode, self.tiebreak)));
         let mut cut = g.cut.clone();
-        match planner.plan(map, &mut cut, g.agent, search_deadline(ctx, 0.6)) {
+        match planner.plan(map, &mut cut, g.agent, search_deadline(ctx, 0.5)) {
             PlanResult::Win(steps) => {
                 self.plan = steps.into();
                 if let Some(step) = self.plan.pop_front() {

@@ -258,11 +258,6 @@ pub fn parse_map(name: &str, text: &str, episode: Episode) -> Result<ParsedMap, 
     }
 }
 
-/// Reads a map in the bot-protocol format only (kept for callers that know the format).
-pub fn parse_protocol_map(name: &str, text: &str) -> Result<SkynetMap, SetupError> {
-    parse_map(name, text, Episode::Ep2).map(|p| p.map)
-}
-
 fn parse_protocol(
     words: &mut Words<'_>,
     start: Option<(usize, u32)>,

@@ -210,7 +210,7 @@ fn key_of(cut: &[bool], agent: u32, bit_of_link: &[u32], words: usize) -> Key {
 }
 
 /// How often the searches look at the clock, in positions.
-const CLOCK_EVERY: u64 = 64;
+const CLOCK_EVERY: u64 = 8;
 
 /// The exact Episode-2 solver: can the virus force a win against an agent that plays perfectly?
 ///
