@@ -38,11 +38,21 @@ impl WinTable {
         let (mut a, mut d) = (attackers, defenders);
         if a > WinTable::MAX || d > WinTable::MAX {
             let scale = f64::from(a.max(d)) / f64::from(WinTable::MAX);
-            a = ((f64::from(a) / scale) as u32).max(1);
-            d = ((f64::from(d) / scale).ceil() as u32).max(1);
+            a = ((f64::from(a) / scale) as u32).clamp(1, WinTable::MAX);
+            d = ((f64::from(d) / scale).ceil() as u32).clamp(1, WinTable::MAX);
         }
         self.table[a as usize][d as usize]
     }
+}
+
+#[cfg(test)]
+#[test]
+fn the_win_table_scales_big_stacks() {
+    let w = WinTable::new();
+    assert!((w.conquer(3, 1) - 0.7542).abs() < 1e-4);
+    assert!(w.conquer(1000, 300) > 0.99);
+    assert!(w.conquer(300, 1000) < 0.01);
+    assert!(w.conquer(1000, 1000) > 0.3 && w.conquer(1000, 1000) < 0.9);
 }
 
 fn territories(g: &Risk) -> std::ops::Range<usize> {
@@ -570,5 +580,95 @@ impl PlannerBot {
 impl Bot<Risk> for PlannerBot {
     fn act(&mut self, view: &RiskView, _ctx: &TurnContext) -> Result<RiskAction, BotFailure> {
         Ok(self.decide(view))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The bots' strength, measured over seeded matches played by the harness itself.
+    use std::collections::BTreeMap;
+
+    use crate::bot::BotSpec;
+    use crate::games::GameId;
+    use crate::matches::{LimitOverrides, MapSource, MatchSpec, Player};
+
+    /// Plays `games` matches of `bot` against `others` with the seats rotated, and returns the
+    /// number `bot` won outright and the number it shared or lost.
+    pub fn wins(bot: &str, others: &str, players: usize, games: u64, seed: u64) -> (u64, u64) {
+        let mut won = 0;
+        for g in 0..games {
+            let hero = (g as usize) % players;
+            let mut seats = BTreeMap::new();
+            for s in 0..players {
+                let name = if s == hero { bot } else { others };
+                seats
+                    .insert(format!("player{}", s + 1), Player::new(BotSpec::Builtin(name.into())));
+            }
+            let spec = MatchSpec {
+                game: GameId::Risk,
+                variant: None,
+                options: BTreeMap::from([("players".to_string(), players.to_string())]),
+                map: MapSource::Default,
+                players: seats,
+                seed: seed + g,
+                // In-process bots on a shared machine: generous limits, measured elsewhere.
+                limits: LimitOverrides {
+                    first_turn_ms: Some(60_000),
+                    per_turn_ms: Some(60_000),
+                    ..LimitOverrides::default()
+                },
+            };
+            let played = crate::matches::play(&spec).expect("a built-in match plays");
+            assert_eq!(played.summary.termination, crate::bot::Termination::Normal);
+            if played.summary.winner.as_deref() == Some(&format!("player{}", hero + 1)) {
+                won += 1;
+            }
+        }
+        (won, games - won)
+    }
+
+    #[test]
+    fn planner_beats_random_in_two_player_games() {
+        let (won, lost) = wins("planner", "random", 2, 20, 1000);
+        assert!(won >= 19, "planner won {won} of {}", won + lost);
+    }
+
+    /// The figures of docs/risk.md:
+    /// `cargo test --release --lib games::risk::bots -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement: hundreds of full games"]
+    fn measure_strength() {
+        let (w, l) = wins("planner", "random", 2, 400, 1);
+        println!(
+            "planner vs random, 2 players: {w} of {} won ({:.1}%)",
+            w + l,
+            100.0 * w as f64 / (w + l) as f64
+        );
+        assert!(w as f64 >= 0.95 * (w + l) as f64);
+        let (w, l) = wins("planner", "greedy", 4, 400, 1);
+        println!(
+            "planner vs 3 greedy, 4 players: {w} of {} won ({:.1}%, fair share 25%)",
+            w + l,
+            100.0 * w as f64 / (w + l) as f64
+        );
+        assert!(w as f64 > 0.25 * (w + l) as f64);
+        let (w, l) = wins("greedy", "random", 2, 400, 1);
+        println!(
+            "greedy vs random, 2 players: {w} of {} won ({:.1}%)",
+            w + l,
+            100.0 * w as f64 / (w + l) as f64
+        );
+        let (w, l) = wins("planner", "greedy", 2, 400, 1);
+        println!(
+            "planner vs greedy, 2 players: {w} of {} won ({:.1}%)",
+            w + l,
+            100.0 * w as f64 / (w + l) as f64
+        );
+        let (w, l) = wins("planner", "random", 4, 400, 1);
+        println!(
+            "planner vs 3 random, 4 players: {w} of {} won ({:.1}%)",
+            w + l,
+            100.0 * w as f64 / (w + l) as f64
+        );
     }
 }
