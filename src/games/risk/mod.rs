@@ -176,7 +176,9 @@ pub fn command(args: &[String], out: &mut dyn Write) -> Result<i32, Error> {
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             if e.use_stderr() {
-                return Err(Error::Usage(e.to_string().trim_end().to_string()));
+                let text = e.to_string();
+                let text = text.trim_end().trim_start_matches("error: ");
+                return Err(Error::Usage(text.to_string()));
             }
             write!(out, "{e}").map_err(write_error)?;
             return Ok(code);
