@@ -479,7 +479,7 @@ impl PlannerBot {
 
     fn trade_now(&self, g: &Risk, seat: Seat, forced: bool) -> bool {
         let held = g.hands[seat].len();
-        forced || held >= 5 || held >= 4 || g.next_set_value() >= 10
+        forced || held >= 4 || g.next_set_value() >= 10
     }
 
     pub fn decide(&mut self, view: &RiskView) -> RiskAction {
@@ -534,6 +534,7 @@ impl PlannerBot {
     fn attack(&self, g: &Risk, me: u32) -> RiskAction {
         let plan = self.plan(g, me);
         let seats = g.seats();
+        let duel = g.alive.iter().filter(|&&a| a).count() == 2;
         let mut best: Option<(f64, usize, usize)> = None;
         for (from, to) in legal_attacks(g, me) {
             let p = self.odds.conquer(g.armies[from], g.armies[to]);
@@ -541,6 +542,10 @@ impl PlannerBot {
             let mut value = 0.0;
             if !g.conquered {
                 value += 1.0; // a card
+            }
+            if duel {
+                // Face to face, every territory counts: more reinforcements, fewer for the enemy.
+                value += 0.5;
             }
             if let Some(plan) = &plan {
                 if plan.targets[to] {
