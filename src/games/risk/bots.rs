@@ -59,7 +59,7 @@ fn territories(g: &Risk) -> std::ops::Range<usize> {
     0..g.map.len()
 }
 
-/// Territories owned by `me` next to `t` that belong to someone else.
+/// The neighbours of `t` held by someone other than `t`'s owner.
 fn enemy_neighbours(g: &Risk, t: usize) -> impl Iterator<Item = usize> + '_ {
     let me = g.owner[t];
     g.map.adj[t].iter().copied().filter(move |&n| g.owner[n] != me)
@@ -226,18 +226,6 @@ impl GreedyBot {
         GreedyBot { odds: WinTable::new() }
     }
 
-    /// The own territory whose weakest enemy neighbour is weakest relative to it.
-    fn best_attacker(&self, g: &Risk, me: u32) -> usize {
-        territories(g)
-            .filter(|&t| g.owner[t] == me && is_border(g, t))
-            .max_by_key(|&t| {
-                let weakest = enemy_neighbours(g, t).map(|n| g.armies[n]).min().unwrap_or(0);
-                (i64::from(g.armies[t]) - i64::from(weakest), std::cmp::Reverse(t))
-            })
-            .or_else(|| territories(g).find(|&t| g.owner[t] == me))
-            .expect("a living player owns a territory")
-    }
-
     pub fn decide(&mut self, view: &RiskView) -> RiskAction {
         let g = &view.game;
         let me = view.seat as u32;
@@ -255,8 +243,7 @@ impl GreedyBot {
                 RiskAction::Claim(t)
             }
             Phase::SetupPlace { own_left, .. } => {
-                let t =
-                    if own_left > 0 { self.best_attacker(g, me) } else { neutral_blocker(g, me) };
+                let t = if own_left > 0 { best_attacker(g, me) } else { neutral_blocker(g, me) };
                 RiskAction::Place { territory: t, armies: 1 }
             }
             Phase::Trade { .. } => match best_set(g, view.seat) {
@@ -264,7 +251,7 @@ impl GreedyBot {
                 None => RiskAction::End,
             },
             Phase::Reinforce => {
-                RiskAction::Place { territory: self.best_attacker(g, me), armies: g.pool }
+                RiskAction::Place { territory: best_attacker(g, me), armies: g.pool }
             }
             Phase::Attack => {
                 let best = legal_attacks(g, me)
@@ -298,6 +285,18 @@ impl Bot<Risk> for GreedyBot {
     fn act(&mut self, view: &RiskView, _ctx: &TurnContext) -> Result<RiskAction, BotFailure> {
         Ok(self.decide(view))
     }
+}
+
+/// The own territory whose weakest enemy neighbour is weakest relative to it.
+fn best_attacker(g: &Risk, me: u32) -> usize {
+    territories(g)
+        .filter(|&t| g.owner[t] == me && is_border(g, t))
+        .max_by_key(|&t| {
+            let weakest = enemy_neighbours(g, t).map(|n| g.armies[n]).min().unwrap_or(0);
+            (i64::from(g.armies[t]) - i64::from(weakest), std::cmp::Reverse(t))
+        })
+        .or_else(|| territories(g).find(|&t| g.owner[t] == me))
+        .expect("a living player owns a territory")
 }
 
 /// Two players: the neutral territory that best walls off the opponent (most opponent
@@ -489,8 +488,7 @@ impl PlannerBot {
             Phase::Claim => RiskAction::Claim(self.claim(g, me)),
             Phase::SetupPlace { own_left, .. } => {
                 let t = if own_left > 0 {
-                    self.plan(g, me)
-                        .map_or_else(|| GreedyBot::new().best_attacker(g, me), |p| p.spearhead)
+                    self.plan(g, me).map_or_else(|| best_attacker(g, me), |p| p.spearhead)
                 } else {
                     neutral_blocker(g, me)
                 };
@@ -507,9 +505,7 @@ impl PlannerBot {
                         return RiskAction::Place { territory: t, armies: give };
                     }
                 }
-                let t = self
-                    .plan(g, me)
-                    .map_or_else(|| GreedyBot::new().best_attacker(g, me), |p| p.spearhead);
+                let t = self.plan(g, me).map_or_else(|| best_attacker(g, me), |p| p.spearhead);
                 RiskAction::Place { territory: t, armies: g.pool }
             }
             Phase::Attack => self.attack(g, me),

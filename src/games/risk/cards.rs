@@ -67,7 +67,7 @@ pub fn is_set(cards: [Card; 3], territories: usize) -> bool {
     (s[0] == s[1] && s[1] == s[2]) || (s[0] != s[1] && s[1] != s[2] && s[0] != s[2])
 }
 
-/// Every set in a hand, as index triples in ascending order (hands are small).
+/// Every set in a hand, each in hand order (hands are small).
 pub fn sets_in(hand: &[Card], territories: usize) -> Vec<[Card; 3]> {
     let mut sets = Vec::new();
     for i in 0..hand.len() {
