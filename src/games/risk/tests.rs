@@ -565,3 +565,43 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_example_board_is_the_homework_board3() {
+    let text = include_str!("../../../arenas/boards/risk/homework_board3.toml");
+    let file = BoardFile::parse(std::path::Path::new("homework_board3.toml"), text).unwrap();
+    let mut owner = vec![1u32; 42];
+    let mut armies: Vec<u32> = (0..42).map(|i| i % 5 + 1).collect();
+    owner[3] = 0;
+    for t in [3, 4] {
+        armies[t] = 500;
+    }
+    for t in [35, 39] {
+        owner[t] = 0;
+        armies[t] = 1;
+    }
+    armies[34] = 1;
+    assert_eq!((file.owner.clone(), file.armies.clone()), (owner, armies));
+    assert_eq!(file.map.borders.len(), 82);
+    let report = paths_report(&file, "argentina", "24").unwrap();
+    assert_eq!(report.attack_cost, Some(31));
+    assert_eq!(report.shortest_path, Some(vec![3, 4, 24]));
+    assert!(report.can_attack && !report.can_fortify);
+    assert!(paths_report(&file, "Atlantis", "3").unwrap_err().contains("Atlantis"));
+}
+
+#[test]
+fn board_files_name_their_problems() {
+    let path = std::path::Path::new("b.toml");
+    let err = |text: &str| BoardFile::parse(path, text).unwrap_err().to_string();
+    assert!(err("map = \"classic\"\ndefault_owner = 1\n").contains("no armies"));
+    assert!(err("map = \"classic\"\ndefault_owner = 1\ndefault_armies = 0\n").contains("0 armies"));
+    assert!(
+        err("map = \"classic\"\nowners = [1]\ndefault_armies = 1\n").contains("`owners` has 1")
+    );
+    let e = err(
+        "map = \"classic\"\ndefault_owner = 1\ndefault_armies = 1\n[territories]\nMordor = { owner = 2 }\n",
+    );
+    assert!(e.contains("Mordor") && e.contains("b.toml"), "{e}");
+    assert!(err("map = \"classic\"\ncolour = 3\n").contains("colour"));
+}
