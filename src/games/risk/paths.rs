@@ -134,11 +134,11 @@ impl<'a> Board<'a> {
     /// territory is its armies; only territories not owned by the source's owner are entered).
     /// `None` when `source == target` or no attack path exists.
     pub fn cheapest_attack_path(&self, source: usize, target: usize) -> Option<Vec<usize>> {
-        let (cost, parent) = self.attack_costs(source)?;
-        if source == target || !self.in_range(target) || cost[target] == u64::MAX {
+        if source == target || !self.in_range(target) {
             return None;
         }
-        Some(self.unwind(&parent, source, target))
+        let (cost, parent) = self.dijkstra(source, Some(target))?;
+        (cost[target] != u64::MAX).then(|| self.unwind(&parent, source, target))
     }
 
     /// Whether an attack path from `source` to `target` exists.
@@ -149,6 +149,12 @@ impl<'a> Board<'a> {
     /// Dijkstra from `source` over enemy territories: the cost of reaching each territory
     /// (`u64::MAX` when unreachable) and the predecessor tree. The planner uses the whole tree.
     pub fn attack_costs(&self, source: usize) -> Option<(Vec<u64>, Vec<usize>)> {
+        self.dijkstra(source, None)
+    }
+
+    /// Dijkstra with lazy deletion; stops once `stop_at` is settled (as the homework's loop
+    /// returns when it dequeues the target).
+    fn dijkstra(&self, source: usize, stop_at: Option<usize>) -> Option<(Vec<u64>, Vec<usize>)> {
         if !self.in_range(source) {
             return None;
         }
@@ -156,16 +162,18 @@ impl<'a> Board<'a> {
         let me = self.owner[source];
         let mut cost = vec![u64::MAX; n];
         let mut parent = vec![usize::MAX; n];
-        let mut done = vec![false; n];
         cost[source] = 0;
         parent[source] = source;
         let mut heap = BinaryHeap::from([Reverse((0u64, source))]);
         while let Some(Reverse((c, current))) = heap.pop() {
-            if std::mem::replace(&mut done[current], true) {
+            if c > cost[current] {
                 continue;
             }
+            if Some(current) == stop_at {
+                break;
+            }
             for &next in &self.map.adj[current] {
-                if done[next] || self.owner[next] == me {
+                if self.owner[next] == me {
                     continue;
                 }
                 let through = c + u64::from(self.armies[next]);
