@@ -37,6 +37,11 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Risk tools: `arena risk paths --board B.toml --from X --to Y [--json]`.
+    Risk {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Print a seeded random map: `arena gen GAME --seed S [--KEY VALUE]...` (e.g. --nodes 50).
     Gen {
         game: GameId,
@@ -154,6 +159,7 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Solve { game, args } => crate::with_game!(game, D => D::solve(&args, &mut out)),
+        Command::Risk { args } => crate::games::risk::command(&args, &mut out),
         Command::Gen { game, variant, seed, params } => {
             let mut params = parse_flag_params(&params)?;
             // After the first game setting clap hands everything over, `--seed` included.

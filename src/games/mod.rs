@@ -4,6 +4,7 @@
 //! Adding a game touches its own folder, one variant of [`GameId`] and one line of
 //! [`with_game!`](crate::with_game).
 
+pub mod risk;
 pub mod skynet;
 pub mod spiders;
 
@@ -34,10 +35,11 @@ use crate::game::{Game, Seat};
 pub enum GameId {
     Skynet,
     Spiders,
+    Risk,
 }
 
 impl GameId {
-    pub const ALL: &'static [GameId] = &[GameId::Skynet, GameId::Spiders];
+    pub const ALL: &'static [GameId] = &[GameId::Skynet, GameId::Spiders, GameId::Risk];
 
     pub fn name(self) -> &'static str {
         crate::with_game!(self, D => D::NAME)
@@ -73,6 +75,10 @@ macro_rules! with_game {
             }
             $crate::games::GameId::Spiders => {
                 type $D = $crate::games::spiders::Spiders;
+                $body
+            }
+            $crate::games::GameId::Risk => {
+                type $D = $crate::games::risk::Risk;
                 $body
             }
         }
