@@ -536,12 +536,13 @@ mod tests {
 #[cfg(test)]
 mod skynet_tests {
     use super::*;
-    use crate::games::skynet::map::parse_protocol_map;
+    use crate::games::skynet::Episode;
+    use crate::games::skynet::map::parse_map;
 
     #[test]
     fn a_skynet_network_is_a_one_spider_map() {
         let text = include_str!("../../../arenas/maps/skynet/ep1_statement_example.txt");
-        let net = parse_protocol_map("ep1", text).unwrap();
+        let net = parse_map("ep1", text, Episode::Ep1).unwrap().map;
         let map = SpiderMap::from_skynet(&net).unwrap();
         assert_eq!(map.nodes, net.nodes);
         assert_eq!(map.spiders, vec![net.agent_start]);
