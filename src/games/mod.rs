@@ -4,6 +4,7 @@
 //! Adding a game touches its own folder, one variant of [`GameId`] and one line of
 //! [`with_game!`](crate::with_game).
 
+pub mod painters;
 pub mod skynet;
 
 use std::collections::BTreeMap;
@@ -32,10 +33,11 @@ use crate::game::{Game, Seat};
 #[serde(rename_all = "lowercase")]
 pub enum GameId {
     Skynet,
+    Painters,
 }
 
 impl GameId {
-    pub const ALL: &'static [GameId] = &[GameId::Skynet];
+    pub const ALL: &'static [GameId] = &[GameId::Skynet, GameId::Painters];
 
     pub fn name(self) -> &'static str {
         crate::with_game!(self, D => D::NAME)
@@ -67,6 +69,10 @@ macro_rules! with_game {
         match $id {
             $crate::games::GameId::Skynet => {
                 type $D = $crate::games::skynet::Skynet;
+                $body
+            }
+            $crate::games::GameId::Painters => {
+                type $D = $crate::games::painters::Painters;
                 $body
             }
         }

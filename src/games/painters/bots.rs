@@ -1,0 +1,157 @@
+//! Built-in Painters' Duel bots: `random`, `greedy`, `perfect` (the exact solver) and `search`
+//! (iterative-deepening alpha-beta that answers by the deadline).
+
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand_chacha::ChaCha8Rng;
+
+use super::board::{Rooms, bit, rooms};
+use super::rules::{Painters, PaintersAction, PaintersView};
+use super::solver::Solver;
+use crate::bot::{Bot, BotFailure, TurnContext};
+
+/// What every bot reads off its view: the open rooms, its room and the other painter's.
+fn position(view: &PaintersView) -> (Rooms, u8, u8) {
+    let g = &view.game;
+    let open = g.board.geometry.all & !g.closed;
+    (open, g.positions[view.seat], g.positions[1 - view.seat])
+}
+
+fn no_move() -> BotFailure {
+    BotFailure::Crash("asked to move with no open room next to it".to_string())
+}
+
+/// The time a search keeps for itself before the deadline: answering and scheduling noise.
+fn safety(ctx: &TurnContext) -> Instant {
+    let budget = ctx.deadline.saturating_duration_since(ctx.started);
+    ctx.deadline - (budget / 10).min(Duration::from_millis(20))
+}
+
+/// A uniformly random legal move, from its own seeded RNG.
+pub struct RandomBot {
+    rng: ChaCha8Rng,
+}
+
+impl RandomBot {
+    pub fn new(seed: u64) -> RandomBot {
+        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
+    }
+}
+
+impl Bot<Painters> for RandomBot {
+    fn act(&mut self, view: &PaintersView, _: &TurnContext) -> Result<PaintersAction, BotFailure> {
+        let moves: Vec<u8> = rooms(view.game.moves_of(view.seat)).collect();
+        let &room = moves.choose(&mut self.rng).ok_or_else(no_move)?;
+        Ok(PaintersAction::to_room(room))
+    }
+}
+
+/// One ply: the move after which my reachable region most outgrows the other's (rooms I reach
+/// first count for me, as in [`Solver::voronoi`]); ties go to the move with fewer exits, which
+/// hugs walls and keeps the open space for later.
+pub struct GreedyBot {
+    solver: Option<Solver>,
+}
+
+impl GreedyBot {
+    pub fn new() -> GreedyBot {
+        GreedyBot { solver: None }
+    }
+
+    /// The greedy choice for the painter at `mover`, or `None` if it cannot move.
+    pub fn choose(solver: &Solver, open: Rooms, mover: u8, other: u8) -> Option<u8> {
+        let geo = solver.geometry();
+        rooms(geo.neighbours[mover as usize] & open).max_by_key(|&m| {
+            let after = open & !bit(m);
+            let score = -solver.voronoi(after, other, m);
+            let exits = (geo.neighbours[m as usize] & after).count_ones() as i32;
+            (score, -exits, std::cmp::Reverse(m))
+        })
+    }
+}
+
+impl Default for GreedyBot {
+    fn default() -> Self {
+        GreedyBot::new()
+    }
+}
+
+impl Bot<Painters> for GreedyBot {
+    fn act(&mut self, view: &PaintersView, _: &TurnContext) -> Result<PaintersAction, BotFailure> {
+        let solver =
+            self.solver.get_or_insert_with(|| Solver::new(view.game.board.geometry.clone(), 1));
+        let (open, me, other) = position(view);
+        GreedyBot::choose(solver, open, me, other).map(PaintersAction::to_room).ok_or_else(no_move)
+    }
+}
+
+/// The exact solver: plays a move that secures the game's value. Its table lives for the whole
+/// match, so after the first turn it mostly answers from what it already proved. If a turn's
+/// deadline comes before the proof, it plays the greedy move instead (and says so on stderr
+/// when `ARENA_LOG` asks for it).
+pub struct PerfectBot {
+    solver: Option<Solver>,
+}
+
+impl PerfectBot {
+    pub fn new() -> PerfectBot {
+        PerfectBot { solver: None }
+    }
+}
+
+impl Default for PerfectBot {
+    fn default() -> Self {
+        PerfectBot::new()
+    }
+}
+
+impl Bot<Painters> for PerfectBot {
+    fn act(&mut self, view: &PaintersView, ctx: &TurnContext) -> Result<PaintersAction, BotFailure> {
+        let size = view.game.board.size();
+        let solver = self.solver.get_or_insert_with(|| {
+            Solver::new(view.game.board.geometry.clone(), Solver::bits_for(size).min(20))
+        });
+        let (open, me, other) = position(view);
+        let room = match solver.best_move(open, me, other, Some(safety(ctx))) {
+            Some((room, _)) => room,
+            None => {
+                tracing::info!("perfect: no proof by the deadline, playing the greedy move");
+                GreedyBot::choose(solver, open, me, other).ok_or_else(no_move)?
+            }
+        };
+        Ok(PaintersAction::to_room(room))
+    }
+}
+
+/// Iterative-deepening alpha-beta with a territory heuristic at the leaves, answering by the
+/// deadline; its seed shuffles the root moves, which breaks ties between equal moves.
+pub struct SearchBot {
+    rng: ChaCha8Rng,
+    solver: Option<Solver>,
+}
+
+impl SearchBot {
+    pub fn new(seed: u64) -> SearchBot {
+        SearchBot { rng: ChaCha8Rng::seed_from_u64(seed), solver: None }
+    }
+}
+
+impl Bot<Painters> for SearchBot {
+    fn act(&mut self, view: &PaintersView, ctx: &TurnContext) -> Result<PaintersAction, BotFailure> {
+        let solver =
+            self.solver.get_or_insert_with(|| Solver::new(view.game.board.geometry.clone(), 16));
+        let (open, me, other) = position(view);
+        let mut order: Vec<u8> = rooms(view.game.moves_of(view.seat)).collect();
+        order.shuffle(&mut self.rng);
+        let found = solver.iterative(open, me, other, order, safety(ctx)).ok_or_else(no_move)?;
+        tracing::debug!(
+            "search: depth {} value {} exact {}",
+            found.depth,
+            found.value,
+            found.exact
+        );
+        Ok(PaintersAction::to_room(found.room))
+    }
+}
