@@ -285,9 +285,7 @@ pub fn parse_board_file(name: &str, text: &str) -> Result<Board, SetupError> {
     let (berthe, berthe_line) = berthe.ok_or_else(|| missing("berthe"))?;
     // Check room by room first, so an error names the line at fault.
     let geometry = Geometry::new(size);
-    for &((r, p), line) in
-        [(alma, alma_line), (berthe, berthe_line)].iter().chain(blocked.iter())
-    {
+    for &((r, p), line) in [(alma, alma_line), (berthe, berthe_line)].iter().chain(blocked.iter()) {
         if !geometry.contains(r, p) {
             return Err(SetupError::map(
                 name,
@@ -354,11 +352,10 @@ pub fn generate(params: &BTreeMap<String, String>, seed: u64) -> Result<Board, S
     for (key, value) in params {
         match key.as_str() {
             "size" => {
-                size = value
-                    .parse()
-                    .ok()
-                    .filter(|s| (2..=MAX_SIZE).contains(s))
-                    .ok_or_else(|| SetupError::option(key, format!("a side in 2..={MAX_SIZE}")))?;
+                size =
+                    value.parse().ok().filter(|s| (2..=MAX_SIZE).contains(s)).ok_or_else(|| {
+                        SetupError::option(key, format!("a side in 2..={MAX_SIZE}"))
+                    })?;
             }
             "blocked" => {
                 blocked = value
@@ -413,7 +410,8 @@ mod tests {
         assert_eq!(n(2, 2), vec![(1, 1), (2, 1), (2, 3)]);
         assert_eq!(n(1, 1), vec![(2, 2)]);
         assert_eq!(n(2, 1), vec![(2, 2), (3, 2)]);
-        assert_eq!(n(3, 3), vec![(2, 2), (3, 2), (3, 4)]);
+        assert_eq!(n(3, 3), vec![(3, 2), (3, 4)]);
+        assert_eq!(n(3, 4), vec![(2, 3), (3, 3), (3, 5)]);
         assert_eq!(n(3, 5), vec![(3, 4)]);
         for a in 0..g.rooms() as u8 {
             for b in rooms(g.neighbours[a as usize]) {

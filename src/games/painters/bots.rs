@@ -108,7 +108,11 @@ impl Default for PerfectBot {
 }
 
 impl Bot<Painters> for PerfectBot {
-    fn act(&mut self, view: &PaintersView, ctx: &TurnContext) -> Result<PaintersAction, BotFailure> {
+    fn act(
+        &mut self,
+        view: &PaintersView,
+        ctx: &TurnContext,
+    ) -> Result<PaintersAction, BotFailure> {
         let size = view.game.board.size();
         let solver = self.solver.get_or_insert_with(|| {
             Solver::new(view.game.board.geometry.clone(), Solver::bits_for(size).min(20))
@@ -139,7 +143,11 @@ impl SearchBot {
 }
 
 impl Bot<Painters> for SearchBot {
-    fn act(&mut self, view: &PaintersView, ctx: &TurnContext) -> Result<PaintersAction, BotFailure> {
+    fn act(
+        &mut self,
+        view: &PaintersView,
+        ctx: &TurnContext,
+    ) -> Result<PaintersAction, BotFailure> {
         let solver =
             self.solver.get_or_insert_with(|| Solver::new(view.game.board.geometry.clone(), 16));
         let (open, me, other) = position(view);
@@ -153,5 +161,91 @@ impl Bot<Painters> for SearchBot {
             found.exact
         );
         Ok(PaintersAction::to_room(found.room))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::bot::TimeLimits;
+    use crate::game::{Game, Status};
+    use crate::games::painters::board::random_board;
+    use crate::referee::play_match;
+
+    fn bot(name: &str, seed: u64) -> Box<dyn Bot<Painters>> {
+        match name {
+            "random" => Box::new(RandomBot::new(seed)),
+            "greedy" => Box::new(GreedyBot::new()),
+            "perfect" => Box::new(PerfectBot::new()),
+            _ => Box::new(SearchBot::new(seed)),
+        }
+    }
+
+    /// Alma's final score when `alma` plays `berthe` on `game`.
+    fn play(game: &Painters, alma: &str, berthe: &str, seed: u64) -> i32 {
+        let mut bots = vec![bot(alma, seed), bot(berthe, seed + 1)];
+        let limits = [TimeLimits::new(20_000, 20_000); 2];
+        let result = play_match(game.clone(), &mut bots, &limits, seed);
+        assert_eq!(result.termination, crate::bot::Termination::Normal, "{:?}", result.detail);
+        result.outcome.scores[0] as i32
+    }
+
+    #[test]
+    fn perfect_never_loses_a_point() {
+        for seed in 0..40u64 {
+            let board =
+                random_board(3 + (seed % 3) as u32, [0.0, 0.1, 0.25][(seed % 3) as usize], seed);
+            let value = Solver::new(board.geometry.clone(), 12).solve_board(&board);
+            let game = Painters::new(Arc::new(board));
+            assert_eq!(play(&game, "perfect", "perfect", seed), value, "seed {seed}");
+            for other in ["random", "greedy", "search"] {
+                let alma = play(&game, "perfect", other, seed);
+                assert!(alma >= value, "seed {seed}: perfect alma got {alma} < {value} vs {other}");
+                let berthe = play(&game, other, "perfect", seed);
+                assert!(
+                    berthe <= value,
+                    "seed {seed}: perfect berthe let {berthe} > {value} vs {other}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_bot_plays_legal_moves_to_the_end() {
+        for seed in 0..10u64 {
+            let board = random_board(7, 0.15, seed);
+            let game = Painters::new(Arc::new(board));
+            for (alma, berthe) in [("random", "greedy"), ("search", "random"), ("greedy", "search")]
+            {
+                let mut bots = vec![bot(alma, seed), bot(berthe, seed + 1)];
+                let limits = [TimeLimits::new(200, 20); 2];
+                let result = play_match(game.clone(), &mut bots, &limits, seed);
+                assert_eq!(
+                    result.termination,
+                    crate::bot::Termination::Normal,
+                    "{:?}",
+                    result.detail
+                );
+            }
+        }
+        // The search bot answers within a tight limit even on the largest museum.
+        let game = Painters::new(Arc::new(random_board(11, 0.0, 5)));
+        let mut search = SearchBot::new(1);
+        let started = Instant::now();
+        let ctx = TurnContext {
+            started,
+            deadline: started + Duration::from_millis(30),
+            hard_deadline: started + Duration::from_millis(30),
+            decision: 0,
+        };
+        let Status::ToAct(seat) = game.status() else { panic!("a fresh game goes on") };
+        let action = search.act(&game.view(seat), &ctx).unwrap();
+        assert!(
+            game.clone()
+                .play(seat, &action, &mut rand_chacha::ChaCha8Rng::seed_from_u64(0))
+                .is_ok()
+        );
     }
 }

@@ -148,37 +148,56 @@ fn solve_command(args: &[String], out: &mut dyn Write) -> Result<i32, Error> {
                 .map_err(|e| Error::Io { context: "failed to read stdin".into(), source: e })?;
             ("stdin".to_string(), text)
         }
-        Some(path) => (path.to_string(), std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?),
+        Some(path) => {
+            (path.to_string(), std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?)
+        }
     };
     let boards = board::parse_kickstart(&name, &text)?;
     let started = Instant::now();
-    // A position's value depends on the open rooms and the painters only, never on how they came
-    // about, so cases of one side share a solver and its tables.
-    let mut solvers: BTreeMap<u32, Solver> = BTreeMap::new();
-    for (i, b) in boards.iter().enumerate() {
-        let case_start = Instant::now();
-        let solver = solvers
-            .entry(b.size())
-            .or_insert_with(|| Solver::new(b.geometry.clone(), Solver::bits_for(b.size())));
-        solver.stats = Default::default();
-        let value = solver.solve_board(b);
-        writeln!(out, "Case #{}: {value}", i + 1).map_err(write_error)?;
+    let mut failed = None;
+    solve_cases(&boards, |case, board, value, solver, elapsed| {
+        if failed.is_none()
+            && let Err(e) = writeln!(out, "Case #{case}: {value}")
+        {
+            failed = Some(write_error(e));
+        }
         if stats {
             eprintln!(
-                "case {}: S={} value {value}: {} nodes, {} path nodes, {} table hits, {:.3} ms",
-                i + 1,
-                b.size(),
+                "case {case}: S={} value {value}: {} nodes, {} path nodes, {} table hits, {:.3} ms",
+                board.size(),
                 solver.stats.nodes,
                 solver.stats.path_nodes,
                 solver.stats.table_hits,
-                case_start.elapsed().as_secs_f64() * 1e3
+                elapsed.as_secs_f64() * 1e3
             );
         }
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
     if stats {
         eprintln!("{} cases in {:.3} ms", boards.len(), started.elapsed().as_secs_f64() * 1e3);
     }
     Ok(0)
+}
+
+/// Solves Kick Start cases in order, calling `report(case number, board, value, solver, time)`
+/// after each. A position's value depends on the open rooms and the painters only, never on how
+/// they came about, so cases of one side share a solver and its tables.
+pub fn solve_cases(
+    boards: &[Board],
+    mut report: impl FnMut(usize, &Board, i32, &Solver, std::time::Duration),
+) {
+    let mut solvers: BTreeMap<u32, Solver> = BTreeMap::new();
+    for (i, b) in boards.iter().enumerate() {
+        let started = Instant::now();
+        let solver = solvers
+            .entry(b.size())
+            .or_insert_with(|| Solver::new(b.geometry.clone(), Solver::bits_for(b.size())));
+        solver.stats = Default::default();
+        let value = solver.solve_board(b);
+        report(i + 1, b, value, solver, started.elapsed());
+    }
 }
 
 fn write_error(e: std::io::Error) -> Error {

@@ -151,12 +151,17 @@ impl Game for Painters {
     ) -> Result<(), Illegal> {
         match self.to_act {
             None => return Err(Illegal::new("the game is over")),
-            Some(s) if s != seat => return Err(Illegal::new(format!("it is not seat {seat}'s turn"))),
+            Some(s) if s != seat => {
+                return Err(Illegal::new(format!("it is not seat {seat}'s turn")));
+            }
             Some(_) => {}
         }
         let PaintersAction { row, pos } = *action;
         let room = self.room_of(action).ok_or_else(|| {
-            Illegal::new(format!("no room ({row}, {pos}) in a museum of side {}", self.board.size()))
+            Illegal::new(format!(
+                "no room ({row}, {pos}) in a museum of side {}",
+                self.board.size()
+            ))
         })?;
         let (r0, p0) = coords(self.positions[seat]);
         if self.board.geometry.neighbours[self.positions[seat] as usize] & bit(room) == 0 {

@@ -92,7 +92,11 @@ struct Clock {
 pub struct Solver {
     geo: Geometry,
     table: Vec<Entry>,
+    /// Used entries of `table`: it grows (4x) when three quarters are used, up to `max_len`.
+    table_used: usize,
     paths: Vec<PathEntry>,
+    paths_used: usize,
+    max_len: usize,
     clock: Clock,
     /// Whether the current depth-limited iteration used a heuristic value.
     inexact: bool,
@@ -102,7 +106,8 @@ pub struct Solver {
 fn mix(open: Rooms, a: u8, b: u8) -> u64 {
     let lo = open as u64;
     let hi = (open >> 64) as u64;
-    let mut z = lo ^ hi.rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    let mut z = lo
+        ^ hi.rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15)
         ^ ((a as u64) << 48 | (b as u64) << 56);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -110,25 +115,29 @@ fn mix(open: Rooms, a: u8, b: u8) -> u64 {
 }
 
 impl Solver {
-    /// A solver with `2^table_bits` game entries and as many path entries (32 bytes each).
-    pub fn new(geo: Geometry, table_bits: u32) -> Solver {
-        let n = 1usize << table_bits;
+    /// A solver whose tables grow up to `2^max_bits` game entries and as many path entries
+    /// (32 bytes each). They start small: most positions need few.
+    pub fn new(geo: Geometry, max_bits: u32) -> Solver {
+        let max_len = 1usize << max_bits.max(1);
+        let n = max_len.min(1 << 10);
         Solver {
             geo,
             table: vec![Entry::default(); n],
+            table_used: 0,
             paths: vec![PathEntry::default(); n],
+            paths_used: 0,
+            max_len,
             clock: Clock { deadline: None, aborted: false },
             inexact: false,
             stats: Stats::default(),
         }
     }
 
-    /// The table size that suits a museum of side `size` for a full solve.
+    /// The largest tables (as `max_bits` of [`Solver::new`]) worth growing to for a museum of
+    /// side `size`: 2^22 entries are 128 MiB per table.
     pub fn bits_for(size: u32) -> u32 {
         match size {
-            0..=5 => 16,
-            6 => 18,
-            7 => 20,
+            0..=6 => 20,
             _ => 22,
         }
     }
@@ -146,7 +155,13 @@ impl Solver {
     }
 
     /// The exact value for the painter at `mover` to move, or `None` if `deadline` passed first.
-    pub fn value(&mut self, open: Rooms, mover: u8, other: u8, deadline: Option<Instant>) -> Option<i32> {
+    pub fn value(
+        &mut self,
+        open: Rooms,
+        mover: u8,
+        other: u8,
+        deadline: Option<Instant>,
+    ) -> Option<i32> {
         self.clock = Clock { deadline, aborted: false };
         let v = self.search(open, mover, other, -INF, INF);
         (!self.clock.aborted).then_some(v)
@@ -266,13 +281,45 @@ impl Solver {
             }
         }
         if !self.clock.aborted {
+            self.paths_used += usize::from(!self.paths[slot].used);
             self.paths[slot] = PathEntry { open: region, from, length: best as u8, used: true };
+            if self.paths_used * 4 > self.paths.len() * 3 && self.paths.len() < self.max_len {
+                self.grow_paths();
+            }
         }
         best
     }
 
+    fn grow_paths(&mut self) {
+        let len = (self.paths.len() * 4).min(self.max_len);
+        let old = std::mem::replace(&mut self.paths, vec![PathEntry::default(); len]);
+        self.paths_used = 0;
+        for e in old.into_iter().filter(|e| e.used) {
+            let slot = (mix(e.open, e.from, 0xFF) as usize) & (len - 1);
+            self.paths_used += usize::from(!self.paths[slot].used);
+            self.paths[slot] = e;
+        }
+    }
+
+    fn grow_table(&mut self) {
+        let len = (self.table.len() * 4).min(self.max_len);
+        let old = std::mem::replace(&mut self.table, vec![Entry::default(); len]);
+        self.table_used = 0;
+        for e in old.into_iter().filter(|e| e.used) {
+            let i = self.bucket(e.open, e.mover, e.other);
+            let j = if !self.table[i].used { i } else { i + 1 };
+            self.table_used += usize::from(!self.table[j].used);
+            self.table[j] = e;
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, open: Rooms, mover: u8, other: u8) -> usize {
+        (mix(open, mover, other) as usize) & (self.table.len() - 2)
+    }
+
     fn probe(&self, open: Rooms, mover: u8, other: u8) -> Option<Entry> {
-        let i = (mix(open, mover, other) as usize) & (self.table.len() - 2);
+        let i = self.bucket(open, mover, other);
         [self.table[i], self.table[i + 1]]
             .into_iter()
             .find(|e| e.used && e.open == open && e.mover == mover && e.other == other)
@@ -281,8 +328,20 @@ impl Solver {
     /// Records what a search of window `(alpha, beta)` returned. Two slots per bucket: a
     /// position already there is refined in place, else the entry with the smaller subtree
     /// (fewer open rooms) is replaced.
-    fn store(&mut self, open: Rooms, mover: u8, other: u8, alpha: i32, beta: i32, v: i32, best: u8) {
-        let i = (mix(open, mover, other) as usize) & (self.table.len() - 2);
+    fn store(
+        &mut self,
+        open: Rooms,
+        mover: u8,
+        other: u8,
+        alpha: i32,
+        beta: i32,
+        v: i32,
+        best: u8,
+    ) {
+        if self.table_used * 4 > self.table.len() * 3 && self.table.len() < self.max_len {
+            self.grow_table();
+        }
+        let i = self.bucket(open, mover, other);
         let slot = if let Some(j) = [i, i + 1].into_iter().find(|&j| {
             let e = &self.table[j];
             e.used && e.open == open && e.mover == mover && e.other == other
@@ -292,6 +351,7 @@ impl Solver {
             let e = Entry { open, mover, other, lower: -127, upper: 127, best, used: true };
             let size = |e: &Entry| if e.used { e.open.count_ones() } else { 0 };
             let j = if size(&self.table[i]) <= open.count_ones() { i } else { i + 1 };
+            self.table_used += usize::from(!self.table[j].used);
             self.table[j] = e;
             j
         };
@@ -365,7 +425,7 @@ impl Solver {
         let window_low = alpha;
         let mut moves = [u8::MAX; 3];
         let mut count = 0;
-        if mine & bit(first) != 0 {
+        if first != u8::MAX && mine & bit(first) != 0 {
             moves[0] = first;
             count = 1;
         }
@@ -456,7 +516,8 @@ impl Solver {
                 order[..=i].rotate_right(1);
             }
         }
-        found.or_else(|| order.first().map(|&room| Found { room, value: 0, depth: 0, exact: false }))
+        found
+            .or_else(|| order.first().map(|&room| Found { room, value: 0, depth: 0, exact: false }))
     }
 
     /// Depth-limited negamax with a heuristic at the leaves; exact where the painters' regions
@@ -524,7 +585,8 @@ impl Solver {
     /// Rooms the mover reaches strictly first (ties go to the mover, who moves first) minus the
     /// rooms the other reaches first.
     pub fn voronoi(&self, open: Rooms, mover: u8, other: u8) -> i32 {
-        let expand = |set: Rooms| rooms(set).fold(0, |acc, r| acc | self.geo.neighbours[r as usize]);
+        let expand =
+            |set: Rooms| rooms(set).fold(0, |acc, r| acc | self.geo.neighbours[r as usize]);
         let (mut front_me, mut front_them) = (bit(mover), bit(other));
         let mut claimed: Rooms = 0;
         let (mut me, mut them) = (0i32, 0i32);
@@ -568,12 +630,11 @@ mod tests {
 
     #[test]
     fn the_official_sample() {
-        let boards = parse_kickstart("sample", include_str!("../../../tests/data/painters/sample.in"))
-            .unwrap();
-        let values: Vec<i32> = boards
-            .iter()
-            .map(|b| Solver::new(b.geometry.clone(), 10).solve_board(b))
-            .collect();
+        let boards =
+            parse_kickstart("sample", include_str!("../../../tests/data/painters/sample.in"))
+                .unwrap();
+        let values: Vec<i32> =
+            boards.iter().map(|b| Solver::new(b.geometry.clone(), 10).solve_board(b)).collect();
         assert_eq!(values, vec![2, 0]);
     }
 
