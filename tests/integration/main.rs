@@ -1,4 +1,5 @@
 //! The one integration-test binary: runs the real `arena` executable in temporary folders.
 
+mod painters;
 mod skynet_cli;
 mod support;
