@@ -53,6 +53,11 @@ pub struct Geometry {
     pub up: Rooms,
     /// `neighbours[room]`: the rooms sharing a side with `room`.
     pub neighbours: Vec<Rooms>,
+    /// Rooms with a left neighbour (position > 1) and with a right one (not the row's last).
+    has_left: Rooms,
+    has_right: Rooms,
+    /// Per row `r < size`: its up rooms, whose down neighbour is `2r` bits further.
+    vertical: Vec<(Rooms, u32)>,
 }
 
 impl Geometry {
@@ -83,7 +88,40 @@ impl Geometry {
             }
         }
         let all = if cells == 128 { u128::MAX } else { (1u128 << cells) - 1 };
-        Geometry { size, all, up, neighbours }
+        let (mut has_left, mut has_right) = (0, 0);
+        let mut vertical = Vec::new();
+        for r in 1..=size {
+            let mut row_up = 0;
+            for p in 1..2 * r {
+                let b = bit(index(r, p));
+                if p > 1 {
+                    has_left |= b;
+                }
+                if p < 2 * r - 1 {
+                    has_right |= b;
+                }
+                if p % 2 == 1 {
+                    row_up |= b;
+                }
+            }
+            if r < size {
+                vertical.push((row_up, 2 * r));
+            }
+        }
+        Geometry { size, all, up, neighbours, has_left, has_right, vertical }
+    }
+
+    /// The rooms with at most one neighbour in `set`, by word operations rather than room by
+    /// room: one set per door direction, then "not in two of them".
+    #[inline]
+    pub fn at_most_one_neighbour_in(&self, set: Rooms) -> Rooms {
+        let left = (set << 1) & self.has_left;
+        let right = (set >> 1) & self.has_right;
+        let mut vertical = 0;
+        for &(row_up, shift) in &self.vertical {
+            vertical |= ((set >> shift) & row_up) | ((set & row_up) << shift);
+        }
+        !((left & right) | (left & vertical) | (right & vertical))
     }
 
     pub fn rooms(&self) -> usize {

@@ -45,7 +45,7 @@ impl GameDef for Painters {
         seed: u64,
     ) -> Result<MapText, SetupError> {
         let board = board::generate(params, seed)?;
-        let settings: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let settings: Vec<String> = params.iter().map(|(k, v)| format!("--{k} {v}")).collect();
         let comment = format!("arena gen painters --seed {seed} {}", settings.join(" "));
         Ok(MapText {
             name: format!("generated-{seed}"),

@@ -224,9 +224,9 @@ impl Solver {
     }
 
     /// An upper bound on the rooms a painter at `from` can still paint in `region` (the open
-    /// rooms it can reach): a path alternates colours and has at most one dead end, its last room.
+    /// rooms it can reach): the rooms entered alternate colours (the museum graph is bipartite).
     #[inline]
-    pub fn path_bound(&self, from: u8, region: Rooms) -> i32 {
+    pub fn colour_bound(&self, from: u8, region: Rooms) -> i32 {
         let up = self.geo.up;
         let (same, opposite) = if up & bit(from) != 0 {
             (region & up, region & !up)
@@ -236,16 +236,17 @@ impl Solver {
         let same = same.count_ones() as i32;
         let opposite = opposite.count_ones() as i32;
         // Rooms entered alternate opposite, same, opposite, ...
-        let by_colour = (same + opposite).min(2 * opposite).min(2 * same + 1);
-        // A room with one open door (counting `from`'s) is a dead end: only the last room.
-        let mut dead_ends = 0;
-        let reach = region | bit(from);
-        for room in rooms(region) {
-            if (self.geo.neighbours[room as usize] & reach).count_ones() <= 1 {
-                dead_ends += 1;
-            }
-        }
-        by_colour.min(region.count_ones() as i32 - (dead_ends - 1).max(0))
+        (same + opposite).min(2 * opposite).min(2 * same + 1)
+    }
+
+    /// [`Solver::colour_bound`] refined by dead ends: a room with one open door (counting
+    /// `from`'s) can only be a path's last room, so all but one dead end stay unpainted.
+    #[inline]
+    pub fn path_bound(&self, from: u8, region: Rooms) -> i32 {
+        let by_colour = self.colour_bound(from, region);
+        let dead_ends =
+            (region & self.geo.at_most_one_neighbour_in(region | bit(from))).count_ones();
+        by_colour.min(region.count_ones() as i32 - (dead_ends as i32 - 1).max(0))
     }
 
     /// The longest simple path from `from` into `region` (the open rooms reachable from it),
@@ -390,9 +391,15 @@ impl Solver {
             return self.longest(mover, my_region);
         }
         if my_region & theirs == 0 {
+            // Apart: two longest paths. One exact path and the other's bound may already settle
+            // the window (a fail-soft bound is all the caller needs), sparing the second search.
             let their_region = geo.component(open, theirs);
-            let mine = self.longest(mover, my_region);
-            return mine - self.longest(other, their_region);
+            let theirs_exact = self.longest(other, their_region);
+            let high = self.path_bound(mover, my_region) - theirs_exact;
+            if high <= alpha {
+                return high;
+            }
+            return self.longest(mover, my_region) - theirs_exact;
         }
         self.stats.nodes += 1;
         if self.tick() {
@@ -673,6 +680,12 @@ mod tests {
             let exact = brute_longest(&geo, from, region);
             assert_eq!(solver.longest(from, region), exact, "seed {seed}");
             assert!(solver.path_bound(from, region) >= exact, "seed {seed}");
+            // The bitboard dead-end count agrees with counting doors room by room.
+            let reach = region | bit(from);
+            let slow: Rooms = rooms(region)
+                .filter(|&r| (geo.neighbours[r as usize] & reach).count_ones() <= 1)
+                .fold(0, |acc, r| acc | bit(r));
+            assert_eq!(region & geo.at_most_one_neighbour_in(reach), slow, "seed {seed}");
         }
     }
 
