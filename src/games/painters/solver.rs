@@ -273,7 +273,7 @@ impl Solver {
         for next in rooms(exits) {
             let rest = region & !bit(next);
             let sub = self.geo.component(rest, self.geo.neighbours[next as usize] & rest);
-            if 1 + self.path_bound(next, sub) <= best {
+            if self.path_bound(next, sub) < best {
                 continue;
             }
             best = best.max(1 + self.longest(next, sub));
@@ -334,8 +334,7 @@ impl Solver {
         open: Rooms,
         mover: u8,
         other: u8,
-        alpha: i32,
-        beta: i32,
+        (alpha, beta): (i32, i32),
         v: i32,
         best: u8,
     ) {
@@ -460,7 +459,7 @@ impl Solver {
                 }
             }
         }
-        self.store(relevant, mover, other, window_low, beta, best, best_move);
+        self.store(relevant, mover, other, (window_low, beta), best, best_move);
         best
     }
 }
