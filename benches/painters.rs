@@ -13,12 +13,13 @@ fn env(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// This thread's CPU time (from `/proc/thread-self/schedstat`, in nanoseconds): on a shared
-/// machine, wall time counts the other processes too.
+/// This thread's CPU time: on a shared machine, wall time counts the other processes too.
 fn cpu() -> Duration {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-    let ns = stat.split_whitespace().next().and_then(|w| w.parse().ok()).unwrap_or(0);
-    Duration::from_nanos(ns)
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime");
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 fn ms(d: Duration) -> f64 {

@@ -435,12 +435,17 @@ impl Solver {
             moves[0] = first;
             count = 1;
         }
+        let start = count;
         for m in rooms(mine) {
             if m != first {
                 moves[count] = m;
                 count += 1;
             }
         }
+        // Then towards open space: on random open S = 8 boards this visits about a quarter fewer
+        // nodes than room order (and the reverse, wall hugging, about a third more).
+        let exits = |m: u8| (self.geo.neighbours[m as usize] & relevant).count_ones();
+        moves[start..count].sort_unstable_by_key(|&m| std::cmp::Reverse(exits(m)));
         let mut best = -INF;
         let mut best_move = moves[0];
         for &m in &moves[..count] {
