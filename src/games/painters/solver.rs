@@ -685,6 +685,34 @@ mod tests {
     }
 
     #[test]
+    fn every_table_entry_holds_a_true_bound() {
+        let mut checked = [0usize; 4];
+        for seed in 0..60u64 {
+            let board = random_board(3 + (seed % 2) as u32, 0.1, seed);
+            let geo = &board.geometry;
+            let mut solver = Solver::new(geo.clone(), 8);
+            solver.solve_board(&board);
+            for e in solver.table.iter().filter(|e| e.used) {
+                let truth = minimax(geo, e.open, e.mover, e.other);
+                assert!(
+                    (e.lower as i32) <= truth && truth <= e.upper as i32,
+                    "seed {seed}: {:?} entry [{}, {}] but the value is {truth}",
+                    e.kind(),
+                    e.lower,
+                    e.upper
+                );
+                checked[e.kind() as usize] += 1;
+            }
+        }
+        // The boards exercise exact entries and at least one kind of one-sided bound.
+        assert!(checked[BoundKind::Exact as usize] > 0, "{checked:?}");
+        assert!(
+            checked[BoundKind::Lower as usize] + checked[BoundKind::Upper as usize] > 0,
+            "{checked:?}"
+        );
+    }
+
+    #[test]
     fn longest_paths_match_brute_force_and_bounds_hold() {
         for seed in 0..200u64 {
             let board = random_board(4, 0.25, seed);
