@@ -460,8 +460,18 @@ impl Solver {
         moves[start..count].sort_unstable_by_key(|&m| std::cmp::Reverse(exits(m)));
         let mut best = -INF;
         let mut best_move = moves[0];
-        for &m in &moves[..count] {
-            let v = 1 - self.search(relevant & !bit(m), other, m, 1 - beta, 1 - alpha);
+        for (i, &m) in moves[..count].iter().enumerate() {
+            let child = relevant & !bit(m);
+            // Principal variation search: the first move gets the window, the others a null
+            // window that only asks whether they beat alpha, searched again if they do.
+            let mut v = if i == 0 || beta - alpha <= 1 {
+                1 - self.search(child, other, m, 1 - beta, 1 - alpha)
+            } else {
+                1 - self.search(child, other, m, -alpha, 1 - alpha)
+            };
+            if i > 0 && v > alpha && v < beta && beta - alpha > 1 && !self.clock.aborted {
+                v = 1 - self.search(child, other, m, 1 - beta, 1 - v);
+            }
             if self.clock.aborted {
                 return 0;
             }
