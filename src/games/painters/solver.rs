@@ -11,8 +11,10 @@
 //!   can touch the other, and the value is the difference of two longest simple paths, each
 //!   solved exactly by its own memoised search;
 //! - **path bounds**: a path alternates up and down rooms (the museum graph is bipartite) and
-//!   can end in at most one dead end, which bounds what a painter can still paint; the bounds
-//!   cut both searches;
+//!   can end in at most one dead end, which bounds what a painter can still paint; a greedy
+//!   (Warnsdorff) walk gives a path to beat; the bounds cut both searches;
+//! - **move ordering and principal variation search**: the table's move, then towards open
+//!   space; later moves are first searched with a null window;
 //! - **a transposition table that keeps both bounds**: each entry holds a lower and an upper
 //!   bound of the value (equal when exact), merged as searches with different windows learn
 //!   more, plus the best move for ordering.
