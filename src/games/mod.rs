@@ -4,6 +4,7 @@
 //! Adding a game touches its own folder, one variant of [`GameId`] and one line of
 //! [`with_game!`](crate::with_game).
 
+pub mod painters;
 pub mod risk;
 pub mod skynet;
 pub mod spiders;
@@ -34,12 +35,14 @@ use crate::game::{Game, Seat};
 #[serde(rename_all = "lowercase")]
 pub enum GameId {
     Skynet,
+    Painters,
     Spiders,
     Risk,
 }
 
 impl GameId {
-    pub const ALL: &'static [GameId] = &[GameId::Skynet, GameId::Spiders, GameId::Risk];
+    pub const ALL: &'static [GameId] =
+        &[GameId::Skynet, GameId::Painters, GameId::Spiders, GameId::Risk];
 
     pub fn name(self) -> &'static str {
         crate::with_game!(self, D => D::NAME)
@@ -71,6 +74,10 @@ macro_rules! with_game {
         match $id {
             $crate::games::GameId::Skynet => {
                 type $D = $crate::games::skynet::Skynet;
+                $body
+            }
+            $crate::games::GameId::Painters => {
+                type $D = $crate::games::painters::Painters;
                 $body
             }
             $crate::games::GameId::Spiders => {

@@ -1,6 +1,7 @@
 //! The one integration-test binary: runs the real `arena` executable in temporary folders.
 
 mod cli;
+mod painters;
 mod risk;
 mod skynet;
 mod spiders;
