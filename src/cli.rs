@@ -32,12 +32,14 @@ enum Command {
     /// List the built-in bots of each game.
     Bots,
     /// Run a game's solver: `arena solve GAME ARGS...` (`arena solve GAME --help`).
+    #[command(disable_help_flag = true)]
     Solve {
         game: GameId,
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
     /// Risk tools: `arena risk paths --board B.toml --from X --to Y [--json]`.
+    #[command(disable_help_flag = true)]
     Risk {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
@@ -248,7 +250,6 @@ fn play(args: PlayArgs, out: &mut dyn Write) -> Result<i32> {
     };
     let played = crate::matches::play(&spec)?;
     for w in &played.warnings {
-        tracing::warn!("{w}");
         eprintln!("warning: {w}");
     }
     if let Some(path) = &args.replay {
