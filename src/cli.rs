@@ -32,8 +32,15 @@ enum Command {
     /// List the built-in bots of each game.
     Bots,
     /// Run a game's solver: `arena solve GAME ARGS...` (`arena solve GAME --help`).
+    #[command(disable_help_flag = true)]
     Solve {
         game: GameId,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Risk tools: `arena risk paths --board B.toml --from X --to Y [--json]`.
+    #[command(disable_help_flag = true)]
+    Risk {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -157,8 +164,15 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Solve { game, args } => crate::with_game!(game, D => D::solve(&args, &mut out)),
+        Command::Risk { args } => crate::games::risk::command(&args, &mut out),
         Command::Gen { game, variant, seed, params } => {
-            let params = parse_flag_params(&params)?;
+            let mut params = parse_flag_params(&params)?;
+            // After the first game setting clap hands everything over, `--seed` included.
+            let seed = match params.remove("seed") {
+                Some(s) => s.parse().map_err(|_| Error::Usage(format!("bad --seed `{s}`")))?,
+                None => seed,
+            };
+            let variant = params.remove("variant").or(variant);
             let map = crate::with_game!(game, D => {
                 let variant = crate::games::resolve_variant::<D>(variant.as_deref())?;
                 D::generate_map(&variant, &params, seed)?
@@ -240,7 +254,6 @@ fn play(args: PlayArgs, out: &mut dyn Write) -> Result<i32> {
     };
     let played = crate::matches::play(&spec)?;
     for w in &played.warnings {
-        tracing::warn!("{w}");
         eprintln!("warning: {w}");
     }
     if let Some(path) = &args.replay {

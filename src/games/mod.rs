@@ -4,7 +4,10 @@
 //! Adding a game touches its own folder, one variant of [`GameId`] and one line of
 //! [`with_game!`](crate::with_game).
 
+pub mod painters;
+pub mod risk;
 pub mod skynet;
+pub mod spiders;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -32,10 +35,14 @@ use crate::game::{Game, Seat};
 #[serde(rename_all = "lowercase")]
 pub enum GameId {
     Skynet,
+    Painters,
+    Spiders,
+    Risk,
 }
 
 impl GameId {
-    pub const ALL: &'static [GameId] = &[GameId::Skynet];
+    pub const ALL: &'static [GameId] =
+        &[GameId::Skynet, GameId::Painters, GameId::Spiders, GameId::Risk];
 
     pub fn name(self) -> &'static str {
         crate::with_game!(self, D => D::NAME)
@@ -67,6 +74,18 @@ macro_rules! with_game {
         match $id {
             $crate::games::GameId::Skynet => {
                 type $D = $crate::games::skynet::Skynet;
+                $body
+            }
+            $crate::games::GameId::Painters => {
+                type $D = $crate::games::painters::Painters;
+                $body
+            }
+            $crate::games::GameId::Spiders => {
+                type $D = $crate::games::spiders::Spiders;
+                $body
+            }
+            $crate::games::GameId::Risk => {
+                type $D = $crate::games::risk::Risk;
                 $body
             }
         }
@@ -166,6 +185,13 @@ pub trait GameDef: 'static {
     /// Creates the built-in bot `name` for a seat. `Err` names the problem (unknown bot, a bot
     /// that cannot play that role).
     fn builtin_bot(name: &str, bot: &BotSetup<'_>) -> Result<Box<dyn Bot<Self::G>>, String>;
+
+    /// The built-in bot that plays `role` in `variant` when the user names none
+    /// (`arena play GAME`).
+    fn default_bot(variant: &str, role: &str) -> Option<&'static str> {
+        let _ = (variant, role);
+        None
+    }
 
     /// `arena solve GAME ARGS...`: the game's own solver command, with its own arguments.
     /// Writes its answer to `out`; returns the process exit code.

@@ -1,5 +1,9 @@
 //! The one integration-test binary: runs the real `arena` executable in temporary folders.
 
+mod cli;
 mod external;
-mod skynet_cli;
+mod painters;
+mod risk;
+mod skynet;
+mod spiders;
 mod support;

@@ -1,0 +1,498 @@
+//! Painters' Duel boards: the triangular museum's geometry as bitboards, and the two text formats
+//! a board comes in (arena's own keyword file and the Kick Start input), plus the seeded
+//! generator.
+//!
+//! Room `(r, p)` (row `r` from 1, position `p` from 1 to `2r - 1`) is bit `(r - 1)^2 + p - 1` of a
+//! `u128`, so a museum of side up to [`MAX_SIZE`] = 11 (121 rooms) fits one machine word pair and
+//! every set operation of the rules and the solver is a handful of instructions.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::games::SetupError;
+
+/// The largest side a board may have: 11 * 11 = 121 rooms fit a `u128`.
+pub const MAX_SIZE: u32 = 11;
+/// The largest side of the original problem (Test Set 2).
+pub const KICKSTART_MAX_SIZE: u32 = 6;
+
+/// A set of rooms, one bit per room.
+pub type Rooms = u128;
+
+/// The bit of one room.
+#[inline]
+pub fn bit(room: u8) -> Rooms {
+    1u128 << room
+}
+
+/// Iterates the rooms of a set, lowest index first.
+#[inline]
+pub fn rooms(mut set: Rooms) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        if set == 0 {
+            return None;
+        }
+        let room = set.trailing_zeros() as u8;
+        set &= set - 1;
+        Some(room)
+    })
+}
+
+/// The shape of a museum of side `size`: adjacency and colour masks, shared by rules and solver.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub size: u32,
+    /// Every room of the museum.
+    pub all: Rooms,
+    /// The rooms pointing up (odd position); every door joins an up room to a down room, so the
+    /// graph is bipartite and a path alternates colours.
+    pub up: Rooms,
+    /// `neighbours[room]`: the rooms sharing a side with `room`.
+    pub neighbours: Vec<Rooms>,
+    /// Rooms with a left neighbour (position > 1) and with a right one (not the row's last).
+    has_left: Rooms,
+    has_right: Rooms,
+    /// Per row `r < size`: its up rooms, whose down neighbour is `2r` bits further.
+    vertical: Vec<(Rooms, u32)>,
+}
+
+impl Geometry {
+    pub fn new(size: u32) -> Geometry {
+        assert!((1..=MAX_SIZE).contains(&size), "museum side {size} outside 1..={MAX_SIZE}");
+        let cells = (size * size) as usize;
+        let mut neighbours = vec![0; cells];
+        let mut up = 0;
+        for r in 1..=size {
+            for p in 1..=2 * r - 1 {
+                let room = index(r, p);
+                let mut set = 0;
+                if p > 1 {
+                    set |= bit(index(r, p - 1));
+                }
+                if p < 2 * r - 1 {
+                    set |= bit(index(r, p + 1));
+                }
+                if p % 2 == 1 {
+                    up |= bit(room);
+                    if r < size {
+                        set |= bit(index(r + 1, p + 1));
+                    }
+                } else {
+                    set |= bit(index(r - 1, p - 1));
+                }
+                neighbours[room as usize] = set;
+            }
+        }
+        let all = if cells == 128 { u128::MAX } else { (1u128 << cells) - 1 };
+        let (mut has_left, mut has_right) = (0, 0);
+        let mut vertical = Vec::new();
+        for r in 1..=size {
+            let mut row_up = 0;
+            for p in 1..2 * r {
+                let b = bit(index(r, p));
+                if p > 1 {
+                    has_left |= b;
+                }
+                if p < 2 * r - 1 {
+                    has_right |= b;
+                }
+                if p % 2 == 1 {
+                    row_up |= b;
+                }
+            }
+            if r < size {
+                vertical.push((row_up, 2 * r));
+            }
+        }
+        Geometry { size, all, up, neighbours, has_left, has_right, vertical }
+    }
+
+    /// The rooms with at most one neighbour in `set`, by word operations rather than room by
+    /// room: one set per door direction, then "not in two of them".
+    #[inline]
+    pub fn at_most_one_neighbour_in(&self, set: Rooms) -> Rooms {
+        let left = (set << 1) & self.has_left;
+        let right = (set >> 1) & self.has_right;
+        let mut vertical = 0;
+        for &(row_up, shift) in &self.vertical {
+            vertical |= ((set >> shift) & row_up) | ((set & row_up) << shift);
+        }
+        !((left & right) | (left & vertical) | (right & vertical))
+    }
+
+    pub fn rooms(&self) -> usize {
+        (self.size * self.size) as usize
+    }
+
+    /// Whether `(r, p)` is a room of this museum.
+    pub fn contains(&self, r: u32, p: u32) -> bool {
+        (1..=self.size).contains(&r) && (1..2 * r).contains(&p)
+    }
+
+    /// The rooms of `open` reachable from `from` (included when open) through open rooms.
+    #[inline]
+    pub fn component(&self, open: Rooms, from: Rooms) -> Rooms {
+        let mut reached = from & open;
+        let mut frontier = reached;
+        while frontier != 0 {
+            let mut next = 0;
+            for room in rooms(frontier) {
+                next |= self.neighbours[room as usize];
+            }
+            frontier = next & open & !reached;
+            reached |= frontier;
+        }
+        reached
+    }
+}
+
+/// The bit index of room `(r, p)`.
+#[inline]
+pub fn index(r: u32, p: u32) -> u8 {
+    ((r - 1) * (r - 1) + p - 1) as u8
+}
+
+/// The `(row, position)` of a bit index.
+pub fn coords(room: u8) -> (u32, u32) {
+    let room = room as u32;
+    let r = room.isqrt() + 1;
+    (r, room - (r - 1) * (r - 1) + 1)
+}
+
+/// One museum: its side, the rooms under construction and where the painters start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Board {
+    pub geometry: Geometry,
+    /// Rooms under construction: never entered.
+    pub blocked: Rooms,
+    /// Alma's and Berthe's starting rooms.
+    pub starts: [u8; 2],
+}
+
+impl Board {
+    /// Checks a board; `Err` says what is wrong in words.
+    pub fn new(
+        size: u32,
+        alma: (u32, u32),
+        berthe: (u32, u32),
+        blocked: &[(u32, u32)],
+    ) -> Result<Board, String> {
+        if !(1..=MAX_SIZE).contains(&size) {
+            return Err(format!("side {size} outside 1..={MAX_SIZE}"));
+        }
+        let geometry = Geometry::new(size);
+        let room = |what: &str, (r, p): (u32, u32)| {
+            if geometry.contains(r, p) {
+                Ok(index(r, p))
+            } else {
+                Err(format!("{what} room ({r}, {p}) is not in a museum of side {size}"))
+            }
+        };
+        let a = room("Alma's", alma)?;
+        let b = room("Berthe's", berthe)?;
+        if a == b {
+            return Err(format!("both painters start in room ({}, {})", alma.0, alma.1));
+        }
+        let mut set = 0;
+        for &rp in blocked {
+            let x = room("the blocked", rp)?;
+            if x == a || x == b {
+                return Err(format!("room ({}, {}) is a start and under construction", rp.0, rp.1));
+            }
+            set |= bit(x);
+        }
+        Ok(Board { geometry, blocked: set, starts: [a, b] })
+    }
+
+    pub fn size(&self) -> u32 {
+        self.geometry.size
+    }
+
+    /// The rooms under construction as `(r, p)`, in row-major order.
+    pub fn blocked_coords(&self) -> Vec<(u32, u32)> {
+        rooms(self.blocked).map(coords).collect()
+    }
+
+    /// The board in Kick Start input form (one case, without the `T` line).
+    pub fn kickstart_case(&self) -> String {
+        let (ra, pa) = coords(self.starts[0]);
+        let (rb, pb) = coords(self.starts[1]);
+        let blocked = self.blocked_coords();
+        let mut s = format!("{} {ra} {pa} {rb} {pb} {}\n", self.size(), blocked.len());
+        for (r, p) in blocked {
+            let _ = writeln!(s, "{r} {p}");
+        }
+        s
+    }
+
+    /// The board in arena's board-file format.
+    pub fn to_board_file(&self, comment: &str) -> String {
+        let mut s = String::new();
+        for line in comment.lines() {
+            let _ = writeln!(s, "# {line}");
+        }
+        let (ra, pa) = coords(self.starts[0]);
+        let (rb, pb) = coords(self.starts[1]);
+        let _ = writeln!(s, "size {}\nalma {ra} {pa}\nberthe {rb} {pb}", self.size());
+        for (r, p) in self.blocked_coords() {
+            let _ = writeln!(s, "blocked {r} {p}");
+        }
+        s
+    }
+}
+
+/// Reads a board from either format: arena's board file (first word `size`) or the Kick Start
+/// input (first word a number), whose case `case` (1-based) is taken.
+pub fn parse_board(name: &str, text: &str, case: usize) -> Result<Board, SetupError> {
+    let first = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .find(|l| !l.is_empty())
+        .ok_or_else(|| SetupError::map(name, None, "the board is empty"))?;
+    if first.starts_with(|c: char| c.is_ascii_digit()) {
+        let cases = parse_kickstart(name, text)?;
+        let count = cases.len();
+        cases.into_iter().nth(case.wrapping_sub(1)).ok_or_else(|| {
+            SetupError::map(name, None, format!("no case {case} (the file has {count})"))
+        })
+    } else {
+        parse_board_file(name, text)
+    }
+}
+
+/// Reads arena's board file: `#` comments, then `size S`, `alma R P`, `berthe R P` and any number
+/// of `blocked R P` lines, in any order.
+pub fn parse_board_file(name: &str, text: &str) -> Result<Board, SetupError> {
+    let mut size = None;
+    let mut alma = None;
+    let mut berthe = None;
+    let mut blocked = Vec::new();
+    let mut last_line = 0;
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let err = |m: String| SetupError::map(name, Some(line_no), m);
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        last_line = line_no;
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let nums = |n: usize| -> Result<Vec<u32>, SetupError> {
+            if words.len() != n + 1 {
+                return Err(err(format!("`{}` takes {n} number(s)", words[0])));
+            }
+            words[1..]
+                .iter()
+                .map(|w| w.parse::<u32>().map_err(|_| err(format!("`{w}` is not a number"))))
+                .collect()
+        };
+        let once = |taken: bool, what: &str| {
+            if taken { Err(err(format!("a second `{what}` line"))) } else { Ok(()) }
+        };
+        match words[0] {
+            "size" => {
+                once(size.is_some(), "size")?;
+                let s = nums(1)?[0];
+                if !(1..=MAX_SIZE).contains(&s) {
+                    return Err(err(format!("side {s} outside 1..={MAX_SIZE}")));
+                }
+                size = Some(s);
+            }
+            "alma" | "berthe" => {
+                let v = nums(2)?;
+                let slot = if words[0] == "alma" { &mut alma } else { &mut berthe };
+                once(slot.is_some(), words[0])?;
+                *slot = Some(((v[0], v[1]), line_no));
+            }
+            "blocked" => {
+                let v = nums(2)?;
+                blocked.push(((v[0], v[1]), line_no));
+            }
+            w => {
+                return Err(err(format!("unknown keyword `{w}` (size, alma, berthe, blocked)")));
+            }
+        }
+    }
+    let missing = |what: &str| SetupError::map(name, None, format!("no `{what}` line"));
+    let size = size.ok_or_else(|| missing("size"))?;
+    let (alma, alma_line) = alma.ok_or_else(|| missing("alma"))?;
+    let (berthe, berthe_line) = berthe.ok_or_else(|| missing("berthe"))?;
+    // Check room by room first, so an error names the line at fault.
+    let geometry = Geometry::new(size);
+    for &((r, p), line) in [(alma, alma_line), (berthe, berthe_line)].iter().chain(blocked.iter()) {
+        if !geometry.contains(r, p) {
+            return Err(SetupError::map(
+                name,
+                Some(line),
+                format!("room ({r}, {p}) is not in a museum of side {size}"),
+            ));
+        }
+    }
+    let coords: Vec<(u32, u32)> = blocked.iter().map(|&(rp, _)| rp).collect();
+    Board::new(size, alma, berthe, &coords).map_err(|m| SetupError::map(name, Some(last_line), m))
+}
+
+/// Reads a Kick Start input: `T`, then per case `S RA PA RB PB C` and `C` lines `R P`.
+pub fn parse_kickstart(name: &str, text: &str) -> Result<Vec<Board>, SetupError> {
+    let mut tokens = text
+        .lines()
+        .enumerate()
+        .flat_map(|(i, l)| l.split_whitespace().map(move |w| (i + 1, w)))
+        .peekable();
+    let mut last = 1;
+    let mut next = |what: &str| -> Result<(u32, usize), SetupError> {
+        match tokens.next() {
+            Some((line, w)) => {
+                last = line;
+                w.parse::<u32>().map(|v| (v, line)).map_err(|_| {
+                    SetupError::map(name, Some(line), format!("{what}: `{w}` is not a number"))
+                })
+            }
+            None => Err(SetupError::map(
+                name,
+                Some(last),
+                format!("the input ends where {what} was expected"),
+            )),
+        }
+    };
+    let (t, _) = next("the number of cases T")?;
+    let mut boards = Vec::with_capacity(t.min(1000) as usize);
+    for case in 1..=t {
+        let what = |w: &str| format!("case {case}: {w}");
+        let (s, line) = next(&what("S"))?;
+        let ra = next(&what("RA"))?.0;
+        let pa = next(&what("PA"))?.0;
+        let rb = next(&what("RB"))?.0;
+        let pb = next(&what("PB"))?.0;
+        let c = next(&what("C"))?.0;
+        let mut blocked = Vec::with_capacity(c.min(128) as usize);
+        for i in 1..=c {
+            let r = next(&what(&format!("row of construction room {i}")))?.0;
+            let p = next(&what(&format!("position of construction room {i}")))?.0;
+            blocked.push((r, p));
+        }
+        let board = Board::new(s, (ra, pa), (rb, pb), &blocked)
+            .map_err(|m| SetupError::map(name, Some(line), format!("case {case}: {m}")))?;
+        boards.push(board);
+    }
+    Ok(boards)
+}
+
+/// A seeded random board: side `size` (default 6), each room other than the starts under
+/// construction with probability `blocked` (default 0), starts uniformly among distinct rooms.
+pub fn generate(params: &BTreeMap<String, String>, seed: u64) -> Result<Board, SetupError> {
+    let mut size = 6u32;
+    let mut blocked = 0.0f64;
+    for (key, value) in params {
+        match key.as_str() {
+            "size" => {
+                size =
+                    value.parse().ok().filter(|s| (2..=MAX_SIZE).contains(s)).ok_or_else(|| {
+                        SetupError::option(key, format!("a side in 2..={MAX_SIZE}"))
+                    })?;
+            }
+            "blocked" => {
+                blocked = value
+                    .parse()
+                    .ok()
+                    .filter(|f: &f64| (0.0..1.0).contains(f))
+                    .ok_or_else(|| SetupError::option(key, "a fraction in [0, 1)"))?;
+            }
+            _ => return Err(SetupError::option(key, "unknown setting (size, blocked)")),
+        }
+    }
+    Ok(random_board(size, blocked, seed))
+}
+
+/// The board [`generate`] makes.
+pub fn random_board(size: u32, blocked: f64, seed: u64) -> Board {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let geometry = Geometry::new(size);
+    let mut all: Vec<u8> = (0..geometry.rooms() as u8).collect();
+    all.shuffle(&mut rng);
+    let starts = [all[0], all[1]];
+    let mut set = 0;
+    for &room in &all[2..] {
+        if rng.random_bool(blocked) {
+            set |= bit(room);
+        }
+    }
+    Board { geometry, blocked: set, starts }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_and_coordinates_round_trip() {
+        let g = Geometry::new(MAX_SIZE);
+        for r in 1..=MAX_SIZE {
+            for p in 1..2 * r {
+                assert_eq!(coords(index(r, p)), (r, p));
+            }
+        }
+        assert_eq!(g.rooms(), 121);
+    }
+
+    #[test]
+    fn adjacency_matches_the_statement_and_is_symmetric() {
+        let g = Geometry::new(3);
+        let n = |r, p| -> Vec<(u32, u32)> {
+            rooms(g.neighbours[index(r, p) as usize]).map(coords).collect()
+        };
+        assert_eq!(n(2, 2), vec![(1, 1), (2, 1), (2, 3)]);
+        assert_eq!(n(1, 1), vec![(2, 2)]);
+        assert_eq!(n(2, 1), vec![(2, 2), (3, 2)]);
+        assert_eq!(n(3, 3), vec![(3, 2), (3, 4)]);
+        assert_eq!(n(3, 4), vec![(2, 3), (3, 3), (3, 5)]);
+        assert_eq!(n(3, 5), vec![(3, 4)]);
+        for a in 0..g.rooms() as u8 {
+            for b in rooms(g.neighbours[a as usize]) {
+                assert!(g.neighbours[b as usize] & bit(a) != 0);
+                assert_ne!(g.up & bit(a) != 0, g.up & bit(b) != 0, "doors join opposite colours");
+            }
+        }
+    }
+
+    #[test]
+    fn both_formats_read_the_same_board() {
+        let ks = "1\n3 1 1 3 5 2\n2 2\n3 3\n";
+        let file = "# a test\nsize 3\nalma 1 1\nberthe 3 5\nblocked 2 2\nblocked 3 3\n";
+        let a = parse_board("ks", ks, 1).unwrap();
+        let b = parse_board("file", file, 1).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(parse_board("again", &a.to_board_file("x"), 1).unwrap(), a);
+        assert_eq!(a.kickstart_case(), "3 1 1 3 5 2\n2 2\n3 3\n");
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let bad = "size 3\nalma 1 1\nberthe 3 5\nblocked 4 1\n";
+        let e = parse_board("bad.txt", bad, 1).unwrap_err().to_string();
+        assert!(e.contains("bad.txt") && e.contains("line 4"), "{e}");
+        let e = parse_board("x", "size 3\nalma 1 one\n", 1).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("`one`"), "{e}");
+        let e = parse_board("ks", "2\n2 1 1 2 1 0\n2 1 1 2 1 1\n", 1).unwrap_err().to_string();
+        assert!(e.contains("line 3"), "{e}");
+        let e = parse_board("ks", "1\n2 1 1 1 1 0\n", 1).unwrap_err().to_string();
+        assert!(e.contains("both painters"), "{e}");
+    }
+
+    #[test]
+    fn the_generator_is_seeded_and_valid() {
+        let mut params = BTreeMap::new();
+        params.insert("size".to_string(), "8".to_string());
+        params.insert("blocked".to_string(), "0.2".to_string());
+        let a = generate(&params, 7).unwrap();
+        assert_eq!(a, generate(&params, 7).unwrap());
+        assert_ne!(a, generate(&params, 8).unwrap());
+        assert_eq!(a.blocked & (bit(a.starts[0]) | bit(a.starts[1])), 0);
+        params.insert("size".to_string(), "12".to_string());
+        assert!(generate(&params, 7).is_err());
+    }
+}

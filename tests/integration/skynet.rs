@@ -1,0 +1,185 @@
+//! Skynet end to end through the real binary: the solver against the CodinGame agent on every
+//! shipped map, the exact solver, the generator's round trip, both map formats, map errors.
+
+use crate::support::{Arena, root};
+
+fn shipped_maps() -> Vec<std::path::PathBuf> {
+    let mut maps: Vec<_> = std::fs::read_dir(root().join("arenas/maps/skynet"))
+        .expect("the shipped maps")
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    maps.sort();
+    assert!(maps.len() >= 9, "{maps:?}");
+    maps
+}
+
+#[test]
+fn the_solver_beats_cg_ep2_on_every_shipped_map() {
+    for map in shipped_maps() {
+        let map = map.to_str().unwrap().to_string();
+        let run = Arena::new()
+            .args(["play", "skynet", "--variant", "ep2", "--map", &map])
+            .args(["--bot", "virus=solver", "--bot", "agent=cg-ep2", "--seed", "7"])
+            .args(["--replay", "out.jsonl"])
+            .run()
+            .success();
+        assert!(run.stdout().contains("virus wins"), "{map}: {}", run.stdout());
+        let replay = run.dir.join("out.jsonl");
+        Arena::new().args(["replay", "--verify", replay.to_str().unwrap()]).run().success();
+    }
+}
+
+#[test]
+fn solve_answers_every_shipped_map() {
+    for map in shipped_maps() {
+        let map = map.to_str().unwrap().to_string();
+        let run = Arena::new().args(["solve", "skynet", "--map", &map]).run().success();
+        assert!(
+            run.stdout().contains("the virus forces a win; winning first cut:"),
+            "{}",
+            run.stdout()
+        );
+    }
+}
+
+#[test]
+fn solve_finds_a_map_the_agent_wins() {
+    let arena = Arena::new();
+    // Nodes 1 and 4 both touch both gateways, and the agent stands next to both: one cut
+    // defuses one of them, the agent steps onto the other.
+    let map = "# AGENT_START 0\n5 6 2\n0 1\n0 4\n1 2\n1 3\n4 2\n4 3\n2\n3\n";
+    std::fs::write(arena.dir().join("lost.txt"), map).unwrap();
+    let run =
+        arena.args(["solve", "skynet", "--map", "lost.txt", "--variant", "ep2"]).run().success();
+    assert!(run.stdout().contains("the agent wins"), "{}", run.stdout());
+}
+
+#[test]
+fn solve_refuses_episode_1_and_unknown_flags() {
+    let run = Arena::new().args(["solve", "skynet", "--variant", "ep1"]).run().failure();
+    assert!(run.stderr().contains("Episode 2 only"), "{}", run.stderr());
+    Arena::new().args(["solve", "skynet", "--colour", "red"]).run().failure();
+}
+
+#[test]
+fn a_generated_map_prints_and_plays_back() {
+    let run = Arena::new().args(["gen", "skynet", "--nodes", "50", "--seed", "3"]).run().success();
+    let text = run.stdout();
+    assert!(text.contains("# AGENT_START"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("50 ")), "{text}");
+    let again =
+        Arena::new().args(["gen", "skynet", "--nodes", "50", "--seed", "3"]).run().success();
+    assert_eq!(again.stdout(), text, "the same seed gives the same map");
+
+    let arena = Arena::new();
+    std::fs::write(arena.dir().join("g.txt"), &text).unwrap();
+    let run = arena
+        .args([
+            "play",
+            "skynet",
+            "--map",
+            "g.txt",
+            "--bot",
+            "virus=solver",
+            "--bot",
+            "agent=cg-ep2",
+        ])
+        .run()
+        .success();
+    assert!(run.stdout().contains("wins after"), "{}", run.stdout());
+    assert!(run.stderr().is_empty(), "a generated map is within the limits: {}", run.stderr());
+}
+
+#[test]
+fn play_on_a_generated_map() {
+    let run = Arena::new()
+        .args(["play", "skynet", "--gen", "nodes=60,gateways=3", "--seed", "5"])
+        .args(["--bot", "virus=greedy", "--bot", "agent=cg-ep2", "--json"])
+        .run()
+        .success();
+    assert!(run.stdout().contains("\"winner\""), "{}", run.stdout());
+}
+
+#[test]
+fn the_locked_format_plays_like_its_protocol_copy() {
+    let play = |map: &str| {
+        Arena::new()
+            .args(["play", "skynet", "--map", root().join(map).to_str().unwrap()])
+            .args(["--bot", "virus=greedy", "--bot", "agent=cg-ep2", "--json"])
+            .run()
+            .success()
+            .stdout()
+    };
+    let locked = play("arenas/maps/skynet/ep2_01_from_forum_with_coords.cg.txt");
+    let protocol = play("arenas/maps/skynet/ep2_01.txt");
+    let turns =
+        |s: &str| s.split("\"turns\":").nth(1).unwrap().split(',').next().unwrap().to_string();
+    assert_eq!(turns(&locked), turns(&protocol));
+    assert!(locked.contains("\"winner\":\"virus\""), "{locked}");
+}
+
+#[test]
+fn a_bad_map_names_file_and_line() {
+    let arena = Arena::new();
+    std::fs::write(arena.dir().join("loop.txt"), "# AGENT_START 0\n3 2 1\n0 1\n2 2\n2\n").unwrap();
+    let run = arena
+        .args([
+            "play",
+            "skynet",
+            "--map",
+            "loop.txt",
+            "--bot",
+            "virus=greedy",
+            "--bot",
+            "agent=cg-ep2",
+        ])
+        .run()
+        .failure();
+    assert!(
+        run.stderr().contains("loop.txt") && run.stderr().contains("line 4"),
+        "{}",
+        run.stderr()
+    );
+    assert!(run.stderr().contains("self-loop"), "{}", run.stderr());
+}
+
+#[test]
+fn duplicate_links_and_crowded_maps_play_with_warnings() {
+    let gamma = root().join("arenas/maps/skynet/extra_teaching_gamma.txt");
+    let run = Arena::new()
+        .args(["play", "skynet", "--map", gamma.to_str().unwrap()])
+        .args(["--bot", "virus=solver", "--bot", "agent=cg-ep2"])
+        .run()
+        .success();
+    assert!(run.stderr().contains("11 duplicate link(s) merged"), "{}", run.stderr());
+    let crowded = root().join("arenas/maps/skynet/ep2_03.txt");
+    let run = Arena::new()
+        .args(["play", "skynet", "--variant", "ep1", "--map", crowded.to_str().unwrap()])
+        .args(["--bot", "virus=solver", "--bot", "agent=cg-ep1"])
+        .run()
+        .success();
+    assert!(run.stderr().contains("more than 1 gateway"), "{}", run.stderr());
+}
+
+#[test]
+fn bots_lists_every_skynet_bot() {
+    let run = Arena::new().args(["bots"]).run().success();
+    for name in ["random", "greedy", "solver", "cg-ep1", "cg-ep2", "perfect"] {
+        assert!(run.stdout().contains(&format!("  {name} ")), "{name}: {}", run.stdout());
+    }
+}
+
+#[test]
+fn the_tiebreak_option_is_checked() {
+    Arena::new()
+        .args(["play", "skynet", "--opt", "tiebreak=first"])
+        .args(["--bot", "virus=solver", "--bot", "agent=cg-ep2"])
+        .run()
+        .success();
+    let run = Arena::new()
+        .args(["play", "skynet", "--opt", "tiebreak=middle"])
+        .args(["--bot", "virus=solver", "--bot", "agent=cg-ep2"])
+        .run()
+        .failure();
+    assert!(run.stderr().contains("tiebreak"), "{}", run.stderr());
+}
