@@ -133,20 +133,21 @@ impl SprtOutcome {
             ),
             Verdict::Inconclusive => format!("no decision after {} pairs", self.pairs),
         };
+        use super::stats::fmt_f;
         format!(
-            "{verdict}\nLLR {:.3} (bounds {:.3}, {:.3}) after {} pairs ({} games); pentanomial {:?}\n\
-             Elo {} vs {}: {:.1} [{:.1}, {:.1}] (95%)\n",
-            self.llr,
-            self.lower_bound,
-            self.upper_bound,
+            "{verdict}\nLLR {} (bounds {}, {}) after {} pairs ({} games); pentanomial {:?}\n\
+             Elo {} vs {}: {} [{}, {}] (95%)\n",
+            fmt_f(self.llr, 3),
+            fmt_f(self.lower_bound, 3),
+            fmt_f(self.upper_bound, 3),
             self.pairs,
             2 * self.pairs,
             self.pentanomial,
             self.candidate,
             self.baseline,
-            self.elo,
-            self.elo_low,
-            self.elo_high
+            fmt_f(self.elo, 1),
+            fmt_f(self.elo_low, 1),
+            fmt_f(self.elo_high, 1)
         )
     }
 }

@@ -2,3 +2,4 @@
 
 mod skynet_cli;
 mod support;
+mod tournament;

@@ -1,0 +1,88 @@
+//! Tournament throughput and memory: `cargo bench --bench tournament`.
+//!
+//! Every measurement runs in a fresh child process (this binary re-executed), so each peak
+//! memory figure (`ru_maxrss`) is that run's alone. Figures printed:
+//! - matches per second of an in-process tournament at concurrency 1 and 2, and the speedup;
+//! - peak memory of 1,000 and of 10,000 matches, and their ratio.
+//!
+//! Options (environment): `BENCH_MATCHES` (default 20000) for the throughput runs, `BENCH_BOTS`
+//! (default `random`) for the built-in bot of both sides.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use arena::tournament::{Arena, RunOptions, run};
+
+fn arena_text(games: u64, bot: &str) -> String {
+    let maps = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/maps/skynet");
+    // Two bots playing both roles: every game is a role-swapped pair of matches.
+    format!(
+        "name = \"bench\"\ngame = \"skynet\"\nseed = 1\ngames_per_pairing = {games}\n\
+         [maps]\nfiles = [\"{0}/ep2_01.txt\", \"{0}/ep2_02.txt\", \"{0}/ep2_03.txt\", \
+         \"{0}/ep2_custom_forum_12nodes.txt\"]\n\
+         [[bots]]\nname = \"a\"\nspec = \"{bot}\"\n[[bots]]\nname = \"b\"\nspec = \"{bot}\"\n",
+        maps.display()
+    )
+}
+
+/// The child: runs `matches` matches at `concurrency`, prints `seconds maxrss_kb`.
+fn child(matches: u64, concurrency: usize, bot: &str) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("bench.toml");
+    std::fs::write(&path, arena_text(matches / 2, bot)).expect("write the arena");
+    let arena = Arena::load(&path).expect("a valid arena");
+    let opts = RunOptions {
+        concurrency: Some(concurrency),
+        out: Some(dir.path().join("out")),
+        ..RunOptions::default()
+    };
+    let start = Instant::now();
+    let outcome = run(&arena, &opts).expect("the run succeeds");
+    let seconds = start.elapsed().as_secs_f64();
+    assert_eq!(outcome.played, matches);
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
+        .expect("getrusage");
+    println!("{seconds} {}", usage.max_rss());
+}
+
+fn measure(matches: u64, concurrency: usize, bot: &str) -> (f64, i64) {
+    let out = Command::new(std::env::current_exe().expect("this binary"))
+        .env("ARENA_BENCH_CHILD", format!("{matches} {concurrency} {bot}"))
+        .output()
+        .expect("the child runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut words = text.split_whitespace();
+    let seconds: f64 = words.next().and_then(|w| w.parse().ok()).expect("seconds");
+    let rss: i64 = words.next().and_then(|w| w.parse().ok()).expect("maxrss");
+    (seconds, rss)
+}
+
+fn main() {
+    if let Ok(spec) = std::env::var("ARENA_BENCH_CHILD") {
+        let words: Vec<&str> = spec.split_whitespace().collect();
+        child(words[0].parse().expect("matches"), words[1].parse().expect("concurrency"), words[2]);
+        return;
+    }
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let matches: u64 =
+        std::env::var("BENCH_MATCHES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let bot = std::env::var("BENCH_BOTS").unwrap_or_else(|_| "random".into());
+    println!(
+        "tournament bench: skynet ep2, {bot} vs {bot}, 4 shipped maps, rows flushed per match"
+    );
+    let (t1, _) = measure(matches, 1, &bot);
+    let (t2, _) = measure(matches, 2, &bot);
+    println!("{matches} matches, concurrency 1: {t1:.3} s, {:.0} matches/s", matches as f64 / t1);
+    println!("{matches} matches, concurrency 2: {t2:.3} s, {:.0} matches/s", matches as f64 / t2);
+    println!("speedup 1 -> 2: {:.2}x", t1 / t2);
+    let (_, small) = measure(1_000, 2, &bot);
+    let (_, big) = measure(10_000, 2, &bot);
+    println!(
+        "peak memory: 1,000 matches {small} KiB, 10,000 matches {big} KiB, ratio {:.3}",
+        big as f64 / small as f64
+    );
+}
