@@ -43,10 +43,13 @@ fn child(matches: u64, concurrency: usize, bot: &str) {
     assert_eq!(outcome.played, matches);
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
         .expect("getrusage");
-    println!("{seconds} {}", usage.max_rss());
+    let cpu = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    let cpu_seconds = cpu(usage.user_time()) + cpu(usage.system_time());
+    println!("{seconds} {} {cpu_seconds}", usage.max_rss());
 }
 
-fn measure(matches: u64, concurrency: usize, bot: &str) -> (f64, i64) {
+/// Wall seconds, peak RSS in KiB, and CPU seconds (user + system) of one child run.
+fn measure(matches: u64, concurrency: usize, bot: &str) -> (f64, i64, f64) {
     let out = Command::new(std::env::current_exe().expect("this binary"))
         .env("ARENA_BENCH_CHILD", format!("{matches} {concurrency} {bot}"))
         .output()
@@ -56,7 +59,8 @@ fn measure(matches: u64, concurrency: usize, bot: &str) -> (f64, i64) {
     let mut words = text.split_whitespace();
     let seconds: f64 = words.next().and_then(|w| w.parse().ok()).expect("seconds");
     let rss: i64 = words.next().and_then(|w| w.parse().ok()).expect("maxrss");
-    (seconds, rss)
+    let cpu: f64 = words.next().and_then(|w| w.parse().ok()).expect("cpu seconds");
+    (seconds, rss, cpu)
 }
 
 fn main() {
@@ -74,13 +78,22 @@ fn main() {
     println!(
         "tournament bench: skynet ep2, {bot} vs {bot}, 4 shipped maps, rows flushed per match"
     );
-    let (t1, _) = measure(matches, 1, &bot);
-    let (t2, _) = measure(matches, 2, &bot);
-    println!("{matches} matches, concurrency 1: {t1:.3} s, {:.0} matches/s", matches as f64 / t1);
-    println!("{matches} matches, concurrency 2: {t2:.3} s, {:.0} matches/s", matches as f64 / t2);
-    println!("speedup 1 -> 2: {:.2}x", t1 / t2);
-    let (_, small) = measure(1_000, 2, &bot);
-    let (_, big) = measure(10_000, 2, &bot);
+    let (t1, _, c1) = measure(matches, 1, &bot);
+    let (t2, _, c2) = measure(matches, 2, &bot);
+    for (j, t, c) in [(1, t1, c1), (2, t2, c2)] {
+        println!(
+            "{matches} matches, concurrency {j}: {t:.3} s wall, {:.0} matches/s, {c:.3} s CPU ({:.1} us CPU per match)",
+            matches as f64 / t,
+            c * 1e6 / matches as f64
+        );
+    }
+    println!(
+        "speedup 1 -> 2: {:.2}x wall; CPU cost of the second thread: {:+.1}%",
+        t1 / t2,
+        100.0 * (c2 / c1 - 1.0)
+    );
+    let (_, small, _) = measure(1_000, 2, &bot);
+    let (_, big, _) = measure(10_000, 2, &bot);
     println!(
         "peak memory: 1,000 matches {small} KiB, 10,000 matches {big} KiB, ratio {:.3}",
         big as f64 / small as f64
