@@ -164,7 +164,13 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Sprt(args) => crate::tournament::sprt_command(args, &mut out),
         Command::Solve { game, args } => crate::with_game!(game, D => D::solve(&args, &mut out)),
         Command::Gen { game, variant, seed, params } => {
-            let params = parse_flag_params(&params)?;
+            let mut params = parse_flag_params(&params)?;
+            // After the first game setting clap hands everything over, `--seed` included.
+            let seed = match params.remove("seed") {
+                Some(s) => s.parse().map_err(|_| Error::Usage(format!("bad --seed `{s}`")))?,
+                None => seed,
+            };
+            let variant = params.remove("variant").or(variant);
             let map = crate::with_game!(game, D => {
                 let variant = crate::games::resolve_variant::<D>(variant.as_deref())?;
                 D::generate_map(&variant, &params, seed)?

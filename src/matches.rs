@@ -192,7 +192,9 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
     let mut seats = Vec::new();
     let mut bots: Vec<Box<dyn Bot<D::G>>> = Vec::new();
     for (seat, role) in roles.iter().enumerate() {
-        let player = spec.players.get(role).ok_or_else(|| {
+        let default = D::default_bot(&setup.variant, role)
+            .map(|name| Player::new(BotSpec::Builtin(name.into())));
+        let player = spec.players.get(role).or(default.as_ref()).ok_or_else(|| {
             Error::Usage(format!("no bot for role `{role}` (give one with --bot {role}=NAME)"))
         })?;
         let limits = spec.limits.or(&player.limits).apply(base);

@@ -143,3 +143,204 @@ pub fn play_match<G: Game>(
         duration: started.elapsed(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use rand::{Rng, RngExt};
+
+    use super::*;
+    use crate::game::Illegal;
+
+    /// A race to 20: each seat in turn adds 1 or 2, or rolls a die (chance from the referee).
+    #[derive(Clone, Debug, PartialEq)]
+    struct Race {
+        total: u32,
+        to_act: Seat,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Step2 {
+        Add(u32),
+        Roll,
+    }
+
+    impl Game for Race {
+        type Action = Step2;
+        type View = Race;
+
+        fn roles(&self) -> Vec<String> {
+            vec!["first".into(), "second".into()]
+        }
+
+        fn status(&self) -> Status {
+            if self.total >= 20 {
+                // The seat that just moved reached 20.
+                Status::Over(Outcome::win(2, 1 - self.to_act, "reached 20"))
+            } else {
+                Status::ToAct(self.to_act)
+            }
+        }
+
+        fn view(&self, _seat: Seat) -> Race {
+            self.clone()
+        }
+
+        fn play(&mut self, seat: Seat, action: &Step2, rng: &mut dyn Rng) -> Result<(), Illegal> {
+            if seat != self.to_act {
+                return Err(Illegal::new("not your turn"));
+            }
+            self.total += match *action {
+                Step2::Add(n @ 1..=2) => n,
+                Step2::Add(n) => return Err(Illegal::new(format!("cannot add {n}"))),
+                Step2::Roll => rng.random_range(1..=6),
+            };
+            self.to_act = 1 - seat;
+            Ok(())
+        }
+
+        fn init_input(_: &Race) -> String {
+            String::new()
+        }
+
+        fn turn_input(view: &Race) -> String {
+            format!("{}\n", view.total)
+        }
+
+        fn parse_action(_: &Race, line: &str) -> Result<Step2, String> {
+            match line.trim() {
+                "roll" => Ok(Step2::Roll),
+                n => n.parse().map(Step2::Add).map_err(|_| format!("bad {n:?}")),
+            }
+        }
+
+        fn format_action(action: &Step2) -> String {
+            match action {
+                Step2::Add(n) => n.to_string(),
+                Step2::Roll => "roll".into(),
+            }
+        }
+    }
+
+    /// Plays a fixed action, optionally after sleeping, or fails.
+    struct Scripted {
+        action: Result<Step2, BotFailure>,
+        sleep: Duration,
+        finished: Arc<AtomicUsize>,
+    }
+
+    impl Bot<Race> for Scripted {
+        fn act(&mut self, _: &Race, _: &TurnContext) -> Result<Step2, BotFailure> {
+            std::thread::sleep(self.sleep);
+            self.action.clone()
+        }
+
+        fn finish(&mut self) -> BotReport {
+            self.finished.fetch_add(1, Ordering::SeqCst);
+            BotReport::default()
+        }
+    }
+
+    fn bot(action: Result<Step2, BotFailure>, sleep_ms: u64) -> Box<dyn Bot<Race>> {
+        let finished = Arc::new(AtomicUsize::new(0));
+        Box::new(Scripted { action, sleep: Duration::from_millis(sleep_ms), finished })
+    }
+
+    fn limits(per_turn_ms: u64) -> Vec<TimeLimits> {
+        vec![TimeLimits::new(per_turn_ms, per_turn_ms); 2]
+    }
+
+    fn race() -> Race {
+        Race { total: 0, to_act: 0 }
+    }
+
+    #[test]
+    fn a_normal_match_records_every_step() {
+        let mut bots = vec![bot(Ok(Step2::Add(2)), 0), bot(Ok(Step2::Add(1)), 0)];
+        let r = play_match(race(), &mut bots, &limits(1000), 1);
+        assert_eq!(r.termination, Termination::Normal);
+        assert_eq!(r.culprit, None);
+        // 2+1 per round: 18 after six rounds, then the first seat reaches 20.
+        assert_eq!(r.turns(), 13);
+        assert_eq!(r.outcome.winner(), Some(0));
+        assert!(r.steps.iter().step_by(2).all(|s| s.seat == 0 && s.action == "2"));
+    }
+
+    #[test]
+    fn chance_comes_from_the_seed() {
+        let roll = |seed| {
+            let mut bots = vec![bot(Ok(Step2::Roll), 0), bot(Ok(Step2::Roll), 0)];
+            let r = play_match(race(), &mut bots, &limits(1000), seed);
+            (r.turns(), r.outcome.winner())
+        };
+        assert_eq!(roll(7), roll(7));
+        let outcomes: std::collections::BTreeSet<_> = (0..20).map(roll).collect();
+        assert!(outcomes.len() > 1, "different seeds should give different games");
+    }
+
+    #[test]
+    fn an_illegal_action_forfeits_and_names_the_culprit() {
+        let mut bots = vec![bot(Ok(Step2::Add(1)), 0), bot(Ok(Step2::Add(5)), 0)];
+        let r = play_match(race(), &mut bots, &limits(1000), 1);
+        assert_eq!(r.termination, Termination::Illegal);
+        assert_eq!(r.culprit, Some(1));
+        assert_eq!(r.outcome.winner(), Some(0));
+        assert_eq!(r.turns(), 1, "the illegal action is not recorded as played");
+        assert!(r.detail.unwrap().contains("cannot add 5"));
+    }
+
+    #[test]
+    fn a_bot_failure_is_a_result() {
+        let failure = BotFailure::Garbage { line: "xyz".into(), reason: "bad".into() };
+        let mut bots = vec![bot(Err(failure), 0), bot(Ok(Step2::Add(1)), 0)];
+        let r = play_match(race(), &mut bots, &limits(1000), 1);
+        assert_eq!(r.termination, Termination::Garbage);
+        assert_eq!(r.culprit, Some(0));
+        assert_eq!(r.outcome.winner(), Some(1));
+    }
+
+    #[test]
+    fn a_late_in_process_answer_is_a_timeout() {
+        let mut bots = vec![bot(Ok(Step2::Add(1)), 0), bot(Ok(Step2::Add(1)), 30)];
+        let r = play_match(race(), &mut bots, &limits(5), 1);
+        assert_eq!(r.termination, Termination::Timeout);
+        assert_eq!(r.culprit, Some(1));
+        assert!(r.max_turn_micros[1] >= 30_000);
+    }
+
+    #[test]
+    fn the_time_bank_absorbs_overruns() {
+        // The slow seat overruns a 1 ms limit by about 10 ms on each of its ten turns: without a
+        // bank that is a timeout at once, with a bank of a second the match ends normally.
+        let slow = || vec![bot(Ok(Step2::Add(1)), 0), bot(Ok(Step2::Add(1)), 10)];
+        let r = play_match(race(), &mut slow(), &limits(1), 1);
+        assert_eq!((r.termination, r.culprit), (Termination::Timeout, Some(1)));
+        let mut banked = limits(1);
+        banked[1].bank = Duration::from_millis(1000);
+        let r = play_match(race(), &mut slow(), &banked, 1);
+        assert_eq!(r.termination, Termination::Normal);
+        assert_eq!(r.steps.iter().filter(|s| s.seat == 1).count(), 10);
+    }
+
+    #[test]
+    fn every_bot_is_finished_once_whatever_happens() {
+        let finished = Arc::new(AtomicUsize::new(0));
+        let scripted = |action| -> Box<dyn Bot<Race>> {
+            Box::new(Scripted { action, sleep: Duration::ZERO, finished: finished.clone() })
+        };
+        let mut bots = vec![scripted(Ok(Step2::Add(1))), scripted(Err(BotFailure::Eof))];
+        let r = play_match(race(), &mut bots, &limits(1000), 1);
+        assert_eq!(r.termination, Termination::Eof);
+        assert_eq!(finished.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn bot_seeds_differ_by_seat_and_match() {
+        assert_ne!(bot_seed(1, 0), bot_seed(1, 1));
+        assert_ne!(bot_seed(1, 0), bot_seed(2, 0));
+        assert_eq!(bot_seed(9, 1), bot_seed(9, 1));
+    }
+}

@@ -167,6 +167,13 @@ pub trait GameDef: 'static {
     /// that cannot play that role).
     fn builtin_bot(name: &str, bot: &BotSetup<'_>) -> Result<Box<dyn Bot<Self::G>>, String>;
 
+    /// The built-in bot that plays `role` in `variant` when the user names none
+    /// (`arena play GAME`).
+    fn default_bot(variant: &str, role: &str) -> Option<&'static str> {
+        let _ = (variant, role);
+        None
+    }
+
     /// `arena solve GAME ARGS...`: the game's own solver command, with its own arguments.
     /// Writes its answer to `out`; returns the process exit code.
     fn solve(args: &[String], out: &mut dyn Write) -> Result<i32, crate::Error> {

@@ -1,5 +1,5 @@
 //! The one integration-test binary: runs the real `arena` executable in temporary folders.
 
-mod skynet_cli;
+mod cli;
 mod support;
 mod tournament;

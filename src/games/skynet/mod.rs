@@ -2,17 +2,62 @@
 //! gateways. See `docs/skynet.md` for the rules, the protocol of both roles and the choices made
 //! where the statements are silent.
 
+pub mod agent;
 pub mod bots;
+pub mod generator;
 pub mod map;
 pub mod rules;
+pub mod solver;
 
 use std::collections::BTreeMap;
+use std::io::Write;
+use std::time::Instant;
+
+use clap::Parser;
 
 use crate::bot::{Bot, TimeLimits};
 use crate::games::{BotInfo, BotSetup, GameDef, MapText, Setup, SetupError};
 
+pub use agent::{AgentModel, TieBreak};
 pub use map::SkynetMap;
 pub use rules::{Episode, Skynet, SkynetAction, SkynetView};
+
+/// The game options of a Skynet match.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SkynetOptions {
+    /// How the built-in CodinGame agents (and the `solver` virus's model of them) break ties.
+    pub tiebreak: TieBreak,
+}
+
+impl SkynetOptions {
+    pub fn from_setup(setup: &Setup) -> Result<SkynetOptions, SetupError> {
+        let mut options = SkynetOptions::default();
+        for (key, value) in &setup.options {
+            match key.as_str() {
+                "tiebreak" => {
+                    options.tiebreak = TieBreak::parse(value).ok_or_else(|| {
+                        SetupError::option(key, format!("`{value}` is not `last` or `first`"))
+                    })?;
+                }
+                _ => {
+                    return Err(SetupError::option(
+                        key,
+                        "unknown option of skynet (known: tiebreak)",
+                    ));
+                }
+            }
+        }
+        Ok(options)
+    }
+}
+
+fn episode(variant: &str) -> Result<Episode, SetupError> {
+    match variant {
+        "ep1" => Ok(Episode::Ep1),
+        "ep2" => Ok(Episode::Ep2),
+        v => Err(SetupError::Variant(v.to_string())),
+    }
+}
 
 impl GameDef for Skynet {
     type G = Skynet;
@@ -40,38 +85,176 @@ impl GameDef for Skynet {
     }
 
     fn generate_map(
-        _variant: &str,
-        _params: &BTreeMap<String, String>,
-        _seed: u64,
+        variant: &str,
+        params: &BTreeMap<String, String>,
+        seed: u64,
     ) -> Result<MapText, SetupError> {
-        Err(SetupError::Other("the Skynet map generator is not written yet".into()))
+        let p = generator::GenParams::parse(episode(variant)?, params)?;
+        let map = generator::generate(p, seed);
+        Ok(MapText {
+            name: format!("gen-{variant}-n{}-g{}-s{seed}", p.nodes, p.gateways),
+            text: generator::to_text(p, seed, &map),
+        })
     }
 
     fn new_game(setup: &Setup) -> Result<(Skynet, Vec<String>), SetupError> {
-        if let Some(key) = setup.options.keys().next() {
-            return Err(SetupError::option(key, "unknown option of skynet"));
-        }
-        let episode = match setup.variant.as_str() {
-            "ep1" => Episode::Ep1,
-            "ep2" => Episode::Ep2,
-            v => return Err(SetupError::Variant(v.to_string())),
-        };
-        let map = map::parse_protocol_map(&setup.map.name, &setup.map.text)?;
-        Ok((Skynet::new(map.into_arc(), episode), Vec::new()))
+        SkynetOptions::from_setup(setup)?;
+        let episode = episode(&setup.variant)?;
+        let parsed = map::parse_map(&setup.map.name, &setup.map.text, episode)?;
+        Ok((Skynet::new(parsed.map.into_arc(), episode), parsed.warnings))
     }
 
     fn bots() -> &'static [BotInfo] {
-        &[BotInfo {
-            name: "random",
-            roles: &["virus", "agent"],
-            summary: "a uniformly random legal action (seeded)",
-        }]
+        &[
+            BotInfo {
+                name: "random",
+                roles: &["virus", "agent"],
+                summary: "a uniformly random legal action (seeded)",
+            },
+            BotInfo {
+                name: "greedy",
+                roles: &["virus"],
+                summary: "cuts the gateway link nearest the agent",
+            },
+            BotInfo {
+                name: "solver",
+                roles: &["virus"],
+                summary: "plans a winning line of cuts against the CodinGame agent of the episode \
+                          (tiebreak option), else the exact solver's or the most urgent cut",
+            },
+            BotInfo {
+                name: "cg-ep1",
+                roles: &["agent"],
+                summary: "the CodinGame Episode 1 agent: step to the neighbour nearest a gateway",
+            },
+            BotInfo {
+                name: "cg-ep2",
+                roles: &["agent"],
+                summary: "the CodinGame Episode 2 agent (\"urgent chain\" model, tiebreak option)",
+            },
+            BotInfo {
+                name: "perfect",
+                roles: &["agent"],
+                summary: "Episode 2: a step the exact solver says the virus cannot beat, else cg-ep2",
+            },
+        ]
     }
 
     fn builtin_bot(name: &str, bot: &BotSetup<'_>) -> Result<Box<dyn Bot<Skynet>>, String> {
-        match name {
-            "random" => Ok(Box::new(bots::RandomBot::new(bot.seed))),
-            _ => Err(format!("no built-in skynet bot `{name}` (see `arena bots`)")),
+        let options = SkynetOptions::from_setup(bot.setup).map_err(|e| e.to_string())?;
+        let episode = episode(&bot.setup.variant).map_err(|e| e.to_string())?;
+        let info = crate::games::bot_info::<Skynet>(name)
+            .ok_or_else(|| format!("no built-in skynet bot `{name}` (see `arena bots`)"))?;
+        if !info.roles.contains(&bot.role.as_str()) {
+            return Err(format!("`{name}` plays {}, not {}", info.roles.join(" or "), bot.role));
+        }
+        Ok(match name {
+            "random" => Box::new(bots::RandomBot::new(bot.seed)),
+            "greedy" => Box::new(bots::GreedyVirus),
+            "solver" => Box::new(bots::SolverVirus::new(options.tiebreak)),
+            "cg-ep1" => Box::new(bots::CgAgent::new(Episode::Ep1, options.tiebreak)),
+            "cg-ep2" => Box::new(bots::CgAgent::new(Episode::Ep2, options.tiebreak)),
+            "perfect" => Box::new(bots::PerfectAgent::new(episode, options.tiebreak)),
+            _ => return Err(format!("no built-in skynet bot `{name}` (see `arena bots`)")),
+        })
+    }
+
+    fn default_bot(variant: &str, role: &str) -> Option<&'static str> {
+        match (variant, role) {
+            (_, "virus") => Some("solver"),
+            ("ep1", "agent") => Some("cg-ep1"),
+            (_, "agent") => Some("cg-ep2"),
+            _ => None,
         }
     }
+
+    fn solve(args: &[String], out: &mut dyn Write) -> Result<i32, crate::Error> {
+        let args = match SolveArgs::try_parse_from(
+            std::iter::once("arena solve skynet".to_string()).chain(args.iter().cloned()),
+        ) {
+            Ok(args) => args,
+            Err(e) if !e.use_stderr() => {
+                write!(out, "{e}").map_err(write_error)?;
+                return Ok(0);
+            }
+            Err(e) => return Err(crate::Error::Usage(e.to_string())),
+        };
+        if args.variant != "ep2" {
+            return Err(crate::Error::Usage(format!(
+                "the exact solver plays Episode 2 only, not `{}` (on an Episode 1 map within the \
+                 limits the virus always wins by cutting the agent's gateway link)",
+                args.variant
+            )));
+        }
+        let text = match &args.map {
+            Some(path) => MapText {
+                name: path.display().to_string(),
+                text: std::fs::read_to_string(path).map_err(|e| crate::Error::read(path, e))?,
+            },
+            None => Skynet::default_map("ep2"),
+        };
+        let parsed = map::parse_map(&text.name, &text.text, Episode::Ep2)?;
+        for w in &parsed.warnings {
+            eprintln!("warning: {w}");
+        }
+        let started = Instant::now();
+        let solution = solver::solve_ep2(&parsed.map);
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let verdict = match solution.verdict {
+            solver::Verdict::VirusWins(Some(id)) => {
+                let (a, b) = parsed.map.links[id as usize];
+                format!("the virus forces a win; winning first cut: {a} {b}")
+            }
+            solver::Verdict::VirusWins(None) => {
+                "the virus has already won: the agent can reach no gateway".to_string()
+            }
+            solver::Verdict::AgentWins => {
+                "the agent wins against any virus (perfect play)".to_string()
+            }
+        };
+        writeln!(out, "{}: {verdict} ({} positions, {ms:.2} ms)", text.name, solution.positions)
+            .map_err(write_error)?;
+        Ok(0)
+    }
+}
+
+fn write_error(e: std::io::Error) -> crate::Error {
+    crate::Error::Io { context: "failed to write to stdout".into(), source: e }
+}
+
+/// `arena solve skynet`: the exact Episode-2 solver.
+#[derive(Parser, Debug)]
+#[command(
+    name = "arena solve skynet",
+    about = "Can the virus force a win against a perfect agent? Prints a winning first cut."
+)]
+struct SolveArgs {
+    /// The map (either format); without it, the embedded default map.
+    #[arg(long)]
+    map: Option<std::path::PathBuf>,
+    /// The variant; only ep2 is solved exactly.
+    #[arg(long, default_value = "ep2")]
+    variant: String,
+}
+
+/// Every map shipped in `arenas/maps/skynet/`, for tests.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    macro_rules! maps {
+        ($($name:literal),* $(,)?) => {
+            &[$(($name, include_str!(concat!("../../../arenas/maps/skynet/", $name)))),*]
+        };
+    }
+
+    pub const SHIPPED_MAPS: &[(&str, &str)] = maps!(
+        "ep1_statement_example.txt",
+        "ep2_01.txt",
+        "ep2_01_from_forum_with_coords.cg.txt",
+        "ep2_02.txt",
+        "ep2_03.txt",
+        "ep2_custom_forum_12nodes.txt",
+        "extra_teaching_alpha.txt",
+        "extra_teaching_default.txt",
+        "extra_teaching_gamma.txt",
+    );
 }

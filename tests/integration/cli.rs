@@ -1,0 +1,103 @@
+use crate::support::{Arena, root};
+
+#[test]
+fn play_writes_a_replay_that_verifies() {
+    let run = Arena::new()
+        .args(["play", "skynet", "--bot", "virus=random", "--bot", "agent=random", "--seed", "3"])
+        .args(["--replay", "out.jsonl"])
+        .run()
+        .success();
+    assert!(run.stdout().contains("wins after"), "{}", run.stdout());
+    let replay = run.dir.join("out.jsonl");
+    let verify =
+        Arena::new().args(["replay", "--verify", replay.to_str().unwrap()]).run().success();
+    assert!(verify.stdout().contains("verified"), "{}", verify.stdout());
+}
+
+#[test]
+fn a_malformed_map_names_file_and_line() {
+    let arena = Arena::new();
+    std::fs::write(arena.dir().join("bad.txt"), "# AGENT_START 0\n3 2 1\n0 1\n1 7\n2\n").unwrap();
+    let run = arena
+        .args([
+            "play",
+            "skynet",
+            "--map",
+            "bad.txt",
+            "--bot",
+            "virus=random",
+            "--bot",
+            "agent=random",
+        ])
+        .run()
+        .failure();
+    assert!(
+        run.stderr().contains("bad.txt") && run.stderr().contains("line 4"),
+        "{}",
+        run.stderr()
+    );
+    let _ = root();
+}
+
+#[test]
+fn a_tampered_replay_does_not_verify() {
+    let run = Arena::new()
+        .args(["play", "skynet", "--bot", "virus=random", "--bot", "agent=random", "--seed", "5"])
+        .args(["--replay", "out.jsonl"])
+        .run()
+        .success();
+    let path = run.dir.join("out.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+
+    // Another winner in the result line.
+    let flipped = text
+        .replace("\"winner\":\"virus\"", "\"winner\":\"agent\"")
+        .replace("\"scores\":[1.0,0.0],\"ranks\":[1,2]", "\"scores\":[0.0,1.0],\"ranks\":[2,1]");
+    // The agent's first step sent somewhere it cannot go.
+    let moved =
+        text.replacen(&format!("\"action\":\"{}\"", action_of(lines[2])), "\"action\":\"11\"", 1);
+    // A truncated replay.
+    let truncated = lines[..lines.len() - 1].join("\n");
+    for (name, bad) in [("flipped", flipped), ("moved", moved), ("truncated", truncated)] {
+        assert_ne!(bad, text, "{name} should change the replay");
+        let bad_path = run.dir.join(format!("{name}.jsonl"));
+        std::fs::write(&bad_path, bad).unwrap();
+        let verify =
+            Arena::new().args(["replay", "--verify", bad_path.to_str().unwrap()]).run().failure();
+        assert!(verify.stderr().contains(&format!("{name}.jsonl")), "{}", verify.stderr());
+    }
+}
+
+fn action_of(line: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    v["action"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn the_same_seed_gives_the_same_replay() {
+    let replay = |seed: &str| {
+        let run = Arena::new()
+            .args(["play", "skynet", "--bot", "virus=random", "--bot", "agent=random"])
+            .args(["--seed", seed, "--replay", "r.jsonl"])
+            .run()
+            .success();
+        let text = std::fs::read_to_string(run.dir.join("r.jsonl")).unwrap();
+        // Timings differ from run to run; everything else must not.
+        text.lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("micros");
+                }
+                if let Some(r) = v.get_mut("result").and_then(|r| r.as_object_mut()) {
+                    r.remove("duration_ms");
+                    r.remove("max_turn_micros");
+                }
+                v.to_string()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(replay("11"), replay("11"));
+    assert_ne!(replay("11"), replay("12"));
+}
