@@ -373,12 +373,8 @@ fn validate_game<D: GameDef>(
             _ => return Err("key `maps.generate`: needs `count` (>= 1) or `seeds`".into()),
         };
         for s in seeds {
-            let mut map = D::generate_map(&variant, &params, s)
+            let map = D::generate_map(&variant, &params, s)
                 .map_err(|e| format!("key `maps.generate.params`: {e}"))?;
-            let mut settings: Vec<String> =
-                params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            settings.push(format!("seed={s}"));
-            map.name = format!("gen({})", settings.join(","));
             maps.push(("maps.generate".to_string(), map));
         }
     }
