@@ -78,6 +78,13 @@ fn main() {
     println!(
         "tournament bench: skynet ep2, {bot} vs {bot}, 4 shipped maps, rows flushed per match"
     );
+    // Other work on the machine skews the speedup: say how busy it was.
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "{} cores, load average {}",
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    );
     let (t1, _, c1) = measure(matches, 1, &bot);
     let (t2, _, c2) = measure(matches, 2, &bot);
     for (j, t, c) in [(1, t1, c1), (2, t2, c2)] {
