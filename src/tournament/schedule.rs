@@ -204,7 +204,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::tournament::config::Files;
+    use crate::tournament::config::{ArenaBot, Files};
 
     fn arena(extra: &str, bots: &str) -> Arena {
         let dir = tempfile::tempdir().unwrap();
@@ -274,6 +274,36 @@ mod tests {
         let (s, b) = (Schedule::new(&small), Schedule::new(&big));
         assert_eq!(s.get(2).seed, b.get(6).seed, "game 1 has one seed whatever the field");
         assert_ne!(s.get(0).seed, s.get(2).seed);
+    }
+
+    #[test]
+    fn with_three_seats_every_bot_sits_in_every_seat() {
+        let mut a = arena(
+            "games_per_pairing = 2",
+            &(bot("a", "[\"virus\", \"agent\"]") + &bot("b", "[\"virus\", \"agent\"]")),
+        );
+        // A made-up three-seat game with four bots: the schedule only needs roles and bots.
+        a.roles = vec!["p1".into(), "p2".into(), "p3".into()];
+        let template = a.bots[0].clone();
+        a.bots = ["w", "x", "y", "z"]
+            .iter()
+            .map(|n| ArenaBot { name: n.to_string(), roles: a.roles.clone(), ..template.clone() })
+            .collect();
+        let s = Schedule::new(&a);
+        assert_eq!(s.pairings().len(), 4, "C(4, 3) groups");
+        assert_eq!(s.total(), 2 * 4 * 3, "3 rotations per group");
+        let mut seat_count = [[0; 3]; 4];
+        for id in 0..s.total() {
+            let m = s.get(id);
+            let mut sorted = m.seats.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), 3, "three different bots");
+            for (seat, &b) in m.seats.iter().enumerate() {
+                seat_count[b][seat] += 1;
+            }
+        }
+        assert!(seat_count.iter().all(|c| *c == [6, 6, 6]), "{seat_count:?}");
     }
 
     #[test]
