@@ -81,10 +81,11 @@ pub fn play_seats(arena: &Arena, seats: &[usize], map: usize, seed: u64) -> Resu
         .enumerate()
         .map(|(seat, &b)| {
             let bot = &arena.bots[b];
-            (
-                arena.roles[seat].clone(),
-                Player { name: bot.name.clone(), spec: bot.spec.clone(), limits: bot.limits },
-            )
+            // Built from `Player::new`, so settings added to players later keep their defaults.
+            let mut player = Player::new(bot.spec.clone());
+            player.name = bot.name.clone();
+            player.limits = bot.limits;
+            (arena.roles[seat].clone(), player)
         })
         .collect();
     let spec = MatchSpec {
