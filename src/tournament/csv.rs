@@ -249,6 +249,10 @@ pub fn read_rows(
 ) -> Result<()> {
     // Only complete lines: a torn last line is not read.
     let complete = complete_len(path)?;
+    if complete == 0 {
+        // Not even a whole header: a run killed as it created the file.
+        return Ok(());
+    }
     let file = File::open(path).map_err(|e| Error::read(path, e))?.take(complete);
     let bad = |line: u64, message: String| Error::Io {
         context: format!("`{}`, line {line}", path.display()),
@@ -404,6 +408,13 @@ mod tests {
         assert!(drop_torn_line(&path).unwrap());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), full);
         assert!(!drop_torn_line(&path).unwrap());
+
+        // Killed while writing the header: nothing to read, and the writer starts over.
+        std::fs::write(&path, "id,game,pai").unwrap();
+        assert!(drop_torn_line(&path).unwrap());
+        read_rows(&path, 2, |_| panic!("no rows")).unwrap();
+        RowWriter::open(&path, 2).unwrap().append(&row(0)).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format_header(2) + &row(0));
     }
 
     #[test]
