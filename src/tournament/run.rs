@@ -273,7 +273,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
     }
 
     let bots: Vec<String> = meta.bots.clone();
-    let mut tally = Tally::new(bots.clone());
+    let mut tally = Tally::new(bots.clone(), meta.roles.clone());
     read_rows(&matches_path, seats, |row| {
         let result = row.result(&bots).map_err(|m| {
             Error::Usage(format!("`{}`, line {}: {m}", matches_path.display(), row.line))
@@ -339,7 +339,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeOutcome> {
     let seats = reference.roles.len();
     let planned = reference.planned;
     let mut seen = IdSet::new(planned);
-    let mut tally = Tally::new(reference.bots.clone());
+    let mut tally = Tally::new(reference.bots.clone(), reference.roles.clone());
     for dir in dirs {
         let path = dir.join(MATCHES_FILE);
         read_rows(&path, seats, |row| {

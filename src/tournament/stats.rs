@@ -70,12 +70,17 @@ pub struct Tally {
     pub rankings: BTreeMap<Vec<Vec<usize>>, u64>,
     pub terminations: BTreeMap<String, u64>,
     pub matches: u64,
+    /// The roles, in seat order, and `by_seat[bot][seat]`: that bot's results in that seat.
+    pub roles: Vec<String>,
+    pub by_seat: Vec<Vec<PairTally>>,
 }
 
 impl Tally {
-    pub fn new(bots: Vec<String>) -> Tally {
+    pub fn new(bots: Vec<String>, roles: Vec<String>) -> Tally {
         let n = bots.len();
         Tally {
+            by_seat: vec![vec![PairTally::default(); roles.len()]; n],
+            roles,
             bots,
             per_bot: vec![BotTally::default(); n],
             pair: vec![vec![PairTally::default(); n]; n],
@@ -93,10 +98,21 @@ impl Tally {
             let t = &mut self.per_bot[bot];
             t.games += 1;
             t.score_units += (row.scores[seat] * SCORE_UNIT).round() as i128;
+            let r = &mut self.by_seat[bot][seat];
+            r.games += 1;
             match (row.ranks[seat], firsts) {
-                (1, 1) => t.wins += 1,
-                (1, _) => t.draws += 1,
-                _ => t.losses += 1,
+                (1, 1) => {
+                    t.wins += 1;
+                    r.wins += 1;
+                }
+                (1, _) => {
+                    t.draws += 1;
+                    r.draws += 1;
+                }
+                _ => {
+                    t.losses += 1;
+                    r.losses += 1;
+                }
             }
             for (other_seat, &other) in row.bots.iter().enumerate() {
                 if other_seat == seat {
@@ -522,7 +538,7 @@ pub fn render_tables(tally: &Tally, rows: &[BotSummary]) -> String {
     // The head-to-head matrix: the row bot's score rate against the column bot.
     let order: Vec<usize> =
         rows.iter().map(|r| tally.bots.iter().position(|b| *b == r.bot).expect("a bot")).collect();
-    let col = order.iter().map(|&b| tally.bots[b].chars().count()).max().unwrap_or(0).clamp(6, 14);
+    let col = order.iter().map(|&b| tally.bots[b].chars().count()).max().unwrap_or(0).clamp(11, 16);
     let _ = writeln!(out, "\nhead to head (row's score rate against column, games in brackets):");
     let _ = write!(out, "{:<width$}", "");
     for &b in &order {
@@ -542,6 +558,27 @@ pub fn render_tables(tally: &Tally, rows: &[BotSummary]) -> String {
             let _ = write!(out, "  {cell:>col$}");
         }
         let _ = writeln!(out);
+    }
+    // By role: in asymmetric games (Skynet's virus and agent) a bot's strength differs by role.
+    if tally.roles.len() > 1 {
+        let _ = writeln!(out, "\nby role (score rate, games in brackets):");
+        let _ = write!(out, "{:<width$}", "");
+        for role in &tally.roles {
+            let _ = write!(out, "  {role:>col$}");
+        }
+        let _ = writeln!(out);
+        for &a in &order {
+            let _ = write!(out, "{:<width$}", tally.bots[a]);
+            for p in &tally.by_seat[a] {
+                let cell = if p.games == 0 {
+                    "-".to_string()
+                } else {
+                    format!("{}% ({})", fmt_f(100.0 * p.score_rate(), 0), p.games)
+                };
+                let _ = write!(out, "  {cell:>col$}");
+            }
+            let _ = writeln!(out);
+        }
     }
     let terms: Vec<String> = tally.terminations.iter().map(|(t, n)| format!("{t} {n}")).collect();
     let _ = writeln!(out, "\n{} matches; endings: {}", tally.matches, terms.join(", "));
@@ -661,8 +698,9 @@ mod tests {
             },
         ];
         let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
-        let mut t1 = Tally::new(names.clone());
-        let mut t2 = Tally::new(names);
+        let roles = vec!["first".to_string(), "second".to_string()];
+        let mut t1 = Tally::new(names.clone(), roles.clone());
+        let mut t2 = Tally::new(names, roles);
         rows.iter().for_each(|r| t1.add(r));
         rows.iter().rev().for_each(|r| t2.add(r));
         let (s1, s2) = (summarize(&t1), summarize(&t2));
@@ -671,6 +709,12 @@ mod tests {
         assert_eq!(s1[0].bot, "a");
         assert_eq!((t1.per_bot[0].wins, t1.per_bot[1].draws, t1.per_bot[2].timeouts), (2, 1, 1));
         assert_eq!(t1.pair[1][2], PairTally { games: 1, wins: 0, draws: 1, losses: 0 });
+        // Bot a won in seat 0 (against b) and in seat 1 (against c).
+        assert_eq!(t1.by_seat[0][0], PairTally { games: 1, wins: 1, draws: 0, losses: 0 });
+        assert_eq!(t1.by_seat[0][1], PairTally { games: 1, wins: 1, draws: 0, losses: 0 });
+        assert_eq!(t1.by_seat[2][0].losses, 1);
+        let table = render_tables(&t1, &s1);
+        assert!(table.contains("by role") && table.contains("first"), "{table}");
     }
 
     #[test]
