@@ -38,6 +38,12 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Run a tournament: `arena run [ARENA.toml]` (no file: the built-in default arena).
+    Run(crate::tournament::RunArgs),
+    /// Merge the results folders of a sharded run: `arena merge DIR...`.
+    Merge(crate::tournament::MergeArgs),
+    /// Test a candidate against a baseline until an SPRT decides (exit 0 = H1, 1 = H0, 3 = none).
+    Sprt(crate::tournament::SprtArgs),
     /// Risk tools: `arena risk paths --board B.toml --from X --to Y [--json]`.
     #[command(disable_help_flag = true)]
     Risk {
@@ -163,6 +169,9 @@ fn run(cli: Cli) -> Result<i32> {
             list_bots(&mut out).map_err(stdout_error)?;
             Ok(0)
         }
+        Command::Run(args) => crate::tournament::run_command(args, &mut out),
+        Command::Merge(args) => crate::tournament::merge_command(args, &mut out),
+        Command::Sprt(args) => crate::tournament::sprt_command(args, &mut out),
         Command::Solve { game, args } => crate::with_game!(game, D => D::solve(&args, &mut out)),
         Command::Risk { args } => crate::games::risk::command(&args, &mut out),
         Command::Gen { game, variant, seed, params } => {

@@ -2,8 +2,8 @@
 //!
 //! The layout is the architecture: [`game`] is the rules abstraction, [`games`] holds one folder
 //! per game, [`bot`] the bot interface (in-process and external), [`referee`] plays one match,
-//! [`matches`] turns a user's description of a match into a played one, and [`replay`] records and
-//! verifies matches.
+//! [`matches`] turns a user's description of a match into a played one, [`replay`] records
+//! and verifies matches, and [`tournament`] runs many of them and keeps the statistics.
 
 pub mod bot;
 pub mod cli;
@@ -13,5 +13,6 @@ pub mod games;
 pub mod matches;
 pub mod referee;
 pub mod replay;
+pub mod tournament;
 
 pub use error::{Error, Result};

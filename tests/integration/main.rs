@@ -7,3 +7,4 @@ mod risk;
 mod skynet;
 mod spiders;
 mod support;
+mod tournament;

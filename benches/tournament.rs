@@ -1,0 +1,108 @@
+//! Tournament throughput and memory: `cargo bench --bench tournament`.
+//!
+//! Every measurement runs in a fresh child process (this binary re-executed), so each peak
+//! memory figure (`ru_maxrss`) is that run's alone. Figures printed:
+//! - matches per second of an in-process tournament at concurrency 1 and 2, and the speedup;
+//! - peak memory of 1,000 and of 10,000 matches, and their ratio.
+//!
+//! Options (environment): `BENCH_MATCHES` (default 20000) for the throughput runs, `BENCH_BOTS`
+//! (default `random`) for the built-in bot of both sides.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use arena::tournament::{Arena, RunOptions, run};
+
+fn arena_text(games: u64, bot: &str) -> String {
+    let maps = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/maps/skynet");
+    // Two bots playing both roles: every game is a role-swapped pair of matches.
+    format!(
+        "name = \"bench\"\ngame = \"skynet\"\nseed = 1\ngames_per_pairing = {games}\n\
+         [maps]\nfiles = [\"{0}/ep2_01.txt\", \"{0}/ep2_02.txt\", \"{0}/ep2_03.txt\", \
+         \"{0}/ep2_custom_forum_12nodes.txt\"]\n\
+         [[bots]]\nname = \"a\"\nspec = \"{bot}\"\n[[bots]]\nname = \"b\"\nspec = \"{bot}\"\n",
+        maps.display()
+    )
+}
+
+/// The child: runs `matches` matches at `concurrency`, prints `seconds maxrss_kb`.
+fn child(matches: u64, concurrency: usize, bot: &str) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("bench.toml");
+    std::fs::write(&path, arena_text(matches / 2, bot)).expect("write the arena");
+    let arena = Arena::load(&path).expect("a valid arena");
+    let opts = RunOptions {
+        concurrency: Some(concurrency),
+        out: Some(dir.path().join("out")),
+        ..RunOptions::default()
+    };
+    let start = Instant::now();
+    let outcome = run(&arena, &opts).expect("the run succeeds");
+    let seconds = start.elapsed().as_secs_f64();
+    assert_eq!(outcome.played, matches);
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
+        .expect("getrusage");
+    let cpu = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    let cpu_seconds = cpu(usage.user_time()) + cpu(usage.system_time());
+    println!("{seconds} {} {cpu_seconds}", usage.max_rss());
+}
+
+/// Wall seconds, peak RSS in KiB, and CPU seconds (user + system) of one child run.
+fn measure(matches: u64, concurrency: usize, bot: &str) -> (f64, i64, f64) {
+    let out = Command::new(std::env::current_exe().expect("this binary"))
+        .env("ARENA_BENCH_CHILD", format!("{matches} {concurrency} {bot}"))
+        .output()
+        .expect("the child runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut words = text.split_whitespace();
+    let seconds: f64 = words.next().and_then(|w| w.parse().ok()).expect("seconds");
+    let rss: i64 = words.next().and_then(|w| w.parse().ok()).expect("maxrss");
+    let cpu: f64 = words.next().and_then(|w| w.parse().ok()).expect("cpu seconds");
+    (seconds, rss, cpu)
+}
+
+fn main() {
+    if let Ok(spec) = std::env::var("ARENA_BENCH_CHILD") {
+        let words: Vec<&str> = spec.split_whitespace().collect();
+        child(words[0].parse().expect("matches"), words[1].parse().expect("concurrency"), words[2]);
+        return;
+    }
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let matches: u64 =
+        std::env::var("BENCH_MATCHES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let bot = std::env::var("BENCH_BOTS").unwrap_or_else(|_| "random".into());
+    println!(
+        "tournament bench: skynet ep2, {bot} vs {bot}, 4 shipped maps, rows flushed per match"
+    );
+    // Other work on the machine skews the speedup: say how busy it was.
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "{} cores, load average {}",
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    );
+    let (t1, _, c1) = measure(matches, 1, &bot);
+    let (t2, _, c2) = measure(matches, 2, &bot);
+    for (j, t, c) in [(1, t1, c1), (2, t2, c2)] {
+        println!(
+            "{matches} matches, concurrency {j}: {t:.3} s wall, {:.0} matches/s, {c:.3} s CPU ({:.1} us CPU per match)",
+            matches as f64 / t,
+            c * 1e6 / matches as f64
+        );
+    }
+    println!(
+        "speedup 1 -> 2: {:.2}x wall; CPU cost of the second thread: {:+.1}%",
+        t1 / t2,
+        100.0 * (c2 / c1 - 1.0)
+    );
+    let (_, small, _) = measure(1_000, 2, &bot);
+    let (_, big, _) = measure(10_000, 2, &bot);
+    println!(
+        "peak memory: 1,000 matches {small} KiB, 10,000 matches {big} KiB, ratio {:.3}",
+        big as f64 / small as f64
+    );
+}

@@ -1,0 +1,695 @@
+//! Arena files: TOML in, validated [`Arena`] out, in this one place.
+//!
+//! Everything that can be wrong with an arena file is found here, before a single match is played:
+//! unknown keys, missing or malformed maps, unknown or duplicate bots, bots asked to play roles they
+//! cannot play, bad numbers. Every error names the file and the key (`bots[2].roles`), and maps are
+//! read, generated and parsed here, so a run never stops halfway on a bad map.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::bot::BotSpec;
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::games::{GameDef, GameId, MapText, Setup, bot_info, resolve_variant};
+use crate::matches::LimitOverrides;
+use crate::referee::splitmix64;
+
+/// The arena `arena run` plays without a file: Skynet Episode 2's built-in bots.
+pub const DEFAULT_ARENA: &str = include_str!("../../arenas/default.toml");
+
+/// What the default arena's relative map paths resolve to, so it runs from any folder.
+const EMBEDDED_FILES: &[(&str, &str)] = &[
+    ("maps/skynet/ep2_01.txt", include_str!("../../arenas/maps/skynet/ep2_01.txt")),
+    ("maps/skynet/ep2_02.txt", include_str!("../../arenas/maps/skynet/ep2_02.txt")),
+    ("maps/skynet/ep2_03.txt", include_str!("../../arenas/maps/skynet/ep2_03.txt")),
+    (
+        "maps/skynet/ep2_custom_forum_12nodes.txt",
+        include_str!("../../arenas/maps/skynet/ep2_custom_forum_12nodes.txt"),
+    ),
+    (
+        "maps/skynet/extra_teaching_alpha.txt",
+        include_str!("../../arenas/maps/skynet/extra_teaching_alpha.txt"),
+    ),
+    (
+        "maps/skynet/extra_teaching_default.txt",
+        include_str!("../../arenas/maps/skynet/extra_teaching_default.txt"),
+    ),
+];
+
+/// A TOML scalar where the game expects a string setting (`nodes = 30` or `nodes = "30"`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Text(String),
+}
+
+impl Scalar {
+    fn into_string(self) -> String {
+        match self {
+            Scalar::Int(i) => i.to_string(),
+            Scalar::Float(f) => f.to_string(),
+            Scalar::Bool(b) => b.to_string(),
+            Scalar::Text(s) => s,
+        }
+    }
+}
+
+fn strings(map: BTreeMap<String, Scalar>) -> BTreeMap<String, String> {
+    map.into_iter().map(|(k, v)| (k, v.into_string())).collect()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawArena {
+    name: String,
+    game: String,
+    variant: Option<String>,
+    #[serde(default)]
+    options: BTreeMap<String, Scalar>,
+    maps: RawMaps,
+    bots: Vec<RawBot>,
+    #[serde(default)]
+    format: Option<String>,
+    candidate: Option<String>,
+    games_per_pairing: Option<i64>,
+    seed: Option<u64>,
+    concurrency: Option<i64>,
+    output: Option<PathBuf>,
+    #[serde(default)]
+    limits: RawLimits,
+    sprt: Option<RawSprt>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMaps {
+    #[serde(default)]
+    files: Vec<String>,
+    glob: Option<String>,
+    generate: Option<RawGenerate>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGenerate {
+    #[serde(default)]
+    params: BTreeMap<String, Scalar>,
+    count: Option<i64>,
+    seeds: Option<Vec<u64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBot {
+    name: String,
+    spec: Option<String>,
+    roles: Option<Vec<String>>,
+    #[serde(default)]
+    limits: RawLimits,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLimits {
+    first_turn_ms: Option<u64>,
+    turn_ms: Option<u64>,
+    grace_ms: Option<u64>,
+    bank_ms: Option<u64>,
+}
+
+impl From<RawLimits> for LimitOverrides {
+    fn from(l: RawLimits) -> LimitOverrides {
+        LimitOverrides {
+            first_turn_ms: l.first_turn_ms,
+            per_turn_ms: l.turn_ms,
+            grace_ms: l.grace_ms,
+            bank_ms: l.bank_ms,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSprt {
+    candidate: String,
+    baseline: String,
+    elo0: f64,
+    elo1: f64,
+    #[serde(default = "default_error_rate")]
+    alpha: f64,
+    #[serde(default = "default_error_rate")]
+    beta: f64,
+    max_pairs: Option<u64>,
+}
+
+fn default_error_rate() -> f64 {
+    0.05
+}
+
+/// How bots are paired.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every group of bots (every pair, in two-seat games) plays.
+    RoundRobin,
+    /// The candidate (a bot index) plays every group of the others; the others never meet.
+    Gauntlet { candidate: usize },
+}
+
+/// One bot of the arena.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ArenaBot {
+    pub name: String,
+    pub spec: BotSpec,
+    /// The roles it plays, in the game's role order.
+    pub roles: Vec<String>,
+    pub limits: LimitOverrides,
+}
+
+/// The `[sprt]` section: a sequential test of `candidate` against `baseline`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SprtConfig {
+    pub candidate: usize,
+    pub baseline: usize,
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    /// Stop without a verdict after this many game pairs.
+    pub max_pairs: u64,
+}
+
+/// A validated arena: every map read and parsed, every bot known, every number in range.
+#[derive(Clone, Debug, Serialize)]
+pub struct Arena {
+    pub name: String,
+    pub game: GameId,
+    pub variant: String,
+    pub options: BTreeMap<String, String>,
+    /// The game's roles, in seat order.
+    pub roles: Vec<String>,
+    pub maps: Vec<MapText>,
+    pub bots: Vec<ArenaBot>,
+    pub format: Format,
+    pub games_per_pairing: u64,
+    pub seed: u64,
+    pub limits: LimitOverrides,
+    /// Not part of the fingerprint: it does not change any result.
+    #[serde(skip)]
+    pub concurrency: Option<usize>,
+    /// Not part of the fingerprint: results go to `output/name/`.
+    #[serde(skip)]
+    pub output: PathBuf,
+    /// Not part of the fingerprint: a tournament and a test of the same arena are separate runs.
+    #[serde(skip)]
+    pub sprt: Option<SprtConfig>,
+    /// Where the arena came from, for messages.
+    #[serde(skip)]
+    pub source: PathBuf,
+}
+
+impl Arena {
+    /// Reads and validates an arena file. Relative map paths are relative to the file's folder.
+    pub fn load(path: &Path) -> Result<Arena> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Arena::parse(&text, path, &Files::Disk(base))
+    }
+
+    /// The built-in default arena; its maps are embedded, so it runs from any folder.
+    pub fn default_arena() -> Result<Arena> {
+        Arena::parse(DEFAULT_ARENA, Path::new("<built-in default arena>"), &Files::Embedded)
+    }
+
+    /// Validates arena text. `source` names it in errors; `files` resolves relative map paths.
+    pub fn parse(text: &str, source: &Path, files: &Files) -> Result<Arena> {
+        let fail = |message: String| Error::Arena { path: source.to_path_buf(), message };
+        let raw: RawArena = toml::from_str(text).map_err(|e| fail(e.to_string()))?;
+        validate(raw, source, files).map_err(fail)
+    }
+
+    /// A hash of everything that decides the results (not the concurrency or the output folder):
+    /// resuming or merging checks it, so rows of different configs never mix.
+    pub fn fingerprint(&self) -> String {
+        let canonical = serde_json::to_string(self).expect("an arena serializes");
+        format!("{:016x}", fnv1a64(canonical.as_bytes()))
+    }
+
+    pub fn bot_index(&self, name: &str) -> Option<usize> {
+        self.bots.iter().position(|b| b.name == name)
+    }
+}
+
+/// Where an arena's relative paths point.
+pub enum Files {
+    /// Files on disk, relative to this folder.
+    Disk(PathBuf),
+    /// The files embedded in the binary (for the default arena).
+    Embedded,
+}
+
+impl Files {
+    fn read(&self, rel: &str) -> std::result::Result<MapText, String> {
+        match self {
+            Files::Disk(base) => {
+                let path = base.join(rel);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+                Ok(MapText { name: map_name(rel), text })
+            }
+            Files::Embedded => EMBEDDED_FILES
+                .iter()
+                .find(|(p, _)| *p == rel)
+                .map(|(p, text)| MapText { name: map_name(p), text: text.to_string() })
+                .ok_or_else(|| format!("no embedded file `{rel}`")),
+        }
+    }
+
+    fn glob(&self, pattern: &str) -> std::result::Result<Vec<String>, String> {
+        match self {
+            Files::Disk(base) => {
+                let full = base.join(pattern);
+                let full = full.to_str().ok_or("the pattern is not UTF-8")?;
+                let mut found = Vec::new();
+                for entry in glob::glob(full).map_err(|e| e.to_string())? {
+                    let path = entry.map_err(|e| e.to_string())?;
+                    if path.is_file() {
+                        let rel = path.strip_prefix(base).unwrap_or(&path);
+                        found.push(rel.to_string_lossy().into_owned());
+                    }
+                }
+                found.sort();
+                Ok(found)
+            }
+            Files::Embedded => {
+                let pattern = glob::Pattern::new(pattern).map_err(|e| e.to_string())?;
+                Ok(EMBEDDED_FILES
+                    .iter()
+                    .filter(|(p, _)| pattern.matches(p))
+                    .map(|(p, _)| p.to_string())
+                    .collect())
+            }
+        }
+    }
+}
+
+/// A map's name in results: its file name without folders.
+fn map_name(rel: &str) -> String {
+    Path::new(rel).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(rel.into())
+}
+
+/// FNV-1a, 64 bits: a stable hash (std's hasher may change between Rust versions).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// The seed of the `i`-th generated map when the file asks for a count, not for seeds.
+pub fn generated_map_seed(master: u64, i: u64) -> u64 {
+    splitmix64(master ^ splitmix64(0x3A95_0000 + i))
+}
+
+fn validate(raw: RawArena, source: &Path, files: &Files) -> std::result::Result<Arena, String> {
+    let name = raw.name.trim().to_string();
+    if name.is_empty()
+        || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        || name.starts_with('.')
+    {
+        return Err(format!(
+            "key `name`: {:?} must be letters, digits, `-`, `_` and `.` (it names the results folder)",
+            raw.name
+        ));
+    }
+    let game: GameId = raw.game.parse().map_err(|e| format!("key `game`: {e}"))?;
+    crate::with_game!(game, D => validate_game::<D>(raw, name, game, source, files))
+}
+
+fn validate_game<D: GameDef>(
+    raw: RawArena,
+    name: String,
+    game: GameId,
+    source: &Path,
+    files: &Files,
+) -> std::result::Result<Arena, String> {
+    let variant =
+        resolve_variant::<D>(raw.variant.as_deref()).map_err(|e| format!("key `variant`: {e}"))?;
+    let options = strings(raw.options);
+    let seed = raw.seed.unwrap_or(1);
+
+    // Maps: files, then the glob's matches, then generated ones; every one parsed by the game.
+    let mut maps: Vec<(String, MapText)> = Vec::new();
+    for (i, rel) in raw.maps.files.iter().enumerate() {
+        let map = files.read(rel).map_err(|e| format!("key `maps.files[{i}]`: {e}"))?;
+        maps.push((format!("maps.files[{i}]"), map));
+    }
+    if let Some(pattern) = &raw.maps.glob {
+        let found = files.glob(pattern).map_err(|e| format!("key `maps.glob`: {e}"))?;
+        if found.is_empty() {
+            return Err(format!("key `maps.glob`: `{pattern}` matches no file"));
+        }
+        for rel in found {
+            let map = files.read(&rel).map_err(|e| format!("key `maps.glob`: {e}"))?;
+            maps.push(("maps.glob".to_string(), map));
+        }
+    }
+    if let Some(generate) = raw.maps.generate {
+        let params = strings(generate.params);
+        let seeds: Vec<u64> = match (generate.count, generate.seeds) {
+            (Some(_), Some(_)) => {
+                return Err("key `maps.generate`: give `count` or `seeds`, not both".into());
+            }
+            (None, Some(seeds)) if !seeds.is_empty() => seeds,
+            (Some(count), None) if count >= 1 => {
+                (0..count as u64).map(|i| generated_map_seed(seed, i)).collect()
+            }
+            (Some(count), None) => {
+                return Err(format!("key `maps.generate.count`: {count} must be at least 1"));
+            }
+            _ => return Err("key `maps.generate`: needs `count` (>= 1) or `seeds`".into()),
+        };
+        for s in seeds {
+            let map = D::generate_map(&variant, &params, s)
+                .map_err(|e| format!("key `maps.generate.params`: {e}"))?;
+            maps.push(("maps.generate".to_string(), map));
+        }
+    }
+    if maps.is_empty() {
+        return Err("key `maps`: no maps (give `files`, `glob` or `generate`)".into());
+    }
+    let mut roles: Option<Vec<String>> = None;
+    for (key, map) in &maps {
+        let setup =
+            Setup { variant: variant.clone(), options: options.clone(), map: map.clone(), seed };
+        let (g, _warnings) = D::new_game(&setup).map_err(|e| format!("key `{key}`: {e}"))?;
+        let map_roles = g.roles();
+        match &roles {
+            None => roles = Some(map_roles),
+            Some(r) if *r != map_roles => {
+                return Err(format!(
+                    "key `{key}`: map `{}` has roles {} but the first map has {}",
+                    map.name,
+                    map_roles.join(", "),
+                    r.join(", ")
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    let roles = roles.expect("at least one map");
+    let maps: Vec<MapText> = maps.into_iter().map(|(_, m)| m).collect();
+
+    // Bots.
+    if raw.bots.len() < 2 {
+        return Err(format!(
+            "key `bots`: an arena needs at least 2 bots, found {}",
+            raw.bots.len()
+        ));
+    }
+    let mut bots: Vec<ArenaBot> = Vec::new();
+    for (i, b) in raw.bots.into_iter().enumerate() {
+        let key = format!("bots[{i}]");
+        let bot_name = b.name.trim().to_string();
+        if bot_name.is_empty() || bot_name.chars().any(|c| c.is_control()) {
+            return Err(format!("key `{key}.name`: {:?} is not a usable name", b.name));
+        }
+        if bots.iter().any(|o| o.name == bot_name) {
+            return Err(format!("key `{key}.name`: duplicate bot name `{bot_name}`"));
+        }
+        let spec_text = b.spec.unwrap_or_else(|| bot_name.clone());
+        let spec: BotSpec = spec_text.parse().map_err(|e| format!("key `{key}.spec`: {e}"))?;
+        let can_play: Vec<String> = match &spec {
+            BotSpec::Builtin(builtin) => {
+                let info = bot_info::<D>(builtin).ok_or_else(|| {
+                    let known: Vec<&str> = D::bots().iter().map(|b| b.name).collect();
+                    format!(
+                        "key `{key}.spec`: {} has no built-in bot `{builtin}` (known: {})",
+                        D::NAME,
+                        known.join(", ")
+                    )
+                })?;
+                roles.iter().filter(|r| info.roles.contains(&r.as_str())).cloned().collect()
+            }
+            BotSpec::Command(_) => roles.clone(),
+        };
+        let bot_roles = match b.roles {
+            None => can_play,
+            Some(wanted) => {
+                if wanted.is_empty() {
+                    return Err(format!("key `{key}.roles`: empty (leave it out for every role)"));
+                }
+                for r in &wanted {
+                    if !roles.contains(r) {
+                        return Err(format!(
+                            "key `{key}.roles`: {} has no role `{r}` (roles: {})",
+                            D::NAME,
+                            roles.join(", ")
+                        ));
+                    }
+                    if !can_play.contains(r) {
+                        return Err(format!(
+                            "key `{key}.roles`: built-in bot `{spec}` cannot play `{r}` (it plays {})",
+                            can_play.join(", ")
+                        ));
+                    }
+                }
+                // In the game's role order, whatever order the file lists them in.
+                roles.iter().filter(|r| wanted.contains(r)).cloned().collect()
+            }
+        };
+        if bot_roles.is_empty() {
+            return Err(format!(
+                "key `{key}.spec`: `{spec}` plays none of the roles {}",
+                roles.join(", ")
+            ));
+        }
+        bots.push(ArenaBot { name: bot_name, spec, roles: bot_roles, limits: b.limits.into() });
+    }
+
+    let format = match (raw.format.as_deref(), raw.candidate) {
+        (None | Some("round-robin"), None) => Format::RoundRobin,
+        (None | Some("round-robin"), Some(_)) => {
+            return Err("key `candidate`: only a gauntlet has a candidate".into());
+        }
+        (Some("gauntlet"), Some(c)) => {
+            let candidate = bots
+                .iter()
+                .position(|b| b.name == c)
+                .ok_or_else(|| format!("key `candidate`: no bot named `{c}`"))?;
+            Format::Gauntlet { candidate }
+        }
+        (Some("gauntlet"), None) => {
+            return Err("key `candidate`: a gauntlet needs the name of its candidate bot".into());
+        }
+        (Some(other), _) => {
+            return Err(format!("key `format`: `{other}` is not `round-robin` or `gauntlet`"));
+        }
+    };
+    let games_per_pairing = match raw.games_per_pairing {
+        None => 1,
+        Some(n) if n >= 1 => n as u64,
+        Some(n) => return Err(format!("key `games_per_pairing`: {n} must be at least 1")),
+    };
+    let concurrency = match raw.concurrency {
+        None | Some(0) => None,
+        Some(n) if n >= 1 => Some(n as usize),
+        Some(n) => return Err(format!("key `concurrency`: {n} must be at least 1 (0 = cores)")),
+    };
+    let sprt = raw.sprt.map(|s| validate_sprt(s, &bots, &roles)).transpose()?;
+
+    let arena = Arena {
+        name,
+        game,
+        variant,
+        options,
+        roles,
+        maps,
+        bots,
+        format,
+        games_per_pairing,
+        seed,
+        limits: raw.limits.into(),
+        concurrency,
+        output: raw.output.unwrap_or_else(|| PathBuf::from("results")),
+        sprt,
+        source: source.to_path_buf(),
+    };
+    if super::schedule::Schedule::new(&arena).pairings().is_empty() {
+        return Err(
+            "key `bots`: no pairing can be played (check each bot's roles: every seat needs a bot that plays its role)"
+                .into(),
+        );
+    }
+    Ok(arena)
+}
+
+fn validate_sprt(
+    s: RawSprt,
+    bots: &[ArenaBot],
+    roles: &[String],
+) -> std::result::Result<SprtConfig, String> {
+    let find = |key: &str, name: &str| {
+        bots.iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| format!("key `sprt.{key}`: no bot named `{name}`"))
+    };
+    let candidate = find("candidate", &s.candidate)?;
+    let baseline = find("baseline", &s.baseline)?;
+    if candidate == baseline {
+        return Err("key `sprt.baseline`: the baseline must differ from the candidate".into());
+    }
+    if roles.len() != 2 {
+        return Err(format!(
+            "key `sprt`: a test needs a two-seat game, this one has {}",
+            roles.len()
+        ));
+    }
+    for (key, i) in [("candidate", candidate), ("baseline", baseline)] {
+        if bots[i].roles.len() != roles.len() {
+            return Err(format!(
+                "key `sprt.{key}`: `{}` must play every role ({}) for role-swapped pairs",
+                bots[i].name,
+                roles.join(", ")
+            ));
+        }
+    }
+    if !(s.elo0.is_finite() && s.elo1.is_finite() && s.elo0 < s.elo1) {
+        return Err(format!("key `sprt.elo1`: elo0 ({}) must be below elo1 ({})", s.elo0, s.elo1));
+    }
+    for (key, v) in [("alpha", s.alpha), ("beta", s.beta)] {
+        if !(v > 0.0 && v < 0.5) {
+            return Err(format!("key `sprt.{key}`: {v} must be in (0, 0.5)"));
+        }
+    }
+    let max_pairs = match s.max_pairs {
+        None => 100_000,
+        Some(0) => return Err("key `sprt.max_pairs`: must be at least 1".into()),
+        Some(n) => n,
+    };
+    Ok(SprtConfig {
+        candidate,
+        baseline,
+        elo0: s.elo0,
+        elo1: s.elo1,
+        alpha: s.alpha,
+        beta: s.beta,
+        max_pairs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAP: &str = "4 4 1\n0 1\n0 2\n1 3\n2 3\n3\n";
+
+    fn dir_with_map() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.txt"), format!("# AGENT_START 0\n{MAP}")).unwrap();
+        dir
+    }
+
+    fn parse_in(dir: &Path, text: &str) -> Result<Arena> {
+        Arena::parse(text, Path::new("t.toml"), &Files::Disk(dir.to_path_buf()))
+    }
+
+    const GOOD: &str = r#"
+name = "t"
+game = "skynet"
+seed = 7
+games_per_pairing = 3
+[maps]
+files = ["m.txt"]
+[[bots]]
+name = "a"
+spec = "random"
+[[bots]]
+name = "b"
+spec = "random"
+limits = { turn_ms = 50 }
+"#;
+
+    #[test]
+    fn a_good_arena_validates() {
+        let dir = dir_with_map();
+        let arena = parse_in(dir.path(), GOOD).unwrap();
+        assert_eq!(arena.roles, vec!["virus", "agent"]);
+        assert_eq!(arena.bots[1].limits.per_turn_ms, Some(50));
+        assert_eq!(arena.bots[0].roles, vec!["virus", "agent"]);
+        assert_eq!(arena.maps[0].name, "m.txt");
+        assert_eq!(arena.games_per_pairing, 3);
+        assert_eq!(arena.format, Format::RoundRobin);
+    }
+
+    fn error_of(text: &str) -> String {
+        let dir = dir_with_map();
+        parse_in(dir.path(), text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_key() {
+        let cases: Vec<(String, &str)> = vec![
+            (GOOD.replace("seed = 7", "seed = 7\ncolour = 3"), "colour"),
+            (GOOD.replace("\"m.txt\"", "\"missing.txt\""), "maps.files[0]"),
+            (GOOD.replace("name = \"b\"", "name = \"a\""), "bots[1].name"),
+            (GOOD.replace("games_per_pairing = 3", "games_per_pairing = 0"), "games_per_pairing"),
+            (
+                GOOD.replace("spec = \"random\"\nlimits", "spec = \"nobody\"\nlimits"),
+                "bots[1].spec",
+            ),
+            (GOOD.replace("turn_ms = 50", "turn_msec = 50"), "turn_msec"),
+            (GOOD.replace("game = \"skynet\"", "game = \"chess\""), "game"),
+            (GOOD.replace("seed = 7", "seed = 7\nformat = \"swiss\""), "format"),
+            (
+                GOOD.replace("seed = 7", "seed = 7\nformat = \"gauntlet\"\ncandidate = \"z\""),
+                "candidate",
+            ),
+            (GOOD.replace("limits = { turn_ms = 50 }", "roles = [\"spider\"]"), "bots[1].roles"),
+        ];
+        for (text, key) in cases {
+            let e = error_of(&text);
+            assert!(e.starts_with("failed to parse arena `t.toml`: "), "{e}");
+            assert!(e.contains(key), "error should name `{key}`: {e}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_map_names_the_key_and_the_line() {
+        let dir = dir_with_map();
+        std::fs::write(dir.path().join("bad.txt"), "# AGENT_START 0\n3 2 1\n0 1\n1 7\n2\n")
+            .unwrap();
+        let e = parse_in(dir.path(), &GOOD.replace("\"m.txt\"", "\"bad.txt\"")).unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("maps.files[0]") && e.contains("bad.txt") && e.contains("line"), "{e}");
+    }
+
+    #[test]
+    fn the_fingerprint_follows_results_not_concurrency() {
+        let dir = dir_with_map();
+        let a = parse_in(dir.path(), GOOD).unwrap();
+        let b =
+            parse_in(dir.path(), &GOOD.replace("seed = 7", "seed = 7\nconcurrency = 3")).unwrap();
+        let c = parse_in(dir.path(), &GOOD.replace("seed = 7", "seed = 8")).unwrap();
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert_ne!(a.fingerprint(), c.fingerprint());
+        std::fs::write(dir.path().join("m.txt"), format!("# AGENT_START 1\n{MAP}")).unwrap();
+        let d = parse_in(dir.path(), GOOD).unwrap();
+        assert_ne!(a.fingerprint(), d.fingerprint(), "a changed map changes the fingerprint");
+    }
+
+    #[test]
+    fn sprt_needs_bots_of_every_role() {
+        let text =
+            format!("{GOOD}\n[sprt]\ncandidate = \"a\"\nbaseline = \"b\"\nelo0 = 0\nelo1 = 10\n");
+        let dir = dir_with_map();
+        let arena = parse_in(dir.path(), &text).unwrap();
+        let sprt = arena.sprt.unwrap();
+        assert_eq!((sprt.candidate, sprt.baseline, sprt.alpha), (0, 1, 0.05));
+        let e = error_of(&text.replace("elo1 = 10", "elo1 = -5"));
+        assert!(e.contains("sprt.elo1"), "{e}");
+    }
+}

@@ -1,0 +1,271 @@
+//! `arena run`, `arena merge` and `arena sprt` end to end, on the real binary in temp folders.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::support::root;
+
+/// A temp folder with an arena file whose maps are the shipped Skynet Episode 2 maps.
+struct Folder {
+    dir: tempfile::TempDir,
+}
+
+const BOTS: &str = r#"
+[[bots]]
+name = "alpha"
+spec = "random"
+[[bots]]
+name = "beta"
+spec = "random"
+[[bots]]
+name = "gamma"
+spec = "random"
+roles = ["virus"]
+"#;
+
+impl Folder {
+    fn new(games: u32) -> Folder {
+        let folder = Folder { dir: tempfile::tempdir().expect("a temp dir") };
+        folder.write_arena("t", games, "");
+        folder
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write_arena(&self, name: &str, games: u32, extra: &str) {
+        let maps = root().join("arenas/maps/skynet");
+        let text = format!(
+            "name = \"{name}\"\ngame = \"skynet\"\nseed = 5\ngames_per_pairing = {games}\n{extra}\n\
+             [maps]\nfiles = [\"{0}/ep2_01.txt\", \"{0}/ep2_02.txt\", \"{0}/ep2_03.txt\"]\n{BOTS}",
+            maps.display()
+        );
+        std::fs::write(self.path().join(format!("{name}.toml")), text).expect("write the arena");
+    }
+
+    fn arena(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(args)
+            .current_dir(self.path())
+            .output()
+            .expect("arena runs")
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.arena(args);
+        assert!(
+            out.status.success(),
+            "arena {args:?} failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+}
+
+/// The reproducible content of a matches.csv: rows sorted by id, without the timing columns.
+fn reproducible(csv: &str) -> Vec<String> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let timing = header.iter().position(|c| *c == "duration_ms").expect("a duration column");
+    let mut rows: Vec<(u64, String)> = lines
+        .map(|l| {
+            let fields: Vec<&str> = l.split(',').collect();
+            // No test field holds a comma, so splitting is safe here.
+            (fields[0].parse().expect("an id"), fields[..timing].join(","))
+        })
+        .collect();
+    rows.sort();
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+#[test]
+fn a_run_writes_rows_summaries_and_a_table() {
+    let f = Folder::new(4);
+    let stdout = f.ok(&["run", "t.toml", "-j", "2"]);
+    assert!(stdout.contains("head to head") && stdout.contains("alpha"), "{stdout}");
+    // Pairings: alpha-beta both ways, alpha-gamma and beta-gamma one way each: 4 per game.
+    let rows = reproducible(&f.read("results/t/matches.csv"));
+    assert_eq!(rows.len(), 16);
+    let ids: Vec<u64> =
+        rows.iter().map(|r| r.split(',').next().unwrap().parse().unwrap()).collect();
+    assert_eq!(ids, (0..16).collect::<Vec<u64>>());
+    let summary = f.read("results/t/summary.csv");
+    assert!(summary.starts_with("rank,bot,games,wins,draws,losses,mean_score,win_rate,"));
+    assert_eq!(summary.lines().count(), 4);
+    let pairwise = f.read("results/t/pairwise.csv");
+    assert!(pairwise.contains("alpha,beta,8,") && !pairwise.contains("alpha,alpha"), "{pairwise}");
+}
+
+#[test]
+fn concurrency_does_not_change_the_results() {
+    let f = Folder::new(30);
+    f.ok(&["run", "t.toml", "-j", "1", "--out", "one"]);
+    f.ok(&["run", "t.toml", "-j", "4", "--out", "four"]);
+    assert_eq!(reproducible(&f.read("one/matches.csv")), reproducible(&f.read("four/matches.csv")));
+    assert_eq!(f.read("one/summary.csv"), f.read("four/summary.csv"));
+    assert_eq!(f.read("one/pairwise.csv"), f.read("four/pairwise.csv"));
+}
+
+#[test]
+fn a_torn_write_is_dropped_and_the_run_resumes() {
+    let f = Folder::new(10);
+    f.ok(&["run", "t.toml", "--out", "full"]);
+    let full = f.read("full/matches.csv");
+    // A killed run: the header, 13 rows, and half of the 14th.
+    let lines: Vec<&str> = full.lines().collect();
+    let mut torn: String = lines[..14].iter().map(|l| format!("{l}\n")).collect();
+    torn.push_str(&lines[14][..lines[14].len() / 2]);
+    std::fs::create_dir_all(f.path().join("part")).unwrap();
+    std::fs::write(f.path().join("part/matches.csv"), torn).unwrap();
+    std::fs::copy(f.path().join("full/meta.json"), f.path().join("part/meta.json")).unwrap();
+
+    let out = f.arena(&["run", "t.toml", "--out", "part"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("torn"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("played 27 matches (13 resumed)"));
+    assert_eq!(reproducible(&f.read("part/matches.csv")), reproducible(&full));
+    assert_eq!(f.read("part/summary.csv"), f.read("full/summary.csv"));
+
+    // Running a finished arena again plays nothing.
+    let again = f.ok(&["run", "t.toml", "--out", "part"]);
+    assert!(again.contains("played 0 matches (40 resumed)"), "{again}");
+}
+
+#[test]
+fn a_changed_config_is_refused_unless_fresh() {
+    let f = Folder::new(2);
+    f.ok(&["run", "t.toml"]);
+    f.write_arena("t", 3, "");
+    let out = f.arena(&["run", "t.toml"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("different config") && err.contains("--fresh"), "{err}");
+    f.ok(&["run", "t.toml", "--fresh"]);
+    assert_eq!(reproducible(&f.read("results/t/matches.csv")).len(), 12);
+}
+
+#[test]
+fn three_merged_shards_give_the_summaries_of_one_run() {
+    let f = Folder::new(12);
+    f.ok(&["run", "t.toml"]);
+    for k in ["1/3", "2/3", "3/3"] {
+        let stdout =
+            f.ok(&["run", "t.toml", "--shard", k, "--out", &format!("shards/{}", &k[..1])]);
+        assert!(stdout.contains(&format!("shard {k} only")), "{stdout}");
+    }
+    // An incomplete set is refused.
+    let out = f.arena(&["merge", "shards/1", "shards/2", "--out", "merged"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing"));
+    // A shard given twice is refused.
+    let out = f.arena(&["merge", "shards/1", "shards/2", "shards/3", "shards/3", "--out", "m"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("more than once"));
+
+    let stdout = f.ok(&["merge", "shards/1", "shards/2", "shards/3", "--out", "merged"]);
+    assert!(stdout.contains("merged 3 folders, 48 matches"), "{stdout}");
+    for file in ["summary.csv", "pairwise.csv"] {
+        assert_eq!(
+            f.read(&format!("merged/{file}")),
+            f.read(&format!("results/t/{file}")),
+            "{file}"
+        );
+    }
+    assert_eq!(
+        reproducible(&f.read("merged/matches.csv")),
+        reproducible(&f.read("results/t/matches.csv"))
+    );
+}
+
+#[test]
+fn a_killed_run_completes_every_match_exactly_once() {
+    let f = Folder::new(4000);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "t.toml", "-j", "2", "-q"])
+        .current_dir(f.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("arena starts");
+    let csv: PathBuf = f.path().join("results/t/matches.csv");
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&csv).map(|m| m.len()).unwrap_or(0) < 20_000
+        && started.elapsed() < std::time::Duration::from_secs(20)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SIGKILL: no chance to clean up.
+    child.kill().expect("kill -9");
+    child.wait().expect("reaped");
+    let before = f.read("results/t/matches.csv").lines().count();
+    assert!(before > 1 && before < 16_001, "the kill must land mid-run ({before} lines)");
+    f.ok(&["run", "t.toml", "-q"]);
+    let rows = reproducible(&f.read("results/t/matches.csv"));
+    let ids: Vec<u64> =
+        rows.iter().map(|r| r.split(',').next().unwrap().parse().unwrap()).collect();
+    assert_eq!(ids, (0..16_000).collect::<Vec<u64>>());
+}
+
+#[test]
+fn arena_errors_name_the_file_and_the_key() {
+    let f = Folder::new(1);
+    std::fs::write(f.path().join("bad.toml"), "name = \"x\"\ngame = \"skynet\"\nplayers = 3\n")
+        .unwrap();
+    let out = f.arena(&["run", "bad.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("failed to parse arena `bad.toml`") && err.contains("players"), "{err}");
+
+    f.write_arena("dup", 1, "");
+    let text = f.read("dup.toml").replace("name = \"beta\"", "name = \"alpha\"");
+    std::fs::write(f.path().join("dup.toml"), text).unwrap();
+    let err = String::from_utf8_lossy(&f.arena(&["run", "dup.toml"]).stderr).into_owned();
+    assert!(err.contains("dup.toml") && err.contains("bots[1].name"), "{err}");
+}
+
+#[test]
+fn sprt_decides_and_says_so_in_its_exit_code() {
+    let f = Folder::new(1);
+    // Two copies of one random bot: equal strength, so H0 (no gain of 100 Elo) is accepted.
+    f.write_arena("s", 1, "");
+    let text = f.read("s.toml")
+        + "\n[sprt]\ncandidate = \"alpha\"\nbaseline = \"beta\"\nelo0 = 0\nelo1 = 100\nmax_pairs = 5000\n";
+    std::fs::write(f.path().join("s.toml"), text).unwrap();
+    let out = f.arena(&["sprt", "s.toml", "-j", "2"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("H0 accepted") && stdout.contains("LLR"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&f.read("results/s/sprt/sprt.json")).expect("sprt.json");
+    assert_eq!(json["verdict"], "h0");
+    let pairs = json["pairs"].as_u64().unwrap();
+    assert!(json["llr"].as_f64().unwrap() <= json["lower_bound"].as_f64().unwrap());
+
+    // The stopping point does not depend on the concurrency.
+    let one = f.arena(&["sprt", "s.toml", "-j", "1"]);
+    assert_eq!(one.status.code(), Some(1));
+    let json: serde_json::Value =
+        serde_json::from_str(&f.read("results/s/sprt/sprt.json")).expect("sprt.json");
+    assert_eq!(json["pairs"].as_u64().unwrap(), pairs);
+
+    // A bot that cannot play both roles cannot be tested in role-swapped pairs.
+    let out = f.arena(&["sprt", "s.toml", "--baseline", "gamma"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sprt.baseline"));
+}
+
+#[test]
+fn the_default_arena_runs_from_an_empty_folder() {
+    let f = Folder::new(1);
+    let stdout = f.ok(&["run", "-q"]);
+    for bot in ["cg-ep2", "solver", "greedy", "random"] {
+        assert!(stdout.contains(bot), "{bot} missing:\n{stdout}");
+    }
+    assert!(stdout.contains("300 matches; endings:"), "{stdout}");
+    assert!(f.path().join("results/default/summary.csv").exists());
+}
