@@ -176,3 +176,19 @@ fn the_python_risk_bot_answers_every_kind_of_decision() {
         assert!(verbs.contains(verb), "the Python bot never answered `{verb}`: {verbs:?}");
     }
 }
+
+#[test]
+fn the_bots_readme_lists_every_example_bot() {
+    let readme = std::fs::read_to_string(root().join("bots/README.md")).expect("bots/README.md");
+    let dir = std::fs::read_dir(root().join("bots")).expect("the bots folder");
+    let mut bots: Vec<String> = dir
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".py"))
+        .collect();
+    bots.sort();
+    assert!(bots.len() >= 5, "{bots:?}");
+    for bot in bots {
+        assert!(readme.contains(&format!("`{bot}`")), "bots/README.md does not list {bot}");
+        assert!(readme.contains(&format!("python3 bots/{bot}")), "no command runs {bot}");
+    }
+}
