@@ -6,16 +6,16 @@ Run it with arena:
     arena play spiders --bot defender=cmd:"python3 bots/spiders_random.py" --bot spiders=greedy
     arena play spiders --bot defender=emergency --bot spiders=cmd:"python3 bots/spiders_random.py"
 
-Protocol (docs/protocol.md): once, `N E S F`, E lines `U V` (the edges) and one line of fly
-vertices; each turn the last edge removed (`-1 -1` for none) and the vertex of every spider.
-The defender answers `U V` (or `PASS` where allowed); the spiders `WAIT` or `I:V ...`.
+Protocol (docs/protocol.md): once, `N E S F`, E lines `U V` (the edges), one line of fly
+vertices and the options line; each turn the last edge removed (`-1 -1` for none) and the vertex
+of every spider. The defender answers `U V` (or `PASS` where allowed); the spiders `WAIT` or
+`I:V ...`.
 
-Strategy, simple but always legal whatever the game's options:
+Strategy, simple but legal under the game's options:
 - defender: remove an edge between a spider and a fly if there is one, else an edge on the way
-  from a spider to its nearest fly, else any edge left (never `PASS`, which the default options
-  refuse);
-- spiders: every spider that has an edge left steps (so `all_must_move=true` is obeyed too),
-  along a shortest path to a fly when one is reachable, else to a random neighbour.
+  from a spider to its nearest fly, else any edge left (it never passes);
+- spiders: every spider that can reach a fly steps along a shortest path to one; a spider that
+  cannot stays where it is, unless `all_must_move=true` makes it step (to a random neighbour).
 """
 import os
 import random
@@ -40,6 +40,8 @@ for _ in range(e):
     adj[a].add(b)
     adj[b].add(a)
 flies = set(read_ints())
+options = dict(w.split("=", 1) for w in sys.stdin.readline().split()[1:])  # `options k=v ...`
+all_must_move = options.get("all_must_move") == "true"
 
 
 def fly_distances():
@@ -77,7 +79,8 @@ def move(spiders):
         if not adj[s]:
             continue
         closer = sorted(w for w in adj[s] if dist[w] is not None and dist[w] < (dist[s] or 0))
-        steps.append((i, rng.choice(closer or sorted(adj[s]))))
+        if closer or all_must_move:
+            steps.append((i, rng.choice(closer or sorted(adj[s]))))
     return " ".join(f"{i}:{v}" for i, v in steps) or "WAIT"
 
 
