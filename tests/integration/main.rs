@@ -3,6 +3,7 @@
 mod cli;
 mod external;
 mod painters;
+mod protocols;
 mod risk;
 mod skynet;
 mod spiders;

@@ -253,6 +253,12 @@ impl Game for SpidersGame {
         let flies: Vec<String> = m.flies.iter().map(u32::to_string).collect();
         s.push_str(&flies.join(" "));
         s.push('\n');
+        // Whether `WAIT`/`PASS` are legal depends on the options: a bot must be told them.
+        let o = view.game.options;
+        s.push_str(&format!(
+            "options all_must_move={} defender_may_pass={}\n",
+            o.all_must_move, o.defender_may_pass
+        ));
         s
     }
 
@@ -455,7 +461,14 @@ mod tests {
         let map = parse_map("t", "F B S B F").unwrap().into_arc();
         let g = SpidersGame::new(map, Options::default());
         let v = g.view(SPIDERS);
-        assert_eq!(SpidersGame::init_input(&v), "5 4 1 2\n0 1\n1 2\n2 3\n3 4\n0 4\n");
+        assert_eq!(
+            SpidersGame::init_input(&v),
+            "5 4 1 2\n0 1\n1 2\n2 3\n3 4\n0 4\noptions all_must_move=false defender_may_pass=false\n"
+        );
+        let options = Options { all_must_move: true, defender_may_pass: true };
+        let told =
+            SpidersGame::init_input(&SpidersGame::new(g.map.clone(), options).view(DEFENDER));
+        assert!(told.ends_with("\noptions all_must_move=true defender_may_pass=true\n"), "{told}");
         assert_eq!(SpidersGame::turn_input(&v), "-1 -1\n2\n");
         assert_eq!(SpidersGame::parse_action(&v, "0:1"), Ok(SpiderAction::Moves(vec![(0, 1)])));
         assert_eq!(SpidersGame::parse_action(&v, " WAIT "), Ok(SpiderAction::Moves(vec![])));
