@@ -2,11 +2,15 @@
 //!
 //! Every measurement runs in a fresh child process (this binary re-executed), so each peak
 //! memory figure (`ru_maxrss`) is that run's alone. Figures printed:
-//! - matches per second of an in-process tournament at concurrency 1 and 2, and the speedup;
-//! - peak memory of 1,000 and of 10,000 matches, and their ratio.
+//! - matches per second of an in-process tournament at concurrency 1 and 2, and the speedup, for
+//!   two workloads: `tiny` (the built-in bot `BENCH_BOTS`, default `random`, on both sides of
+//!   four small shipped maps: matches of a few microseconds, so the per-match overhead of the
+//!   harness dominates) and `planning` (the `solver` and `greedy` viruses against `cg-ep2` on
+//!   generated 100-node maps: matches that do real work, as tournaments do);
+//! - peak memory of 1,000 and of 10,000 matches (`tiny`), and their ratio.
 //!
-//! Options (environment): `BENCH_MATCHES` (default 20000) for the throughput runs, `BENCH_BOTS`
-//! (default `random`) for the built-in bot of both sides.
+//! Options (environment): `BENCH_MATCHES` (default 20000) for the `tiny` throughput runs,
+//! `BENCH_BOTS` for its bot.
 
 use std::path::Path;
 use std::process::Command;
@@ -15,6 +19,15 @@ use std::time::Instant;
 use arena::tournament::{Arena, RunOptions, run};
 
 fn arena_text(games: u64, bot: &str) -> String {
+    if bot == "planning" {
+        // Two viruses and one agent: every game is two matches, one per virus.
+        return format!(
+            "name = \"bench\"\ngame = \"skynet\"\nseed = 1\ngames_per_pairing = {games}\n\
+             [maps]\ngenerate = {{ count = 50, params = {{ nodes = 100 }} }}\n\
+             [[bots]]\nname = \"solver\"\n[[bots]]\nname = \"greedy\"\n\
+             [[bots]]\nname = \"cg-ep2\"\n"
+        );
+    }
     let maps = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/maps/skynet");
     // Two bots playing both roles: every game is a role-swapped pair of matches.
     format!(
@@ -75,30 +88,38 @@ fn main() {
     let matches: u64 =
         std::env::var("BENCH_MATCHES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
     let bot = std::env::var("BENCH_BOTS").unwrap_or_else(|_| "random".into());
-    println!(
-        "tournament bench: skynet ep2, {bot} vs {bot}, 4 shipped maps, rows flushed per match"
-    );
     // Other work on the machine skews the speedup: say how busy it was.
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "{} cores, load average {}",
+        "tournament bench: {} cores, load average {}; rows flushed per match",
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );
-    let (t1, _, c1) = measure(matches, 1, &bot);
-    let (t2, _, c2) = measure(matches, 2, &bot);
-    for (j, t, c) in [(1, t1, c1), (2, t2, c2)] {
+    let workloads = [
+        (format!("tiny: skynet ep2, {bot} vs {bot}, 4 shipped maps"), matches, bot.as_str()),
+        (
+            "planning: solver and greedy vs cg-ep2, 50 generated 100-node maps".into(),
+            4_000,
+            "planning",
+        ),
+    ];
+    for (title, matches, bot) in workloads {
+        println!("{title}");
+        let (t1, _, c1) = measure(matches, 1, bot);
+        let (t2, _, c2) = measure(matches, 2, bot);
+        for (j, t, c) in [(1, t1, c1), (2, t2, c2)] {
+            println!(
+                "  {matches} matches, concurrency {j}: {t:.3} s wall, {:.0} matches/s, {c:.3} s CPU ({:.1} us CPU per match)",
+                matches as f64 / t,
+                c * 1e6 / matches as f64
+            );
+        }
         println!(
-            "{matches} matches, concurrency {j}: {t:.3} s wall, {:.0} matches/s, {c:.3} s CPU ({:.1} us CPU per match)",
-            matches as f64 / t,
-            c * 1e6 / matches as f64
+            "  speedup 1 -> 2: {:.2}x wall; CPU cost of the second thread: {:+.1}%",
+            t1 / t2,
+            100.0 * (c2 / c1 - 1.0)
         );
     }
-    println!(
-        "speedup 1 -> 2: {:.2}x wall; CPU cost of the second thread: {:+.1}%",
-        t1 / t2,
-        100.0 * (c2 / c1 - 1.0)
-    );
     let (_, small, _) = measure(1_000, 2, &bot);
     let (_, big, _) = measure(10_000, 2, &bot);
     println!(
