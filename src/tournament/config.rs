@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::bot::BotSpec;
+use crate::bot::process::ExternalOptions;
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::{GameDef, GameId, MapText, Setup, bot_info, resolve_variant};
@@ -112,6 +113,8 @@ struct RawBot {
     roles: Option<Vec<String>>,
     #[serde(default)]
     limits: RawLimits,
+    /// How an external bot runs: working directory, resource limits, environment, ...
+    external: Option<ExternalOptions>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -170,6 +173,8 @@ pub struct ArenaBot {
     /// The roles it plays, in the game's role order.
     pub roles: Vec<String>,
     pub limits: LimitOverrides,
+    /// How an external bot runs (part of the fingerprint: a resource limit can change results).
+    pub external: ExternalOptions,
 }
 
 /// The `[sprt]` section: a sequential test of `candidate` against `baseline`.
@@ -467,7 +472,18 @@ fn validate_game<D: GameDef>(
                 roles.join(", ")
             ));
         }
-        bots.push(ArenaBot { name: bot_name, spec, roles: bot_roles, limits: b.limits.into() });
+        if b.external.is_some() && matches!(spec, BotSpec::Builtin(_)) {
+            return Err(format!(
+                "key `{key}.external`: `{spec}` is a built-in bot; `external` is for `cmd:` bots"
+            ));
+        }
+        bots.push(ArenaBot {
+            name: bot_name,
+            spec,
+            roles: bot_roles,
+            limits: b.limits.into(),
+            external: b.external.unwrap_or_default(),
+        });
     }
 
     let format = match (raw.format.as_deref(), raw.candidate) {

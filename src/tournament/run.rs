@@ -85,6 +85,7 @@ pub fn play_seats(arena: &Arena, seats: &[usize], map: usize, seed: u64) -> Resu
             let mut player = Player::new(bot.spec.clone());
             player.name = bot.name.clone();
             player.limits = bot.limits;
+            player.external = bot.external.clone();
             (arena.roles[seat].clone(), player)
         })
         .collect();

@@ -269,3 +269,40 @@ fn the_default_arena_runs_from_an_empty_folder() {
     assert!(stdout.contains("300 matches; endings:"), "{stdout}");
     assert!(f.path().join("results/default/summary.csv").exists());
 }
+
+#[test]
+fn external_options_of_an_arena_bot_apply_to_its_process() {
+    let f = Folder::new(1);
+    let sub = f.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::copy(root().join("bots/skynet_virus.py"), sub.join("virus.py")).unwrap();
+    let maps = root().join("arenas/maps/skynet");
+    let arena = |name: &str, external: &str| {
+        format!(
+            "name = \"{name}\"\ngame = \"skynet\"\ngames_per_pairing = 1\n\
+             [limits]\nfirst_turn_ms = 5000\nturn_ms = 2000\n\
+             [maps]\nfiles = [\"{}/ep2_01.txt\"]\n\
+             [[bots]]\nname = \"py\"\nspec = \"cmd:python3 virus.py\"\nroles = [\"virus\"]\n{external}\n\
+             [[bots]]\nname = \"cg-ep2\"\n",
+            maps.display()
+        )
+    };
+    // The script is found only in the working directory the arena file gives the bot.
+    std::fs::write(
+        f.path().join("in_sub.toml"),
+        arena("in_sub", "external = { workdir = \"sub\" }"),
+    )
+    .unwrap();
+    f.ok(&["run", "in_sub.toml", "-q"]);
+    let rows = f.read("results/in_sub/matches.csv");
+    assert!(rows.contains(",normal,") && !rows.contains(",crash,"), "{rows}");
+    std::fs::write(f.path().join("here.toml"), arena("here", "")).unwrap();
+    f.ok(&["run", "here.toml", "-q"]);
+    let rows = f.read("results/here/matches.csv");
+    assert!(rows.contains(",crash,"), "without the workdir python finds no script: {rows}");
+
+    let bad = arena("bad", "external = { workdir = \"sub\", bogus = 1 }");
+    std::fs::write(f.path().join("bad.toml"), bad).unwrap();
+    let err = String::from_utf8_lossy(&f.arena(&["run", "bad.toml"]).stderr).into_owned();
+    assert!(err.contains("bad.toml") && err.contains("bogus"), "{err}");
+}
