@@ -80,6 +80,14 @@ impl GameDef for Painters {
         Ok((Painters::new(Arc::new(board)), warnings))
     }
 
+    fn default_bot(_variant: &str, role: &str) -> Option<&'static str> {
+        match role {
+            "alma" => Some("perfect"),
+            "berthe" => Some("search"),
+            _ => None,
+        }
+    }
+
     fn bots() -> &'static [BotInfo] {
         &[
             BotInfo {

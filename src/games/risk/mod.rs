@@ -112,6 +112,15 @@ impl GameDef for Risk {
         Ok((game, Vec::new()))
     }
 
+    fn default_bot(_variant: &str, role: &str) -> Option<&'static str> {
+        // The strongest bot in the first seat, the heuristic one in the others.
+        match role {
+            "player1" => Some("planner"),
+            _ if role.starts_with("player") => Some("greedy"),
+            _ => None,
+        }
+    }
+
     fn bots() -> &'static [BotInfo] {
         const ROLES: &[&str] = &["player1", "player2", "player3", "player4", "player5", "player6"];
         &[

@@ -85,6 +85,14 @@ impl GameDef for Spiders {
         Ok((game, warnings))
     }
 
+    fn default_bot(_variant: &str, role: &str) -> Option<&'static str> {
+        match role {
+            "defender" => Some("emergency"),
+            "spiders" => Some("greedy"),
+            _ => None,
+        }
+    }
+
     fn bots() -> &'static [BotInfo] {
         &[
             BotInfo {
