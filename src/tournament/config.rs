@@ -279,7 +279,9 @@ impl Files {
     fn glob(&self, pattern: &str) -> std::result::Result<Vec<String>, String> {
         match self {
             Files::Disk(base) => {
-                let full = base.join(pattern);
+                // The folder is literal text: a `[` or `*` in its name is not part of the pattern.
+                let folder = base.to_str().ok_or("the arena's folder is not UTF-8")?;
+                let full = Path::new(&glob::Pattern::escape(folder)).join(pattern);
                 let full = full.to_str().ok_or("the pattern is not UTF-8")?;
                 let mut found = Vec::new();
                 for entry in glob::glob(full).map_err(|e| e.to_string())? {
@@ -695,6 +697,18 @@ limits = { turn_ms = 50 }
         std::fs::write(dir.path().join("m.txt"), format!("# AGENT_START 1\n{MAP}")).unwrap();
         let d = parse_in(dir.path(), GOOD).unwrap();
         assert_ne!(a.fingerprint(), d.fingerprint(), "a changed map changes the fingerprint");
+    }
+
+    #[test]
+    fn a_glob_works_in_a_folder_whose_name_looks_like_a_pattern() {
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join("runs [2026]");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("m.txt"), format!("# AGENT_START 0\n{MAP}")).unwrap();
+        let text = GOOD.replace("files = [\"m.txt\"]", "glob = \"*.txt\"");
+        let arena = parse_in(&dir, &text).unwrap();
+        assert_eq!(arena.maps.len(), 1);
+        assert_eq!(arena.maps[0].name, "m.txt");
     }
 
     #[test]
