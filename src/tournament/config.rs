@@ -311,6 +311,10 @@ fn map_name(rel: &str) -> String {
     Path::new(rel).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(rel.into())
 }
 
+/// The most matches an arena may plan (all shards together): a run keeps one bit per planned
+/// match, so this bounds that bitmap at 512 MiB.
+pub const MAX_PLANNED: u64 = 1 << 32;
+
 /// FNV-1a, 64 bits: a stable hash (std's hasher may change between Rust versions).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
@@ -536,11 +540,20 @@ fn validate_game<D: GameDef>(
         sprt,
         source: source.to_path_buf(),
     };
-    if super::schedule::Schedule::new(&arena).pairings().is_empty() {
+    let schedule = super::schedule::Schedule::new(&arena);
+    if schedule.pairings().is_empty() {
         return Err(
             "key `bots`: no pairing can be played (check each bot's roles: every seat needs a bot that plays its role)"
                 .into(),
         );
+    }
+    // A run keeps one bit per planned match, so the total must fit in memory (and in a u64).
+    let per_game: u64 = schedule.pairings().iter().map(|p| p.orders.len() as u64).sum();
+    if per_game.checked_mul(arena.games_per_pairing).is_none_or(|total| total > MAX_PLANNED) {
+        return Err(format!(
+            "key `games_per_pairing`: {} games of {per_game} matches each is more than the {MAX_PLANNED} matches an arena may plan",
+            arena.games_per_pairing
+        ));
     }
     Ok(arena)
 }
@@ -697,6 +710,18 @@ limits = { turn_ms = 50 }
         std::fs::write(dir.path().join("m.txt"), format!("# AGENT_START 1\n{MAP}")).unwrap();
         let d = parse_in(dir.path(), GOOD).unwrap();
         assert_ne!(a.fingerprint(), d.fingerprint(), "a changed map changes the fingerprint");
+    }
+
+    #[test]
+    fn a_schedule_too_big_to_track_is_an_error_not_a_crash() {
+        // 3 bots, 6 matches per game: the total overflows u64 (and no bitmap of it fits memory).
+        let text = format!("{GOOD}[[bots]]\nname = \"c\"\nspec = \"random\"\n")
+            .replace("games_per_pairing = 3", "games_per_pairing = 9223372036854775807");
+        let e = error_of(&text);
+        assert!(e.contains("games_per_pairing"), "{e}");
+        let e =
+            error_of(&GOOD.replace("games_per_pairing = 3", "games_per_pairing = 1000000000000"));
+        assert!(e.contains("games_per_pairing"), "{e}");
     }
 
     #[test]
