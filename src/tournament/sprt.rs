@@ -196,7 +196,7 @@ pub fn run_sprt(
         bots: arena.bots.iter().map(|b| b.name.clone()).collect(),
     };
     // A test always starts afresh: its stopping point depends on every pair before it.
-    prepare_dir(&dir, &meta, true)?;
+    let _lock = prepare_dir(&dir, &meta, true)?;
     let writer = RowWriter::open(&dir.join(MATCHES_FILE), arena.roles.len())?;
     let (lower, upper) = bounds(test.alpha, test.beta);
     let (cand, base) = (test.candidate, test.baseline);
