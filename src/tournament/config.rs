@@ -279,7 +279,9 @@ impl Files {
     fn glob(&self, pattern: &str) -> std::result::Result<Vec<String>, String> {
         match self {
             Files::Disk(base) => {
-                let full = base.join(pattern);
+                // The folder is literal text: a `[` or `*` in its name is not part of the pattern.
+                let folder = base.to_str().ok_or("the arena's folder is not UTF-8")?;
+                let full = Path::new(&glob::Pattern::escape(folder)).join(pattern);
                 let full = full.to_str().ok_or("the pattern is not UTF-8")?;
                 let mut found = Vec::new();
                 for entry in glob::glob(full).map_err(|e| e.to_string())? {
@@ -308,6 +310,10 @@ impl Files {
 fn map_name(rel: &str) -> String {
     Path::new(rel).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(rel.into())
 }
+
+/// The most matches an arena may plan (all shards together): a run keeps one bit per planned
+/// match, so this bounds that bitmap at 512 MiB.
+pub const MAX_PLANNED: u64 = 1 << 32;
 
 /// FNV-1a, 64 bits: a stable hash (std's hasher may change between Rust versions).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -534,11 +540,20 @@ fn validate_game<D: GameDef>(
         sprt,
         source: source.to_path_buf(),
     };
-    if super::schedule::Schedule::new(&arena).pairings().is_empty() {
+    let schedule = super::schedule::Schedule::new(&arena);
+    if schedule.pairings().is_empty() {
         return Err(
             "key `bots`: no pairing can be played (check each bot's roles: every seat needs a bot that plays its role)"
                 .into(),
         );
+    }
+    // A run keeps one bit per planned match, so the total must fit in memory (and in a u64).
+    let per_game: u64 = schedule.pairings().iter().map(|p| p.orders.len() as u64).sum();
+    if per_game.checked_mul(arena.games_per_pairing).is_none_or(|total| total > MAX_PLANNED) {
+        return Err(format!(
+            "key `games_per_pairing`: {} games of {per_game} matches each is more than the {MAX_PLANNED} matches an arena may plan",
+            arena.games_per_pairing
+        ));
     }
     Ok(arena)
 }
@@ -695,6 +710,30 @@ limits = { turn_ms = 50 }
         std::fs::write(dir.path().join("m.txt"), format!("# AGENT_START 1\n{MAP}")).unwrap();
         let d = parse_in(dir.path(), GOOD).unwrap();
         assert_ne!(a.fingerprint(), d.fingerprint(), "a changed map changes the fingerprint");
+    }
+
+    #[test]
+    fn a_schedule_too_big_to_track_is_an_error_not_a_crash() {
+        // 3 bots, 6 matches per game: the total overflows u64 (and no bitmap of it fits memory).
+        let text = format!("{GOOD}[[bots]]\nname = \"c\"\nspec = \"random\"\n")
+            .replace("games_per_pairing = 3", "games_per_pairing = 9223372036854775807");
+        let e = error_of(&text);
+        assert!(e.contains("games_per_pairing"), "{e}");
+        let e =
+            error_of(&GOOD.replace("games_per_pairing = 3", "games_per_pairing = 1000000000000"));
+        assert!(e.contains("games_per_pairing"), "{e}");
+    }
+
+    #[test]
+    fn a_glob_works_in_a_folder_whose_name_looks_like_a_pattern() {
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join("runs [2026]");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("m.txt"), format!("# AGENT_START 0\n{MAP}")).unwrap();
+        let text = GOOD.replace("files = [\"m.txt\"]", "glob = \"*.txt\"");
+        let arena = parse_in(&dir, &text).unwrap();
+        assert_eq!(arena.maps.len(), 1);
+        assert_eq!(arena.maps[0].name, "m.txt");
     }
 
     #[test]

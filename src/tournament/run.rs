@@ -131,10 +131,32 @@ fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
     }
 }
 
-/// Prepares a results folder: checks that what is there belongs to this config (or clears it
-/// for a fresh run) and writes the meta file.
-pub fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<()> {
+/// Holds a results folder for this process: two runs writing one folder would play the same
+/// missing matches twice. An advisory `flock` on the folder, so the kernel releases it when the
+/// process ends, even by `kill -9`.
+pub struct DirLock {
+    _lock: Option<nix::fcntl::Flock<std::fs::File>>,
+}
+
+fn lock_dir(dir: &Path) -> Result<DirLock> {
+    let folder = std::fs::File::open(dir).map_err(|e| Error::read(dir, e))?;
+    match nix::fcntl::Flock::lock(folder, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+        Ok(lock) => Ok(DirLock { _lock: Some(lock) }),
+        Err((_, nix::errno::Errno::EWOULDBLOCK)) => Err(Error::Usage(format!(
+            "`{}` is in use by another arena run; wait for it to end (or stop it) first",
+            dir.display()
+        ))),
+        // A filesystem without locks (some network mounts) must not stop a run: go unguarded.
+        Err(_) => Ok(DirLock { _lock: None }),
+    }
+}
+
+/// Prepares a results folder: locks it for this process, checks that what is there belongs to
+/// this config (or clears it for a fresh run) and writes the meta file. The folder stays locked
+/// while the returned guard lives.
+pub fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLock> {
     std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+    let lock = lock_dir(dir)?;
     let files = [MATCHES_FILE, META_FILE, SUMMARY_FILE, PAIRWISE_FILE];
     if fresh {
         for f in files {
@@ -163,7 +185,8 @@ pub fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<()> {
             dir.display()
         )));
     }
-    meta.write(dir)
+    meta.write(dir)?;
+    Ok(lock)
 }
 
 /// Runs (or resumes) an arena's tournament.
@@ -173,7 +196,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
     let shard = opts.shard;
     let dir = opts.out.clone().unwrap_or_else(|| results_dir(arena, shard));
     let meta = meta_of(arena, planned, shard);
-    prepare_dir(&dir, &meta, opts.fresh)?;
+    let _lock = prepare_dir(&dir, &meta, opts.fresh)?;
     let seats = arena.roles.len();
     let matches_path = dir.join(MATCHES_FILE);
 
@@ -372,6 +395,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeOutcome> {
 
     // One matches.csv, the shards' rows one after the other.
     std::fs::create_dir_all(&out).map_err(|e| Error::write(&out, e))?;
+    let _lock = lock_dir(&out)?;
     let merged = out.join(MATCHES_FILE);
     let tmp = merged.with_extension("csv.tmp");
     {

@@ -171,6 +171,12 @@ struct State {
     decided: Option<(Verdict, f64)>,
 }
 
+/// The threads of a test: `-j` (0 = the default, as for `arena run`), else the arena's
+/// `concurrency`, else the number of cores.
+fn threads(requested: Option<usize>, configured: Option<usize>) -> usize {
+    requested.filter(|&c| c > 0).or(configured).unwrap_or_else(cores).max(1)
+}
+
 /// Runs a test; the arena's `[sprt]` section (with the caller's overrides) says which.
 pub fn run_sprt(
     arena: &Arena,
@@ -190,12 +196,12 @@ pub fn run_sprt(
         bots: arena.bots.iter().map(|b| b.name.clone()).collect(),
     };
     // A test always starts afresh: its stopping point depends on every pair before it.
-    prepare_dir(&dir, &meta, true)?;
+    let _lock = prepare_dir(&dir, &meta, true)?;
     let writer = RowWriter::open(&dir.join(MATCHES_FILE), arena.roles.len())?;
     let (lower, upper) = bounds(test.alpha, test.beta);
     let (cand, base) = (test.candidate, test.baseline);
     let label = format!("{} vs {}", arena.bots[cand].name, arena.bots[base].name);
-    let concurrency = concurrency.or(arena.concurrency).unwrap_or_else(cores).max(1);
+    let concurrency = threads(concurrency, arena.concurrency);
     let bar = Progress::new(test.max_pairs, progress);
 
     let next = AtomicU64::new(0);
@@ -325,6 +331,14 @@ mod tests {
         assert!((llr(&penta, -5.0, 20.0) - expected).abs() < 1e-9);
         // A mean of about 0.725: well above s1 = 0.5288, so strongly for H1.
         assert!(expected > 2.94, "{expected}");
+    }
+
+    #[test]
+    fn j_zero_means_the_default_as_for_a_run() {
+        assert_eq!(threads(Some(0), None), cores());
+        assert_eq!(threads(Some(0), Some(3)), 3);
+        assert_eq!(threads(Some(2), Some(3)), 2);
+        assert_eq!(threads(None, None), cores());
     }
 
     #[test]

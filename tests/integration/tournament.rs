@@ -212,6 +212,38 @@ fn a_killed_run_completes_every_match_exactly_once() {
 }
 
 #[test]
+fn a_second_run_on_a_folder_in_use_is_refused() {
+    let f = Folder::new(4000);
+    let mut first = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "t.toml", "-j", "1", "-q"])
+        .current_dir(f.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("arena starts");
+    let csv: PathBuf = f.path().join("results/t/matches.csv");
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&csv).map(|m| m.len()).unwrap_or(0) < 2_000
+        && started.elapsed() < std::time::Duration::from_secs(20)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // Both would play the same missing matches: duplicate rows a later resume must refuse.
+    let second = f.arena(&["run", "t.toml", "-q"]);
+    let still_running = first.try_wait().expect("status").is_none();
+    first.kill().expect("kill");
+    first.wait().expect("reaped");
+    assert!(still_running, "the first run must still be running for this test to mean anything");
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success(), "a second run on a folder in use must fail");
+    assert!(stderr.contains("results/t") && stderr.contains("in use"), "{stderr}");
+    // The first run's rows are intact: a later run completes them.
+    f.ok(&["run", "t.toml", "-q"]);
+    let rows = reproducible(&f.read("results/t/matches.csv"));
+    assert_eq!(rows.len(), 16_000);
+}
+
+#[test]
 fn arena_errors_name_the_file_and_the_key() {
     let f = Folder::new(1);
     std::fs::write(f.path().join("bad.toml"), "name = \"x\"\ngame = \"skynet\"\nplayers = 3\n")
