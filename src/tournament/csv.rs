@@ -151,7 +151,8 @@ pub fn format_header(seats: usize) -> String {
 /// Appends rows to `matches.csv`, each flushed to the OS as one write.
 pub struct RowWriter {
     path: PathBuf,
-    file: Mutex<File>,
+    /// The file, and whether a write to it has failed.
+    file: Mutex<(File, bool)>,
 }
 
 impl RowWriter {
@@ -166,18 +167,28 @@ impl RowWriter {
         if fresh || file.metadata().map_err(|e| Error::write(path, e))?.len() == 0 {
             file.write_all(format_header(seats).as_bytes()).map_err(|e| Error::write(path, e))?;
         }
-        Ok(RowWriter { path: path.to_path_buf(), file: Mutex::new(file) })
+        Ok(RowWriter { path: path.to_path_buf(), file: Mutex::new((file, false)) })
     }
 
+    /// Appends one row. After a failed write nothing more is written: a write that failed half
+    /// way leaves a torn line, which resume can only cut off while it is the last one.
     pub fn append(&self, line: &str) -> Result<()> {
-        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        file.write_all(line.as_bytes()).map_err(|e| Error::write(&self.path, e))?;
-        file.flush().map_err(|e| Error::write(&self.path, e))
+        let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let (file, failed) = &mut *guard;
+        if *failed {
+            return Err(Error::Usage(format!(
+                "`{}`: not written after an earlier failed write",
+                self.path.display()
+            )));
+        }
+        let written = file.write_all(line.as_bytes()).and_then(|()| file.flush());
+        *failed = written.is_err();
+        written.map_err(|e| Error::write(&self.path, e))
     }
 
     pub fn sync(&self) -> Result<()> {
-        let file = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        file.sync_all().map_err(|e| Error::write(&self.path, e))
+        let guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        guard.0.sync_all().map_err(|e| Error::write(&self.path, e))
     }
 }
 
@@ -353,6 +364,16 @@ impl IdSet {
 mod tests {
     use super::*;
     use crate::bot::Termination;
+
+    #[test]
+    fn after_a_failed_write_no_row_is_written() {
+        // /dev/full fails every write, as a full disk does.
+        let full = File::options().append(true).open("/dev/full").expect("/dev/full");
+        let writer = RowWriter { path: "/dev/full".into(), file: Mutex::new((full, false)) };
+        assert!(matches!(writer.append("0,a\n"), Err(Error::Write { .. })));
+        let err = writer.append("1,b\n").unwrap_err().to_string();
+        assert!(err.contains("after an earlier failed write"), "{err}");
+    }
 
     fn summary() -> MatchSummary {
         MatchSummary {
