@@ -214,6 +214,18 @@ fn a_bot_that_closes_stdout_but_runs_is_eof() {
 }
 
 #[test]
+fn closing_stdout_on_a_short_later_turn_is_eof_not_timeout() {
+    // The turn is shorter than the harness's wait for an exit status: that wait must not turn
+    // the bot's closed output into a timeout.
+    let o = play_virus(
+        |p| bot("sh", "closes_stdout_after_answering.sh", p, &[]),
+        &["--first-turn-ms", "3000", "--turn-ms", "50"],
+    );
+    o.expect("eof", Some("virus"));
+    assert_eq!(o.summary["turns"], 2, "the first answer was played");
+}
+
+#[test]
 fn a_forked_child_ignoring_term_is_killed_and_reaped() {
     let o = play_virus(|p| bot("python3", "fork_ignore_term.py", p, &[]), &ROOMY);
     o.expect("crash", Some("virus"));
