@@ -278,7 +278,11 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
     fn act(&mut self, view: &G::View, ctx: &TurnContext) -> Result<G::Action, BotFailure> {
         let process = match &mut self.state {
             State::Running(p) => p,
-            State::NotStarted(message) => return Err(BotFailure::StartupFailed(message.clone())),
+            State::NotStarted(message) => {
+                // Refused because of Ctrl-C: no result, like the failures of stopped bots.
+                wait_for_exit_if_interrupted();
+                return Err(BotFailure::StartupFailed(message.clone()));
+            }
             State::Finished => return Err(BotFailure::Crash("the bot was already stopped".into())),
         };
         let mut input = String::new();
@@ -883,6 +887,41 @@ mod tests {
         let last = tail.last(1).pop().unwrap();
         assert!(last.starts_with("fix") && last.ends_with(" [...]"), "{}", &last[..10]);
         assert!(last.len() < STDERR_LINE_CAP + 10);
+    }
+
+    #[test]
+    fn a_bot_refused_during_ctrl_c_gives_no_result() {
+        use crate::games::skynet::Skynet;
+        use crate::games::{GameDef, Setup, resolve_variant};
+        let variant = resolve_variant::<Skynet>(None).unwrap();
+        let map = Skynet::default_map(&variant);
+        let setup = Setup { variant, options: BTreeMap::new(), map, seed: 1 };
+        let (game, _) = Skynet::new_game(&setup).unwrap();
+        let view = game.view(0);
+        // No other unit test starts an external bot, so raising the flag disturbs none.
+        SHUTTING_DOWN.store(true, Ordering::SeqCst);
+        let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
+        let mut bot = ExternalBot::<Skynet>::spawn(
+            &["true".to_string()],
+            &identity,
+            ExternalOptions::default(),
+        );
+        assert_eq!(bot.process_group(), None, "no bot starts once arena shuts down");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let match_thread = std::thread::spawn(move || {
+            let now = Instant::now();
+            let deadline = now + Duration::from_secs(1);
+            let ctx = TurnContext { started: now, deadline, hard_deadline: deadline, decision: 0 };
+            let _ = tx.send(bot.act(&view, &ctx).is_err());
+        });
+        // The interrupt handler ends the process: until then the refusal must not become a
+        // result (a tournament would write it down as `startup_failed`).
+        let early = rx.recv_timeout(Duration::from_millis(300));
+        SHUTTING_DOWN.store(false, Ordering::SeqCst);
+        match_thread.thread().unpark();
+        assert!(early.is_err(), "the match thread got a result while arena was shutting down");
+        assert_eq!(rx.recv_timeout(Duration::from_secs(30)), Ok(true));
+        match_thread.join().unwrap();
     }
 
     #[test]
