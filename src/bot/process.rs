@@ -186,8 +186,8 @@ fn live_groups() -> MutexGuard<'static, LiveGroups> {
     lock(&LIVE_GROUPS)
 }
 
-/// Makes `SIGINT` and `SIGTERM` to arena stop every live bot's process group (`SIGTERM`, a
-/// grace period, `SIGKILL`) before arena exits with 130 or 143. Call it once at start; later
+/// Makes `SIGINT`, `SIGTERM` and `SIGHUP` to arena stop every live bot's process group (`SIGTERM`, a
+/// grace period, `SIGKILL`) before arena exits with 130, 143 or 129. Call it once at start; later
 /// calls do nothing.
 pub fn install_interrupt_handler() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
@@ -196,9 +196,11 @@ pub fn install_interrupt_handler() {
         let rt = runtime();
         // The listeners exist before this returns, so no early signal slips through.
         let _guard = rt.enter();
-        let (Ok(mut int), Ok(mut term)) =
-            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
-        else {
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
             tracing::warn!("cannot install the Ctrl-C handler");
             return;
         };
@@ -206,9 +208,15 @@ pub fn install_interrupt_handler() {
             let code = tokio::select! {
                 _ = int.recv() => 130,
                 _ = term.recv() => 143,
+                _ = hup.recv() => 129,
             };
             let stopped = stop_all_groups(Duration::from_millis(100)).await;
-            eprintln!("arena: interrupted; stopped {stopped} bot process group(s)");
+            // Not eprintln!: after a hang-up the terminal is gone, and a panic here would leave
+            // arena parked forever instead of exiting.
+            let _ = writeln!(
+                std::io::stderr(),
+                "arena: interrupted; stopped {stopped} bot process group(s)"
+            );
             std::process::exit(code);
         });
     });
