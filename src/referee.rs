@@ -114,8 +114,9 @@ pub fn play_match<G: Game>(
             (game.forfeit(seat, &detail), failure.termination(), Some(seat), Some(detail))
         };
         // A late answer is a timeout even if the bot (an in-process one cannot be preempted)
-        // did answer in the end.
-        if elapsed > limit + bank_left[seat] + limits[seat].grace {
+        // did answer in the end. A failure keeps its own label: the harness may have spent the
+        // rest of the turn telling a crash from a closed output.
+        if answer.is_ok() && elapsed > limit + bank_left[seat] + limits[seat].grace {
             break fail(BotFailure::Timeout, &game);
         }
         bank_left[seat] = bank_left[seat].saturating_sub(elapsed.saturating_sub(limit));
@@ -309,6 +310,13 @@ mod tests {
         assert_eq!(r.termination, Termination::Timeout);
         assert_eq!(r.culprit, Some(1));
         assert!(r.max_turn_micros[1] >= 30_000);
+    }
+
+    #[test]
+    fn a_failure_found_after_the_limit_keeps_its_label() {
+        let mut bots = vec![bot(Ok(Step2::Add(1)), 0), bot(Err(BotFailure::Eof), 30)];
+        let r = play_match(race(), &mut bots, &limits(5), 1);
+        assert_eq!((r.termination, r.culprit), (Termination::Eof, Some(1)));
     }
 
     #[test]

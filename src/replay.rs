@@ -146,12 +146,14 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
                 return Err(mismatch(format!("action {} after the game ended", i + 1)));
             }
         };
-        if seat != a.seat {
+        if seat != a.seat || a.role != roles[seat] {
             return Err(mismatch(format!(
-                "action {}: seat {} to act, not {}",
+                "action {}: seat {} ({}) to act, not seat {} ({})",
                 i + 1,
                 seat,
-                a.seat
+                roles[seat],
+                a.seat,
+                a.role
             )));
         }
         let view = game.view(seat);
@@ -182,6 +184,19 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
         return Err(mismatch(format!(
             "the rules say {:?}, the replay says {:?}",
             outcome.reason, r.reason
+        )));
+    }
+    // The summary's own fields must tell the same story as the rules.
+    let winner = outcome.winner().map(|s| roles[s].clone());
+    let culprit_role = r.culprit.map(|s| roles[s].clone());
+    if winner != r.winner || culprit_role != r.culprit_role || r.turns != replay.actions.len() {
+        return Err(mismatch(format!(
+            "the rules give winner {winner:?}, culprit {culprit_role:?} after {} actions; the \
+             replay says {:?}, {:?} after {}",
+            replay.actions.len(),
+            r.winner,
+            r.culprit_role,
+            r.turns
         )));
     }
     Ok(Verified { turns: replay.actions.len(), summary: r.clone() })

@@ -186,8 +186,8 @@ fn live_groups() -> MutexGuard<'static, LiveGroups> {
     lock(&LIVE_GROUPS)
 }
 
-/// Makes `SIGINT` and `SIGTERM` to arena stop every live bot's process group (`SIGTERM`, a
-/// grace period, `SIGKILL`) before arena exits with 130 or 143. Call it once at start; later
+/// Makes `SIGINT`, `SIGTERM` and `SIGHUP` to arena stop every live bot's process group (`SIGTERM`, a
+/// grace period, `SIGKILL`) before arena exits with 130, 143 or 129. Call it once at start; later
 /// calls do nothing.
 pub fn install_interrupt_handler() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
@@ -196,9 +196,11 @@ pub fn install_interrupt_handler() {
         let rt = runtime();
         // The listeners exist before this returns, so no early signal slips through.
         let _guard = rt.enter();
-        let (Ok(mut int), Ok(mut term)) =
-            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
-        else {
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
             tracing::warn!("cannot install the Ctrl-C handler");
             return;
         };
@@ -206,9 +208,15 @@ pub fn install_interrupt_handler() {
             let code = tokio::select! {
                 _ = int.recv() => 130,
                 _ = term.recv() => 143,
+                _ = hup.recv() => 129,
             };
             let stopped = stop_all_groups(Duration::from_millis(100)).await;
-            eprintln!("arena: interrupted; stopped {stopped} bot process group(s)");
+            // Not eprintln!: after a hang-up the terminal is gone, and a panic here would leave
+            // arena parked forever instead of exiting.
+            let _ = writeln!(
+                std::io::stderr(),
+                "arena: interrupted; stopped {stopped} bot process group(s)"
+            );
             std::process::exit(code);
         });
     });
@@ -278,7 +286,11 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
     fn act(&mut self, view: &G::View, ctx: &TurnContext) -> Result<G::Action, BotFailure> {
         let process = match &mut self.state {
             State::Running(p) => p,
-            State::NotStarted(message) => return Err(BotFailure::StartupFailed(message.clone())),
+            State::NotStarted(message) => {
+                // Refused because of Ctrl-C: no result, like the failures of stopped bots.
+                wait_for_exit_if_interrupted();
+                return Err(BotFailure::StartupFailed(message.clone()));
+            }
             State::Finished => return Err(BotFailure::Crash("the bot was already stopped".into())),
         };
         let mut input = String::new();
@@ -883,6 +895,41 @@ mod tests {
         let last = tail.last(1).pop().unwrap();
         assert!(last.starts_with("fix") && last.ends_with(" [...]"), "{}", &last[..10]);
         assert!(last.len() < STDERR_LINE_CAP + 10);
+    }
+
+    #[test]
+    fn a_bot_refused_during_ctrl_c_gives_no_result() {
+        use crate::games::skynet::Skynet;
+        use crate::games::{GameDef, Setup, resolve_variant};
+        let variant = resolve_variant::<Skynet>(None).unwrap();
+        let map = Skynet::default_map(&variant);
+        let setup = Setup { variant, options: BTreeMap::new(), map, seed: 1 };
+        let (game, _) = Skynet::new_game(&setup).unwrap();
+        let view = game.view(0);
+        // No other unit test starts an external bot, so raising the flag disturbs none.
+        SHUTTING_DOWN.store(true, Ordering::SeqCst);
+        let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
+        let mut bot = ExternalBot::<Skynet>::spawn(
+            &["true".to_string()],
+            &identity,
+            ExternalOptions::default(),
+        );
+        assert_eq!(bot.process_group(), None, "no bot starts once arena shuts down");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let match_thread = std::thread::spawn(move || {
+            let now = Instant::now();
+            let deadline = now + Duration::from_secs(1);
+            let ctx = TurnContext { started: now, deadline, hard_deadline: deadline, decision: 0 };
+            let _ = tx.send(bot.act(&view, &ctx).is_err());
+        });
+        // The interrupt handler ends the process: until then the refusal must not become a
+        // result (a tournament would write it down as `startup_failed`).
+        let early = rx.recv_timeout(Duration::from_millis(300));
+        SHUTTING_DOWN.store(false, Ordering::SeqCst);
+        match_thread.thread().unpark();
+        assert!(early.is_err(), "the match thread got a result while arena was shutting down");
+        assert_eq!(rx.recv_timeout(Duration::from_secs(30)), Ok(true));
+        match_thread.join().unwrap();
     }
 
     #[test]

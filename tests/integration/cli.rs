@@ -69,6 +69,36 @@ fn a_tampered_replay_does_not_verify() {
     }
 }
 
+#[test]
+fn a_replay_with_a_false_winner_or_turn_count_does_not_verify() {
+    let run = Arena::new()
+        .args(["play", "skynet", "--bot", "virus=random", "--bot", "agent=random", "--seed", "5"])
+        .args(["--replay", "out.jsonl"])
+        .run()
+        .success();
+    let text = std::fs::read_to_string(run.dir.join("out.jsonl")).unwrap();
+    let (head, last) = text.trim_end().rsplit_once('\n').unwrap();
+    let result: serde_json::Value = serde_json::from_str(last).unwrap();
+    let tampered = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut r = result.clone();
+        edit(&mut r["result"]);
+        format!("{head}\n{r}\n")
+    };
+    // Scores and ranks left as the rules give them: only the summary's own fields lie.
+    let winner = result["result"]["winner"].as_str().map(str::to_string);
+    let liar = if winner.as_deref() == Some("virus") { "agent" } else { "virus" };
+    let false_winner = tampered(&|r| r["winner"] = serde_json::json!(liar));
+    let turns = result["result"]["turns"].as_u64().unwrap();
+    let false_turns = tampered(&|r| r["turns"] = serde_json::json!(turns + 7));
+    for (name, bad) in [("winner", false_winner), ("turns", false_turns)] {
+        let bad_path = run.dir.join(format!("{name}.jsonl"));
+        std::fs::write(&bad_path, bad).unwrap();
+        let verify =
+            Arena::new().args(["replay", "--verify", bad_path.to_str().unwrap()]).run().failure();
+        assert!(verify.stderr().contains(&format!("{name}.jsonl")), "{}", verify.stderr());
+    }
+}
+
 fn action_of(line: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();
     v["action"].as_str().unwrap().to_string()

@@ -214,6 +214,18 @@ fn a_bot_that_closes_stdout_but_runs_is_eof() {
 }
 
 #[test]
+fn closing_stdout_on_a_short_later_turn_is_eof_not_timeout() {
+    // The turn is shorter than the harness's wait for an exit status: that wait must not turn
+    // the bot's closed output into a timeout.
+    let o = play_virus(
+        |p| bot("sh", "closes_stdout_after_answering.sh", p, &[]),
+        &["--first-turn-ms", "3000", "--turn-ms", "50"],
+    );
+    o.expect("eof", Some("virus"));
+    assert_eq!(o.summary["turns"], 2, "the first answer was played");
+}
+
+#[test]
 fn a_forked_child_ignoring_term_is_killed_and_reaped() {
     let o = play_virus(|p| bot("python3", "fork_ignore_term.py", p, &[]), &ROOMY);
     o.expect("crash", Some("virus"));
@@ -326,7 +338,17 @@ fn the_codingame_style_python_virus_plays_a_full_match_that_replays() {
 
 #[test]
 fn ctrl_c_stops_every_bot_and_exits() {
-    use nix::sys::signal::{Signal, kill};
+    a_signal_stops_every_bot_and_exits(nix::sys::signal::Signal::SIGINT, 130);
+}
+
+#[test]
+fn a_hangup_stops_every_bot_and_exits() {
+    // A closed terminal or a dropped ssh session must not leave bots behind either.
+    a_signal_stops_every_bot_and_exits(nix::sys::signal::Signal::SIGHUP, 129);
+}
+
+fn a_signal_stops_every_bot_and_exits(signal: nix::sys::signal::Signal, code: i32) {
+    use nix::sys::signal::kill;
     use nix::unistd::Pid;
 
     let dir = tempfile::tempdir().expect("a temp dir");
@@ -344,9 +366,9 @@ fn ctrl_c_stops_every_bot_and_exits() {
         assert!(started.elapsed() < Duration::from_secs(10), "the bot never started");
         std::thread::sleep(Duration::from_millis(10));
     }
-    kill(Pid::from_raw(arena.id() as i32), Signal::SIGINT).expect("arena gets SIGINT");
+    kill(Pid::from_raw(arena.id() as i32), signal).expect("arena gets the signal");
     let status = arena.wait().expect("arena exits");
-    assert_eq!(status.code(), Some(130), "{status}");
+    assert_eq!(status.code(), Some(code), "{status}");
     assert!(started.elapsed() < MARGIN + Duration::from_secs(1), "{:?}", started.elapsed());
     let pids: Vec<(i32, i32)> = std::fs::read_to_string(&pidfile)
         .unwrap_or_default()
