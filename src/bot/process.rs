@@ -186,9 +186,9 @@ fn live_groups() -> MutexGuard<'static, LiveGroups> {
     lock(&LIVE_GROUPS)
 }
 
-/// Makes `SIGINT`, `SIGTERM` and `SIGHUP` to arena stop every live bot's process group (`SIGTERM`, a
-/// grace period, `SIGKILL`) before arena exits with 130, 143 or 129. Call it once at start; later
-/// calls do nothing.
+/// Makes `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGQUIT` to arena stop every live bot's process group
+/// (`SIGTERM`, a grace period, `SIGKILL`) before arena exits with 130, 143, 129 or 131. Call it
+/// once at start; later calls do nothing.
 pub fn install_interrupt_handler() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
@@ -196,10 +196,11 @@ pub fn install_interrupt_handler() {
         let rt = runtime();
         // The listeners exist before this returns, so no early signal slips through.
         let _guard = rt.enter();
-        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+        let (Ok(mut int), Ok(mut term), Ok(mut hup), Ok(mut quit)) = (
             signal(SignalKind::interrupt()),
             signal(SignalKind::terminate()),
             signal(SignalKind::hangup()),
+            signal(SignalKind::quit()),
         ) else {
             tracing::warn!("cannot install the Ctrl-C handler");
             return;
@@ -209,6 +210,7 @@ pub fn install_interrupt_handler() {
                 _ = int.recv() => 130,
                 _ = term.recv() => 143,
                 _ = hup.recv() => 129,
+                _ = quit.recv() => 131,
             };
             let stopped = stop_all_groups(Duration::from_millis(100)).await;
             // Not eprintln!: after a hang-up the terminal is gone, and a panic here would leave

@@ -347,6 +347,12 @@ fn a_hangup_stops_every_bot_and_exits() {
     a_signal_stops_every_bot_and_exits(nix::sys::signal::Signal::SIGHUP, 129);
 }
 
+#[test]
+fn a_quit_stops_every_bot_and_exits() {
+    // Ctrl-\ is the other key a terminal user stops a program with.
+    a_signal_stops_every_bot_and_exits(nix::sys::signal::Signal::SIGQUIT, 131);
+}
+
 fn a_signal_stops_every_bot_and_exits(signal: nix::sys::signal::Signal, code: i32) {
     use nix::sys::signal::kill;
     use nix::unistd::Pid;
