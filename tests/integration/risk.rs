@@ -36,7 +36,7 @@ fn a_two_player_match_with_options_reports_json() {
 }
 
 #[test]
-fn bad_options_and_missing_seats_are_named() {
+fn bad_options_and_unknown_seats_are_named() {
     let run = Arena::new()
         .args(["play", "risk", "--opt", "players=9", "--bot", "player1=random"])
         .run()
@@ -44,10 +44,17 @@ fn bad_options_and_missing_seats_are_named() {
     assert!(run.stderr().contains("players"), "{}", run.stderr());
     let run = Arena::new()
         .args(["play", "risk", "--opt", "players=3", "--bot", "player1=random"])
-        .args(["--bot", "player2=random"])
+        .args(["--bot", "player4=random"])
         .run()
         .failure();
-    assert!(run.stderr().contains("player3"), "{}", run.stderr());
+    assert!(run.stderr().contains("player4"), "{}", run.stderr());
+    // A seat named by no --bot gets the game's default bot.
+    let run = Arena::new()
+        .args(["play", "risk", "--opt", "players=3", "--opt", "max_rounds=5"])
+        .args(["--bot", "player1=random"])
+        .run()
+        .success();
+    assert!(run.stdout().contains("player2=greedy player3=greedy"), "{}", run.stdout());
 }
 
 #[test]
