@@ -60,7 +60,11 @@ impl Meta {
 /// Writes a whole file so a reader never sees half of it: a temporary file, then a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).map_err(|e| Error::write(&tmp, e))?;
+    // On disk before the rename: after a power cut the file is the old one or the new one,
+    // never an empty one that would make the folder unresumable.
+    let written =
+        File::create(&tmp).and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()));
+    written.map_err(|e| Error::write(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| Error::write(path, e))
 }
 
