@@ -85,6 +85,15 @@ impl Illegal {
     pub fn new(reason: impl Into<String>) -> Illegal {
         Illegal { reason: reason.into() }
     }
+
+    /// The refusal of an action by `seat` when `to_act` must act (`None`: the game is over).
+    pub fn unless_turn(to_act: Option<Seat>, seat: Seat) -> Result<(), Illegal> {
+        match to_act {
+            None => Err(Illegal::new("the game is over")),
+            Some(s) if s != seat => Err(Illegal::new(format!("it is not seat {seat}'s turn"))),
+            Some(_) => Ok(()),
+        }
+    }
 }
 
 /// The rules of one game, and its wire protocol.

@@ -149,13 +149,7 @@ impl Game for Painters {
         action: &PaintersAction,
         _rng: &mut dyn Rng,
     ) -> Result<(), Illegal> {
-        match self.to_act {
-            None => return Err(Illegal::new("the game is over")),
-            Some(s) if s != seat => {
-                return Err(Illegal::new(format!("it is not seat {seat}'s turn")));
-            }
-            Some(_) => {}
-        }
+        Illegal::unless_turn(self.to_act, seat)?;
         let PaintersAction { row, pos } = *action;
         let room = self.room_of(action).ok_or_else(|| {
             Illegal::new(format!(

@@ -168,12 +168,7 @@ impl Game for Skynet {
         action: &SkynetAction,
         _rng: &mut dyn Rng,
     ) -> Result<(), Illegal> {
-        if self.over.is_some() {
-            return Err(Illegal::new("the game is over"));
-        }
-        if seat != self.to_act {
-            return Err(Illegal::new(format!("it is not seat {seat}'s turn")));
-        }
+        Illegal::unless_turn(self.over.is_none().then_some(self.to_act), seat)?;
         match (seat, *action) {
             (VIRUS, SkynetAction::Cut(a, b)) => {
                 let id = self.validate_cut(a, b)?;

@@ -193,12 +193,7 @@ impl Game for SpidersGame {
         action: &SpiderAction,
         _rng: &mut dyn Rng,
     ) -> Result<(), Illegal> {
-        if self.over.is_some() {
-            return Err(Illegal::new("the game is over"));
-        }
-        if seat != self.to_act {
-            return Err(Illegal::new(format!("it is not seat {seat}'s turn")));
-        }
+        Illegal::unless_turn(self.over.is_none().then_some(self.to_act), seat)?;
         match (seat, action) {
             (DEFENDER, &SpiderAction::Cut(a, b)) => {
                 let n = self.map.nodes as u32;
