@@ -144,6 +144,8 @@ pub fn main() -> i32 {
     };
     match run(cli) {
         Ok(code) => code,
+        // A reader that stopped reading (`arena ... | head`) is not an error worth a word.
+        Err(e) if e.is_broken_pipe() => 0,
         Err(e) => {
             eprintln!("error: {e}");
             2

@@ -37,4 +37,14 @@ impl Error {
     pub fn write(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
         Error::Write { path: path.into(), source }
     }
+
+    /// Whether this is a write to a pipe whose reader has gone.
+    pub fn is_broken_pipe(&self) -> bool {
+        match self {
+            Error::Write { source, .. } | Error::Io { source, .. } => {
+                source.kind() == std::io::ErrorKind::BrokenPipe
+            }
+            _ => false,
+        }
+    }
 }

@@ -131,3 +131,18 @@ fn the_same_seed_gives_the_same_replay() {
     assert_eq!(replay("11"), replay("11"));
     assert_ne!(replay("11"), replay("12"));
 }
+
+#[test]
+fn a_reader_that_goes_away_is_no_error() {
+    // `arena gen ... | head -1`: the reader is gone before arena writes (here, before it starts).
+    let (read, write) = nix::unistd::pipe().expect("a pipe");
+    drop(read);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["gen", "skynet", "--nodes", "300"])
+        .stdout(std::process::Stdio::from(write))
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("arena runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
