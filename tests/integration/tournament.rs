@@ -63,6 +63,26 @@ impl Folder {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Starts `arena run t.toml -j JOBS` and returns once its matches.csv holds `bytes` bytes
+    /// (or after 20 s), with the run still going.
+    fn run_in_background(&self, jobs: &str, bytes: u64) -> std::process::Child {
+        let child = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["run", "t.toml", "-j", jobs, "-q"])
+            .current_dir(self.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("arena starts");
+        let csv: PathBuf = self.path().join("results/t/matches.csv");
+        let started = std::time::Instant::now();
+        while std::fs::metadata(&csv).map(|m| m.len()).unwrap_or(0) < bytes
+            && started.elapsed() < std::time::Duration::from_secs(20)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        child
+    }
+
     fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.path().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
     }
@@ -185,20 +205,7 @@ fn three_merged_shards_give_the_summaries_of_one_run() {
 #[test]
 fn a_killed_run_completes_every_match_exactly_once() {
     let f = Folder::new(4000);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["run", "t.toml", "-j", "2", "-q"])
-        .current_dir(f.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("arena starts");
-    let csv: PathBuf = f.path().join("results/t/matches.csv");
-    let started = std::time::Instant::now();
-    while std::fs::metadata(&csv).map(|m| m.len()).unwrap_or(0) < 20_000
-        && started.elapsed() < std::time::Duration::from_secs(20)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let mut child = f.run_in_background("2", 20_000);
     // SIGKILL: no chance to clean up.
     child.kill().expect("kill -9");
     child.wait().expect("reaped");
@@ -214,20 +221,7 @@ fn a_killed_run_completes_every_match_exactly_once() {
 #[test]
 fn a_second_run_on_a_folder_in_use_is_refused() {
     let f = Folder::new(4000);
-    let mut first = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["run", "t.toml", "-j", "1", "-q"])
-        .current_dir(f.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("arena starts");
-    let csv: PathBuf = f.path().join("results/t/matches.csv");
-    let started = std::time::Instant::now();
-    while std::fs::metadata(&csv).map(|m| m.len()).unwrap_or(0) < 2_000
-        && started.elapsed() < std::time::Duration::from_secs(20)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let mut first = f.run_in_background("1", 2_000);
     // Both would play the same missing matches: duplicate rows a later resume must refuse.
     let second = f.arena(&["run", "t.toml", "-q"]);
     let still_running = first.try_wait().expect("status").is_none();
