@@ -1,5 +1,9 @@
 //! The harness's own errors: bad input from users (arena files, maps, replays, command lines) and
 //! failures of the machine (I/O). A bot's misbehaviour is never one of these; it is a match result.
+//!
+//! Every error has an [`ErrorKind`], and the kind decides the process's exit code (the table is
+//! in the README), so scripts can tell "fix your input" from "the harness could not do its work,
+//! try again".
 
 use std::path::PathBuf;
 
@@ -7,6 +11,7 @@ use crate::games::SetupError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A command line that cannot be carried out as written.
     #[error("{0}")]
     Usage(String),
     #[error("failed to read `{}`: {source}", path.display())]
@@ -23,11 +28,47 @@ pub enum Error {
     ReplayMismatch { path: PathBuf, message: String },
     #[error("failed to parse arena `{}`: {message}", path.display())]
     Arena { path: PathBuf, message: String },
+    /// A results folder whose files do not say what arena wrote (edited, truncated, mixed).
+    #[error("results `{}`{}: {message}", path.display(), line.map(|l| format!(", line {l}")).unwrap_or_default())]
+    Results { path: PathBuf, line: Option<usize>, message: String },
+    /// Another run holds what this one needs (a results folder's lock).
+    #[error("{0}")]
+    Busy(String),
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What kind of failure an error is, for the exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input is wrong (command line, arena file, map, replay, bot spec): fix it, retrying
+    /// will not help. Exit code 2.
+    Input,
+    /// A check ran and said no (a replay that does not verify). Exit code 1.
+    Check,
+    /// The harness could not do its work (I/O, a corrupt or busy results folder): retrying,
+    /// maybe after freeing disk or waiting for the other run, may help. Exit code 4.
+    Harness,
+}
+
+/// The exit codes, documented in the README's table.
+pub mod exit {
+    /// Success (and `arena sprt`: H1 accepted).
+    pub const OK: i32 = 0;
+    /// A check said no: `arena sprt` accepted H0, `replay --verify` found a mismatch, `arena diff`
+    /// found a change.
+    pub const CHECK_FAILED: i32 = 1;
+    /// A usage or input error.
+    pub const INPUT: i32 = 2;
+    /// `arena sprt` stopped without a verdict.
+    pub const UNDECIDED: i32 = 3;
+    /// The harness could not do its work; a retry may help.
+    pub const HARNESS: i32 = 4;
+    /// `--strict`: a match ended by a bot's fault.
+    pub const FAULTS: i32 = 5;
+}
 
 impl Error {
     pub fn read(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
@@ -36,6 +77,43 @@ impl Error {
 
     pub fn write(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
         Error::Write { path: path.into(), source }
+    }
+
+    /// A failed write to stdout (the one helper for every command's report).
+    pub fn stdout(source: std::io::Error) -> Error {
+        Error::Io { context: "failed to write to stdout".into(), source }
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Usage(_)
+            | Error::Setup(_)
+            | Error::Bot { .. }
+            | Error::Replay { .. }
+            | Error::Arena { .. } => ErrorKind::Input,
+            // A file the user named that cannot be read is an input to fix; a read that fails
+            // for other reasons (the disk, permissions mid-run) may pass on a retry.
+            Error::Read { source, .. } => match source.kind() {
+                std::io::ErrorKind::NotFound
+                | std::io::ErrorKind::IsADirectory
+                | std::io::ErrorKind::InvalidData
+                | std::io::ErrorKind::PermissionDenied => ErrorKind::Input,
+                _ => ErrorKind::Harness,
+            },
+            Error::ReplayMismatch { .. } => ErrorKind::Check,
+            Error::Write { .. } | Error::Results { .. } | Error::Busy(_) | Error::Io { .. } => {
+                ErrorKind::Harness
+            }
+        }
+    }
+
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self.kind() {
+            ErrorKind::Input => exit::INPUT,
+            ErrorKind::Check => exit::CHECK_FAILED,
+            ErrorKind::Harness => exit::HARNESS,
+        }
     }
 
     /// Whether this is a write to a pipe whose reader has gone.

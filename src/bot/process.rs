@@ -111,40 +111,6 @@ impl ExternalOptions {
     }
 }
 
-/// Command-line flags of `arena play` for external bots (they apply to every external seat).
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct ExternalArgs {
-    /// The longest line an external bot may write, in bytes.
-    #[arg(long, value_name = "BYTES")]
-    pub max_line: Option<usize>,
-    /// Grace period before TERM and before KILL at the end of a match, in ms.
-    #[arg(long, value_name = "MS")]
-    pub kill_grace_ms: Option<u64>,
-    /// The working directory of external bots (default: the current directory).
-    #[arg(long, value_name = "DIR")]
-    pub workdir: Option<PathBuf>,
-    /// An address-space limit for external bots, in MiB.
-    #[arg(long, value_name = "MIB")]
-    pub address_space_mb: Option<u64>,
-    /// A CPU-time limit for external bots, in seconds for the whole match.
-    #[arg(long, value_name = "SECONDS")]
-    pub cpu_seconds: Option<u64>,
-}
-
-impl ExternalArgs {
-    pub fn options(&self) -> ExternalOptions {
-        let d = ExternalOptions::default();
-        ExternalOptions {
-            max_line: self.max_line.unwrap_or(d.max_line),
-            kill_grace_ms: self.kill_grace_ms.unwrap_or(d.kill_grace_ms),
-            workdir: self.workdir.clone(),
-            address_space_mb: self.address_space_mb,
-            cpu_seconds: self.cpu_seconds,
-            ..d
-        }
-    }
-}
-
 /// Who the bot is, as its `ARENA_` environment variables tell it.
 #[derive(Clone, Debug)]
 pub struct BotIdentity<'a> {

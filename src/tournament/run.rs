@@ -142,7 +142,7 @@ fn lock_dir(dir: &Path) -> Result<DirLock> {
     let folder = std::fs::File::open(dir).map_err(|e| Error::read(dir, e))?;
     match nix::fcntl::Flock::lock(folder, nix::fcntl::FlockArg::LockExclusiveNonblock) {
         Ok(lock) => Ok(DirLock { _lock: Some(lock) }),
-        Err((_, nix::errno::Errno::EWOULDBLOCK)) => Err(Error::Usage(format!(
+        Err((_, nix::errno::Errno::EWOULDBLOCK)) => Err(Error::Busy(format!(
             "`{}` is in use by another arena run; wait for it to end (or stop it) first",
             dir.display()
         ))),

@@ -1,0 +1,128 @@
+//! The command line: raw arguments become validated library calls here, reports become text or
+//! JSON here, and errors become exit codes here. Only this module imports clap and prints for
+//! humans; `main.rs` only calls [`main`]. One file per command.
+
+mod bots;
+mod generate;
+mod merge;
+mod play;
+mod replay;
+mod risk;
+mod run;
+mod solve;
+mod sprt;
+
+use std::collections::BTreeMap;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::{Error, Result, exit};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "arena",
+    version,
+    about = "A referee engine and tournament harness for turn-based graph games"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Play one match and print who won, how, and in how many turns.
+    Play(Box<play::PlayArgs>),
+    /// Print a replay, or verify it against the rules with --verify.
+    Replay(replay::ReplayArgs),
+    /// List the built-in bots of each game.
+    Bots(bots::BotsArgs),
+    /// Run a game's solver: `arena solve GAME ARGS...` (`arena solve GAME --help`).
+    #[command(disable_help_flag = true)]
+    Solve(solve::SolveArgs),
+    /// Run a tournament: `arena run [ARENA.toml]` (no file: the built-in default arena).
+    Run(run::RunArgs),
+    /// Merge the results folders of a sharded run: `arena merge DIR...`.
+    Merge(merge::MergeArgs),
+    /// Test a candidate against a baseline until an SPRT decides (exit 0 = H1, 1 = H0, 3 = none).
+    Sprt(sprt::SprtArgs),
+    /// Risk tools: `arena risk paths --board B.toml --from X --to Y [--json]`.
+    #[command(disable_help_flag = true)]
+    Risk(risk::RiskArgs),
+    /// Print a seeded random map: `arena gen GAME --seed S [--KEY VALUE]...` (e.g. --nodes 50).
+    Gen(generate::GenArgs),
+}
+
+/// Runs the command line; returns the exit code.
+pub fn main() -> i32 {
+    init_logging();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { exit::INPUT } else { exit::OK };
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        // A reader that stopped reading (`arena ... | head`) is not an error worth a word.
+        Err(e) if e.is_broken_pipe() => exit::OK,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ARENA_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ =
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+fn run(cli: Cli) -> Result<i32> {
+    crate::bot::process::install_interrupt_handler();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match cli.command {
+        Command::Play(args) => play::run(*args, &mut out),
+        Command::Replay(args) => replay::run(args, &mut out),
+        Command::Bots(args) => bots::run(args, &mut out),
+        Command::Run(args) => run::run(args, &mut out),
+        Command::Merge(args) => merge::run(args, &mut out),
+        Command::Sprt(args) => sprt::run(args, &mut out),
+        Command::Solve(args) => solve::run(args, &mut out),
+        Command::Risk(args) => risk::run(args, &mut out),
+        Command::Gen(args) => generate::run(args, &mut out),
+    }
+}
+
+/// Splits `KEY=VALUE`.
+fn key_value(s: &str, what: &str) -> Result<(String, String)> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(Error::Usage(format!("{what} `{s}` is not KEY=VALUE"))),
+    }
+}
+
+/// Reads `--key value` / `--key=value` pairs.
+fn parse_flag_params(words: &[String]) -> Result<BTreeMap<String, String>> {
+    let mut params = BTreeMap::new();
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        let flag = w.strip_prefix("--").ok_or_else(|| {
+            Error::Usage(format!("expected a `--key value` setting, found `{w}`"))
+        })?;
+        let (key, value) = match flag.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => {
+                let v =
+                    it.next().ok_or_else(|| Error::Usage(format!("`--{flag}` needs a value")))?;
+                (flag.to_string(), v.clone())
+            }
+        };
+        params.insert(key, value);
+    }
+    Ok(params)
+}

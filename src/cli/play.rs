@@ -1,0 +1,197 @@
+//! `arena play GAME`: one match, described in words or as JSON.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::bot::BotSpec;
+use crate::bot::process::ExternalOptions;
+use crate::error::{Error, Result};
+use crate::games::GameId;
+use crate::matches::{LimitOverrides, MapSource, MatchSpec, PlayedMatch, Player};
+
+#[derive(Args, Debug)]
+pub(super) struct PlayArgs {
+    game: GameId,
+    /// The game's variant (skynet: ep2, ep1).
+    #[arg(long)]
+    variant: Option<String>,
+    /// A map file; without it the game's embedded default map is played.
+    #[arg(long, conflicts_with = "generate")]
+    map: Option<PathBuf>,
+    /// Play a generated map: generator settings `key=value,key=value` (the map's seed is --seed).
+    #[arg(long = "gen", value_name = "KEY=VALUE,...")]
+    generate: Option<String>,
+    /// A bot for a role: `ROLE=SPEC`, SPEC a built-in name or `cmd:COMMAND ARGS...`. Repeatable.
+    #[arg(long = "bot", value_name = "ROLE=SPEC")]
+    bots: Vec<String>,
+    /// A game option `KEY=VALUE`. Repeatable.
+    #[arg(long = "opt", value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// The match seed: the same seed gives the same match.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    external: ExternalArgs,
+    /// Write the replay (JSON Lines) to this file.
+    #[arg(long)]
+    replay: Option<PathBuf>,
+    /// Print the result as one JSON object instead of words.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Time limit overrides, in milliseconds.
+#[derive(Args, Debug, Clone, Copy)]
+pub(super) struct LimitArgs {
+    /// The limit of each seat's first decision, in ms.
+    #[arg(long)]
+    first_turn_ms: Option<u64>,
+    /// The limit of every later decision, in ms.
+    #[arg(long)]
+    turn_ms: Option<u64>,
+    /// Slack added to every limit before an answer counts as late, in ms.
+    #[arg(long)]
+    grace_ms: Option<u64>,
+    /// A time bank per seat, in ms.
+    #[arg(long)]
+    bank_ms: Option<u64>,
+}
+
+impl From<LimitArgs> for LimitOverrides {
+    fn from(a: LimitArgs) -> LimitOverrides {
+        LimitOverrides {
+            first_turn_ms: a.first_turn_ms,
+            per_turn_ms: a.turn_ms,
+            grace_ms: a.grace_ms,
+            bank_ms: a.bank_ms,
+        }
+    }
+}
+
+/// How external bots run (they apply to every external seat).
+#[derive(Args, Debug, Clone, Default)]
+pub(super) struct ExternalArgs {
+    /// The longest line an external bot may write, in bytes.
+    #[arg(long, value_name = "BYTES")]
+    max_line: Option<usize>,
+    /// Grace period before TERM and before KILL at the end of a match, in ms.
+    #[arg(long, value_name = "MS")]
+    kill_grace_ms: Option<u64>,
+    /// The working directory of external bots (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    workdir: Option<PathBuf>,
+    /// An address-space limit for external bots, in MiB.
+    #[arg(long, value_name = "MIB")]
+    address_space_mb: Option<u64>,
+    /// A CPU-time limit for external bots, in seconds for the whole match.
+    #[arg(long, value_name = "SECONDS")]
+    cpu_seconds: Option<u64>,
+}
+
+impl ExternalArgs {
+    fn options(&self) -> ExternalOptions {
+        let d = ExternalOptions::default();
+        ExternalOptions {
+            max_line: self.max_line.unwrap_or(d.max_line),
+            kill_grace_ms: self.kill_grace_ms.unwrap_or(d.kill_grace_ms),
+            workdir: self.workdir.clone(),
+            address_space_mb: self.address_space_mb,
+            cpu_seconds: self.cpu_seconds,
+            ..d
+        }
+    }
+}
+
+pub(super) fn run(args: PlayArgs, out: &mut dyn Write) -> Result<i32> {
+    let mut players = BTreeMap::new();
+    for b in &args.bots {
+        let (role, spec) = super::key_value(b, "--bot")?;
+        let spec: BotSpec = spec.parse().map_err(|e| Error::Usage(format!("--bot {b}: {e}")))?;
+        let player = Player { external: args.external.options(), ..Player::new(spec) };
+        if players.insert(role.clone(), player).is_some() {
+            return Err(Error::Usage(format!("two bots for role `{role}`")));
+        }
+    }
+    let mut options = BTreeMap::new();
+    for o in &args.options {
+        let (k, v) = super::key_value(o, "--opt")?;
+        options.insert(k, v);
+    }
+    let map = match (&args.map, &args.generate) {
+        (Some(path), _) => MapSource::File(path.clone()),
+        (None, Some(settings)) => {
+            let mut params = BTreeMap::new();
+            for kv in settings.split(',').filter(|s| !s.trim().is_empty()) {
+                let (k, v) = super::key_value(kv, "--gen")?;
+                params.insert(k, v);
+            }
+            MapSource::Generated { params, seed: args.seed }
+        }
+        (None, None) => MapSource::Default,
+    };
+    let spec = MatchSpec {
+        game: args.game,
+        variant: args.variant.clone(),
+        options,
+        map,
+        players,
+        seed: args.seed,
+        limits: args.limits.into(),
+    };
+    let played = crate::matches::play(&spec)?;
+    for w in &played.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(path) = &args.replay {
+        crate::replay::write_file(&played, path)?;
+    }
+    if args.json {
+        let json = serde_json::to_string(&played.summary).expect("a summary serializes");
+        writeln!(out, "{json}").map_err(Error::stdout)?;
+    } else {
+        describe(&played, out).map_err(Error::stdout)?;
+    }
+    Ok(0)
+}
+
+/// The result of a match in words.
+fn describe(played: &PlayedMatch, out: &mut dyn Write) -> std::io::Result<()> {
+    let h = &played.header;
+    let s = &played.summary;
+    let seats: Vec<String> = h.seats.iter().map(|s| format!("{}={}", s.role, s.bot)).collect();
+    writeln!(
+        out,
+        "{} {} on {} (seed {}): {}",
+        h.game,
+        h.variant,
+        h.map.name,
+        h.seed,
+        seats.join(" ")
+    )?;
+    match &s.winner {
+        Some(role) => write!(out, "{role} wins")?,
+        None => write!(out, "draw")?,
+    }
+    write!(out, " after {} actions: {}", s.turns, s.reason)?;
+    if let Some(role) = &s.culprit_role {
+        write!(out, " [{} by {role}]", s.termination)?;
+    }
+    writeln!(out)?;
+    let scores: Vec<String> =
+        h.seats.iter().map(|seat| format!("{}={}", seat.role, s.scores[seat.seat])).collect();
+    writeln!(out, "scores: {}", scores.join(" "))?;
+    for (seat, report) in s.reports.iter().enumerate() {
+        if !report.stderr_tail.is_empty() && s.culprit == Some(seat) {
+            writeln!(out, "last stderr lines of {}:", h.seats[seat].role)?;
+            for line in &report.stderr_tail {
+                writeln!(out, "  {line}")?;
+            }
+        }
+    }
+    Ok(())
+}

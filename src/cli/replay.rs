@@ -1,0 +1,40 @@
+//! `arena replay FILE [--verify]`: a replay's actions, or its verification against the rules.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+
+#[derive(clap::Args, Debug)]
+pub(super) struct ReplayArgs {
+    file: PathBuf,
+    /// Play the actions through the rules again and check the recorded result.
+    #[arg(long)]
+    verify: bool,
+}
+
+pub(super) fn run(args: ReplayArgs, out: &mut dyn Write) -> Result<i32> {
+    if args.verify {
+        let verified = crate::replay::verify(&args.file)?;
+        writeln!(
+            out,
+            "{}: verified, {} actions, {}",
+            args.file.display(),
+            verified.turns,
+            verified.summary.reason
+        )
+        .map_err(Error::stdout)?;
+        return Ok(0);
+    }
+    let r = crate::replay::read(&args.file)?;
+    let h = &r.header;
+    writeln!(out, "{} {} on {} (seed {})", h.game, h.variant, h.map.name, h.seed)
+        .map_err(Error::stdout)?;
+    for (i, a) in r.actions.iter().enumerate() {
+        writeln!(out, "{:>4} {:<8} {}", i + 1, a.role, a.action).map_err(Error::stdout)?;
+    }
+    let s = &r.result;
+    writeln!(out, "{} ({}): {}", s.winner.as_deref().unwrap_or("draw"), s.termination, s.reason)
+        .map_err(Error::stdout)?;
+    Ok(0)
+}
