@@ -3,6 +3,7 @@
 //! humans; `main.rs` only calls [`main`]. One file per command.
 
 mod bots;
+mod completions;
 mod generate;
 mod merge;
 mod play;
@@ -51,6 +52,10 @@ enum Command {
     Risk(risk::RiskArgs),
     /// Print a seeded random map: `arena gen GAME --seed S [--KEY VALUE]...` (e.g. --nodes 50).
     Gen(generate::GenArgs),
+    /// Print a shell completion script: `arena completions bash > /etc/bash_completion.d/arena`.
+    Completions(completions::CompletionsArgs),
+    /// Print arena's manual page (roff), or write one page per command with --dir.
+    Man(completions::ManArgs),
 }
 
 /// Runs the command line; returns the exit code.
@@ -95,6 +100,8 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Solve(args) => solve::run(args, &mut out),
         Command::Risk(args) => risk::run(args, &mut out),
         Command::Gen(args) => generate::run(args, &mut out),
+        Command::Completions(args) => completions::completions(args, &mut out),
+        Command::Man(args) => completions::man(args, &mut out),
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod cli;
 mod external;
+mod help;
 mod painters;
 mod protocols;
 mod risk;
