@@ -5,7 +5,7 @@
 //! answers with an action or a [`BotFailure`]. A failure is a result of the match, never an error
 //! of the harness.
 
-pub mod process;
+pub mod external;
 pub mod spec;
 
 use std::time::{Duration, Instant};
@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::Game;
 
+pub use external::Supervisor;
 pub use spec::BotSpec;
 
 /// What a bot knows about the time it has for this decision.
