@@ -99,7 +99,7 @@ impl ExitWatch {
 /// The failure of a bot that exited before answering.
 fn exit_failure(status: ExitStatus) -> BotFailure {
     if let Some(signal) = status.signal() {
-        let name = Signal::try_from(signal).map(|s| s.as_str()).unwrap_or("unknown signal");
+        let name = Signal::try_from(signal).map_or("unknown signal", Signal::as_str);
         return BotFailure::Crash(format!("killed by signal {signal} ({name})"));
     }
     match status.code() {

@@ -78,6 +78,7 @@ impl<G: Game> ExternalBot<G> {
     /// Starts `command` (program and arguments) under `supervisor`. A command that cannot be
     /// started is not an error here: the bot's first turn fails with `startup_failed`, as a
     /// result of the match.
+    #[must_use]
     pub fn spawn(
         command: &[String],
         identity: &BotIdentity<'_>,
@@ -92,6 +93,7 @@ impl<G: Game> ExternalBot<G> {
     }
 
     /// The process group id, while the bot runs.
+    #[must_use]
     pub fn process_group(&self) -> Option<i32> {
         match &self.state {
             State::Running(p) => Some(p.group.id().as_raw()),
@@ -100,6 +102,7 @@ impl<G: Game> ExternalBot<G> {
     }
 
     /// Why the bot did not start, if it did not.
+    #[must_use]
     pub fn startup_error(&self) -> Option<&SpawnError> {
         match &self.state {
             State::NotStarted(error) => Some(error),

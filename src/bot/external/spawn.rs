@@ -43,13 +43,24 @@ pub struct BotIdentity<'a> {
 /// fails with `startup_failed`, a result of its match.
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
+    /// No program was named.
     #[error("empty command line")]
     EmptyCommand,
     /// Its supervisor has begun to stop every bot.
     #[error("arena is shutting down")]
     ShuttingDown,
+    /// The system could not start the program (no such file, not executable, no such working
+    /// directory, too many processes).
     #[error("cannot run `{program}`{}: {source}", in_dir(.workdir.as_ref()))]
-    Run { program: String, workdir: Option<PathBuf>, source: std::io::Error },
+    Run {
+        /// The program, as the command line names it.
+        program: String,
+        /// The working directory it was to run in, if not arena's.
+        workdir: Option<PathBuf>,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+    /// The process was gone before arena could learn its id.
     #[error("the process vanished as it started")]
     Vanished,
     /// The pipes or the socket that connect arena to the bot could not be set up.
@@ -89,8 +100,8 @@ pub(super) fn spawn(
         workdir: options.workdir.clone(),
         source,
     })?;
-    let pid = child.id().ok_or(SpawnError::Vanished)?;
-    let group = admission.register(Pid::from_raw(pid as i32));
+    let pid = child.id().and_then(|id| i32::try_from(id).ok()).ok_or(SpawnError::Vanished)?;
+    let group = admission.register(Pid::from_raw(pid));
 
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())

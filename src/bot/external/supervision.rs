@@ -84,12 +84,14 @@ impl StopSignal {
     }
 
     /// The signal's name (`SIGINT`).
+    #[must_use]
     pub fn name(self) -> &'static str {
         self.signal().as_str()
     }
 
     /// The exit status shells give a program this signal ended: 128 plus the signal's number
     /// (130, 143, 129, 131).
+    #[must_use]
     pub fn exit_code(self) -> i32 {
         128 + self.signal() as i32
     }
@@ -98,6 +100,7 @@ impl StopSignal {
 /// What a signal handler installed by [`Supervisor::install_signal_handlers`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Interrupted {
+    /// The signal that came.
     pub signal: StopSignal,
     /// How many bot process groups were stopped.
     pub stopped_groups: usize,
@@ -105,11 +108,13 @@ pub struct Interrupted {
 
 impl Supervisor {
     /// A supervisor with no bot yet, and no signal handler.
+    #[must_use]
     pub fn new() -> Supervisor {
         Supervisor::default()
     }
 
     /// Whether a stop has begun: new bots are refused, and matches end without a result.
+    #[must_use]
     pub fn is_stopping(&self) -> bool {
         self.inner.stopping.load(Ordering::SeqCst)
     }
@@ -132,6 +137,11 @@ impl Supervisor {
     /// signals' default action, which is to end the process: `on_signal` decides what happens
     /// next (the `arena` command reports and exits with [`StopSignal::exit_code`]). The
     /// listeners exist when this returns, so no early signal slips through. Install them once.
+    ///
+    /// # Errors
+    ///
+    /// The system refused one of the handlers (it has no reason to, for these four). tokio keeps
+    /// the ones registered before it, and their signals are then ignored.
     pub fn install_signal_handlers<F>(&self, mut on_signal: F) -> std::io::Result<()>
     where
         F: FnMut(Interrupted) + Send + 'static,
