@@ -121,6 +121,16 @@ fn live_processes() -> Vec<(i32, i32)> {
     live
 }
 
+/// The (pid, group) of each bot that wrote its pid to `pidfile`: the leaders of their groups.
+fn leaders(pidfile: &Path) -> Vec<(i32, i32)> {
+    std::fs::read_to_string(pidfile)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .map(|pid| (pid, pid))
+        .collect()
+}
+
 fn assert_no_process_left(recorded: &[(i32, i32)]) {
     assert!(!recorded.is_empty(), "the bot recorded no pid");
     let left: Vec<(i32, i32)> = live_processes()
@@ -360,38 +370,43 @@ fn a_term_signal_stops_every_bot_and_exits() {
 }
 
 fn a_signal_stops_every_bot_and_exits(signal: nix::sys::signal::Signal, code: i32) {
-    use nix::sys::signal::kill;
-    use nix::unistd::Pid;
-
     let dir = tempfile::tempdir().expect("a temp dir");
     let pidfile = dir.path().join("pids");
     let spec = format!("virus={}", bot("sh", "sleeps_forever.sh", &pidfile, &[]));
+    let args =
+        ["play", "skynet", "--bot", "agent=random", "--bot", &spec, "--first-turn-ms", "60000"];
+    let started = Instant::now();
+    let (status, stderr) = interrupt_arena(dir.path(), &args, 1, signal);
+    assert_eq!(status.code(), Some(code), "{status}: {stderr}");
+    assert!(stderr.contains("interrupted; stopped 1 bot process group(s)"), "{stderr}");
+    assert!(started.elapsed() < MARGIN + Duration::from_secs(1), "{:?}", started.elapsed());
+    assert_no_process_left(&leaders(&pidfile));
+}
+
+/// Runs `arena ARGS` in `dir`, waits until `bots` bots have written their pid to `dir/pids`,
+/// sends arena `signal`, and returns how arena ended and what it wrote to stderr.
+fn interrupt_arena(
+    dir: &Path,
+    args: &[&str],
+    bots: usize,
+    signal: nix::sys::signal::Signal,
+) -> (std::process::ExitStatus, String) {
     let arena = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["play", "skynet", "--bot", "agent=random", "--bot", &spec])
-        .args(["--first-turn-ms", "60000"])
-        .current_dir(dir.path())
+        .args(args)
+        .current_dir(dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("arena starts");
     let started = Instant::now();
-    while std::fs::read_to_string(&pidfile).map_or(true, |s| s.is_empty()) {
-        assert!(started.elapsed() < Duration::from_secs(10), "the bot never started");
+    while std::fs::read_to_string(dir.join("pids")).map_or(true, |s| s.lines().count() < bots) {
+        assert!(started.elapsed() < Duration::from_secs(10), "the bots never started");
         std::thread::sleep(Duration::from_millis(10));
     }
-    kill(Pid::from_raw(arena.id() as i32), signal).expect("arena gets the signal");
+    let pid = nix::unistd::Pid::from_raw(arena.id() as i32);
+    nix::sys::signal::kill(pid, signal).expect("arena gets the signal");
     let output = arena.wait_with_output().expect("arena exits");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(code), "{}: {stderr}", output.status);
-    assert!(stderr.contains("interrupted; stopped 1 bot process group(s)"), "{stderr}");
-    assert!(started.elapsed() < MARGIN + Duration::from_secs(1), "{:?}", started.elapsed());
-    let pids: Vec<(i32, i32)> = std::fs::read_to_string(&pidfile)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| Some((l.split_whitespace().next()?.parse().ok()?, 0)))
-        .map(|(pid, _): (i32, i32)| (pid, pid))
-        .collect();
-    assert_no_process_left(&pids);
+    (output.status, String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
 #[test]
@@ -427,6 +442,31 @@ fn matches_with_external_bots_run_from_many_threads_at_once() {
         assert_eq!(played.summary.termination, arena::bot::Termination::Normal);
         assert_eq!(played.summary.winner.as_deref(), Some("virus"));
     }
+}
+
+#[test]
+fn ctrl_c_during_a_tournament_stops_every_bot_and_records_no_match() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let pidfile = dir.path().join("pids");
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 2\n\
+         [limits]\nfirst_turn_ms = 60000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = \"sleeper\"\nspec = {:?}\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n",
+        map.display().to_string(),
+        bot("sh", "sleeps_forever.sh", &pidfile, &[]),
+    );
+    std::fs::write(dir.path().join("t.toml"), toml).expect("the arena file is written");
+    let args = ["run", "t.toml", "-q", "-j", "2"];
+    let (status, stderr) = interrupt_arena(dir.path(), &args, 2, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(status.code(), Some(130), "{status}: {stderr}");
+    assert!(stderr.contains("stopped 2 bot process group(s)"), "{stderr}");
+    assert_no_process_left(&leaders(&pidfile));
+    // A bot the stop killed is not at fault: no row says it crashed.
+    let rows =
+        std::fs::read_to_string(dir.path().join("results/t/matches.csv")).unwrap_or_default();
+    assert!(rows.lines().count() <= 1, "rows written for interrupted matches: {rows}");
 }
 
 /// A Skynet match on the default map of `virus` against the built-in random agent, for the
@@ -481,13 +521,7 @@ fn a_supervisor_stops_a_match_in_progress_which_then_has_no_result() {
     let result = play.join().expect("no panic");
     assert!(matches!(result, Err(arena::Error::Interrupted)), "{result:?}");
     assert!(started.elapsed() < MARGIN + Duration::from_secs(1), "{:?}", started.elapsed());
-    let pids: Vec<(i32, i32)> = std::fs::read_to_string(&pidfile)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
-        .map(|pid| (pid, pid))
-        .collect();
-    assert_no_process_left(&pids);
+    assert_no_process_left(&leaders(&pidfile));
 }
 
 #[test]
