@@ -14,8 +14,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arena::bot::process::{BotIdentity, ExternalBot, ExternalOptions};
-use arena::bot::{Bot, BotSpec, TurnContext};
+use arena::bot::external::{BotIdentity, ExternalBot, ExternalOptions};
+use arena::bot::{Bot, BotSpec, Supervisor, TurnContext};
 use arena::game::Game;
 use arena::games::skynet::Skynet;
 use arena::games::{GameDef, GameId, Setup};
@@ -135,7 +135,9 @@ fn raw_round_trips(exe: &Path) -> Vec<Duration> {
 fn harness_round_trips(exe: &Path) -> Vec<Duration> {
     let command = vec![exe.display().to_string(), "__echo".to_string()];
     let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
-    let mut bot = ExternalBot::<Skynet>::spawn(&command, &identity, ExternalOptions::default());
+    let supervisor = Supervisor::new();
+    let options = ExternalOptions::default();
+    let mut bot = ExternalBot::<Skynet>::spawn(&command, &identity, options, &supervisor);
     let view = skynet().view(0);
     let mut times = Vec::with_capacity(TURNS);
     for i in 0..WARM_UP + TURNS {
@@ -185,6 +187,7 @@ fn play_matches(exe: &Path) -> (Duration, usize) {
         .iter()
         .map(|role| (role.to_string(), Player::new(spec.clone())))
         .collect();
+    let supervisor = Supervisor::new();
     let mut turns = 0;
     let start = Instant::now();
     for seed in 0..MATCHES as u64 {
@@ -197,7 +200,7 @@ fn play_matches(exe: &Path) -> (Duration, usize) {
             seed,
             limits: LimitOverrides::default(),
         };
-        let played = arena::matches::play(&spec).expect("a match");
+        let played = arena::matches::play(&spec, &supervisor).expect("a match");
         assert_eq!(played.summary.termination, arena::bot::Termination::Normal);
         turns = played.summary.turns;
     }

@@ -36,6 +36,9 @@ pub enum Error {
     Busy(String),
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
+    /// The bots' supervisor was stopped (Ctrl-C) while a match was played: it has no result.
+    #[error("interrupted: the external bots were stopped")]
+    Interrupted,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -101,9 +104,11 @@ impl Error {
                 _ => ErrorKind::Harness,
             },
             Error::ReplayMismatch { .. } => ErrorKind::Check,
-            Error::Write { .. } | Error::Results { .. } | Error::Busy(_) | Error::Io { .. } => {
-                ErrorKind::Harness
-            }
+            Error::Write { .. }
+            | Error::Results { .. }
+            | Error::Busy(_)
+            | Error::Io { .. }
+            | Error::Interrupted => ErrorKind::Harness,
         }
     }
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::process::{BotIdentity, ExternalBot, ExternalOptions};
-use crate::bot::{Bot, BotReport, BotSpec, Termination, TimeLimits};
+use crate::bot::external::{BotIdentity, ExternalBot, ExternalOptions};
+use crate::bot::{Bot, BotReport, BotSpec, Supervisor, Termination, TimeLimits};
 use crate::error::{Error, Result};
 use crate::game::{Game, Outcome, Seat};
 use crate::games::{BotSetup, GameDef, GameId, MapText, Setup, resolve_variant};
@@ -176,12 +176,13 @@ pub fn resolve_map<D: GameDef>(variant: &str, source: &MapSource) -> Result<MapT
     })
 }
 
-/// Plays the match `spec` describes.
-pub fn play(spec: &MatchSpec) -> Result<PlayedMatch> {
-    crate::with_game!(spec.game, D => play_game::<D>(spec))
+/// Plays the match `spec` describes; `supervisor` starts its external bots. A match during
+/// which the supervisor began to stop every bot is [`Error::Interrupted`], not a result.
+pub fn play(spec: &MatchSpec, supervisor: &Supervisor) -> Result<PlayedMatch> {
+    crate::with_game!(spec.game, D => play_game::<D>(spec, supervisor))
 }
 
-fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
+fn play_game<D: GameDef>(spec: &MatchSpec, supervisor: &Supervisor) -> Result<PlayedMatch> {
     let variant = resolve_variant::<D>(spec.variant.as_deref())?;
     let map = resolve_map::<D>(&variant, &spec.map)?;
     let setup = Setup { variant, options: spec.options.clone(), map, seed: spec.seed };
@@ -206,7 +207,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
             Error::Usage(format!("no bot for role `{role}` (give one with --bot {role}=NAME)"))
         })?;
         let limits = spec.limits.or(&player.limits).apply(base);
-        bots.push(make_bot::<D>(player, &setup, seat, role)?);
+        bots.push(make_bot::<D>(player, &setup, seat, role, supervisor)?);
         seats.push(SeatInfo {
             seat,
             role: role.clone(),
@@ -217,6 +218,10 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
     }
     let limits: Vec<TimeLimits> = seats.iter().map(|s| s.limits).collect();
     let result = play_match(game, &mut bots, &limits, setup.seed);
+    // The failures of bots a stop killed say nothing about the bots.
+    if supervisor.is_stopping() {
+        return Err(Error::Interrupted);
+    }
     let header = Header {
         arena_replay: REPLAY_VERSION,
         game: spec.game,
@@ -252,13 +257,15 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
     Ok(PlayedMatch { header, steps: result.steps, summary, warnings })
 }
 
-/// Creates the bot a player's spec names for one seat. An external command that cannot be
-/// started is not an error here: its first turn fails with `startup_failed`.
+/// Creates the bot a player's spec names for one seat; `supervisor` starts an external one. An
+/// external command that cannot be started is not an error here: its first turn fails with
+/// `startup_failed`.
 pub fn make_bot<D: GameDef>(
     player: &Player,
     setup: &Setup,
     seat: Seat,
     role: &str,
+    supervisor: &Supervisor,
 ) -> Result<Box<dyn Bot<D::G>>> {
     let spec = &player.spec;
     let seed = bot_seed(setup.seed, seat);
@@ -275,7 +282,8 @@ pub fn make_bot<D: GameDef>(
         }
         BotSpec::Command(words) => {
             let identity = BotIdentity { game: D::NAME, role, seed };
-            Ok(Box::new(ExternalBot::<D::G>::spawn(words, &identity, player.external.clone())))
+            let options = player.external.clone();
+            Ok(Box::new(ExternalBot::<D::G>::spawn(words, &identity, options, supervisor)))
         }
     }
 }

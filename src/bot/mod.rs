@@ -5,7 +5,7 @@
 //! answers with an action or a [`BotFailure`]. A failure is a result of the match, never an error
 //! of the harness.
 
-pub mod process;
+pub mod external;
 pub mod spec;
 
 use std::time::{Duration, Instant};
@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::Game;
 
+pub use external::Supervisor;
 pub use spec::BotSpec;
 
 /// What a bot knows about the time it has for this decision.
@@ -32,6 +33,7 @@ pub struct TurnContext {
 
 impl TurnContext {
     /// The time left before the deadline, for searches that stop early and play their best move.
+    #[must_use]
     pub fn remaining(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
     }
@@ -40,21 +42,37 @@ impl TurnContext {
 /// How a bot failed to produce an action. Each is a termination label of the match.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BotFailure {
+    /// No answer by the hard deadline, or an answer that came too late.
     #[error("no answer within the time limit")]
     Timeout,
+    /// The bot (or its process) failed; the text says how (`exit code 3`, a panic's message).
     #[error("the bot crashed: {0}")]
     Crash(String),
+    /// Its output closed before an answer, while it runs or after it exited with code 0.
     #[error("the bot closed its output")]
     Eof,
+    /// A line the game cannot read as an action.
     #[error("unparseable line {line:?}: {reason}")]
-    Garbage { line: String, reason: String },
+    Garbage {
+        /// The line (cut for extra lines written between turns).
+        line: String,
+        /// Why the game refused it.
+        reason: String,
+    },
+    /// A line longer than the limit, of which no more than the limit was read.
     #[error("the bot wrote a line longer than {limit} bytes")]
-    OutputLimit { limit: usize },
+    OutputLimit {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// The bot could not be started; the text says why.
     #[error("the bot could not be started: {0}")]
     StartupFailed(String),
 }
 
 impl BotFailure {
+    /// The termination label of a match this failure ends.
+    #[must_use]
     pub fn termination(&self) -> Termination {
         match self {
             BotFailure::Timeout => Termination::Timeout,
@@ -71,17 +89,27 @@ impl BotFailure {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Termination {
+    /// The rules ended the game.
     Normal,
+    /// See [`BotFailure::Timeout`].
     Timeout,
+    /// See [`BotFailure::Crash`].
     Crash,
+    /// See [`BotFailure::Eof`].
     Eof,
+    /// A well-formed action the rules refused.
     Illegal,
+    /// See [`BotFailure::Garbage`].
     Garbage,
+    /// See [`BotFailure::OutputLimit`].
     OutputLimit,
+    /// See [`BotFailure::StartupFailed`].
     StartupFailed,
 }
 
 impl Termination {
+    /// The label as results and replays write it (`startup_failed`).
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Termination::Normal => "normal",
@@ -113,6 +141,10 @@ pub struct BotReport {
 /// A player of game `G`.
 pub trait Bot<G: Game>: Send {
     /// Chooses an action for the seat whose view this is, by `ctx.deadline`.
+    ///
+    /// # Errors
+    ///
+    /// A [`BotFailure`] ends the match, with this bot's seat as the culprit.
     fn act(&mut self, view: &G::View, ctx: &TurnContext) -> Result<G::Action, BotFailure>;
 
     /// The match is over: release everything (an external bot's processes are killed here).
@@ -141,6 +173,8 @@ pub struct TimeLimits {
 }
 
 impl TimeLimits {
+    /// The first-turn and per-turn limits, in ms, with no grace and no bank.
+    #[must_use]
     pub fn new(first_turn_ms: u64, per_turn_ms: u64) -> TimeLimits {
         TimeLimits {
             first_turn: Duration::from_millis(first_turn_ms),
@@ -156,11 +190,11 @@ mod millis {
 
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(d.as_millis() as u64)
+    pub(super) fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         Ok(Duration::from_millis(u64::deserialize(d)?))
     }
 }

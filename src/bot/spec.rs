@@ -16,14 +16,24 @@ pub enum BotSpec {
     Command(Vec<String>),
 }
 
+/// Why a bot spec cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BotSpecError {
+    /// Nothing was given.
     #[error("empty bot spec")]
     Empty,
+    /// `cmd:` alone.
     #[error("`cmd:` needs a command line after it")]
     EmptyCommand,
-    #[error("cannot split the command line {0:?}: {1}")]
-    BadCommand(String, String),
+    /// A command line with an unclosed quote or a trailing backslash.
+    #[error("cannot split the command line {command:?}: {source}")]
+    BadCommand {
+        /// The command line after `cmd:`.
+        command: String,
+        /// What the splitter found wrong.
+        source: shell_words::ParseError,
+    },
+    /// A built-in bot's name with characters no name has.
     #[error(
         "bad bot name {0:?}: a built-in name is letters, digits, `-` and `_` (use `cmd:` for an executable)"
     )]
@@ -40,7 +50,7 @@ impl FromStr for BotSpec {
         }
         if let Some(cmd) = s.strip_prefix("cmd:") {
             let words = shell_words::split(cmd)
-                .map_err(|e| BotSpecError::BadCommand(cmd.to_string(), e.to_string()))?;
+                .map_err(|source| BotSpecError::BadCommand { command: cmd.to_string(), source })?;
             if words.is_empty() {
                 return Err(BotSpecError::EmptyCommand);
             }
@@ -93,7 +103,10 @@ mod tests {
             ]))
         );
         assert_eq!("cmd:   ".parse::<BotSpec>(), Err(BotSpecError::EmptyCommand));
-        assert!(matches!("cmd:sh -c 'oops".parse::<BotSpec>(), Err(BotSpecError::BadCommand(..))));
+        assert!(matches!(
+            "cmd:sh -c 'oops".parse::<BotSpec>(),
+            Err(BotSpecError::BadCommand { .. })
+        ));
         assert!(matches!("./my bot".parse::<BotSpec>(), Err(BotSpecError::BadName(_))));
     }
 

@@ -14,9 +14,12 @@ mod solve;
 mod sprt;
 
 use std::collections::BTreeMap;
+use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
+use crate::bot::Supervisor;
+use crate::bot::external::Interrupted;
 use crate::error::{Error, Result, exit};
 
 #[derive(Parser, Debug)]
@@ -68,7 +71,19 @@ pub fn main() -> i32 {
             return if e.use_stderr() { exit::INPUT } else { exit::OK };
         }
     };
-    match run(cli) {
+    let supervisor = Supervisor::new();
+    if let Err(e) = supervisor.install_signal_handlers(report_and_exit) {
+        tracing::warn!("cannot install the Ctrl-C handler: {e}");
+    }
+    let result = run(cli, &supervisor);
+    if supervisor.is_stopping() {
+        // A signal stopped the bots, and its handler ends arena with the signal's code: what the
+        // interrupted command returned is not its result.
+        loop {
+            std::thread::park();
+        }
+    }
+    match result {
         Ok(code) => code,
         // A reader that stopped reading (`arena ... | head`) is not an error worth a word.
         Err(e) if e.is_broken_pipe() => exit::OK,
@@ -86,17 +101,28 @@ fn init_logging() {
         tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 
-fn run(cli: Cli) -> Result<i32> {
-    crate::bot::process::install_interrupt_handler();
+/// After a signal has stopped every bot: a word on stderr, and the exit code of the signal.
+fn report_and_exit(interrupted: Interrupted) {
+    // Not eprintln!: after a hang-up the terminal is gone, and a panic here would leave arena
+    // parked forever instead of exiting.
+    let _ = writeln!(
+        std::io::stderr(),
+        "arena: interrupted; stopped {} bot process group(s)",
+        interrupted.stopped_groups
+    );
+    std::process::exit(interrupted.signal.exit_code());
+}
+
+fn run(cli: Cli, supervisor: &Supervisor) -> Result<i32> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match cli.command {
-        Command::Play(args) => play::run(*args, &mut out),
+        Command::Play(args) => play::run(*args, supervisor, &mut out),
         Command::Replay(args) => replay::run(args, &mut out),
         Command::Bots(args) => bots::run(args, &mut out),
-        Command::Run(args) => run::run(args, &mut out),
+        Command::Run(args) => run::run(args, supervisor, &mut out),
         Command::Merge(args) => merge::run(args, &mut out),
-        Command::Sprt(args) => sprt::run(args, &mut out),
+        Command::Sprt(args) => sprt::run(args, supervisor, &mut out),
         Command::Solve(args) => solve::run(args, &mut out),
         Command::Risk(args) => risk::run(args, &mut out),
         Command::Gen(args) => generate::run(args, &mut out),

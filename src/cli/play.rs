@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::bot::BotSpec;
-use crate::bot::process::ExternalOptions;
+use crate::bot::external::ExternalOptions;
+use crate::bot::{BotSpec, Supervisor};
 use crate::error::{Error, Result};
 use crate::games::GameId;
 use crate::matches::{LimitOverrides, MapSource, MatchSpec, PlayedMatch, Player};
@@ -107,7 +107,7 @@ impl ExternalArgs {
     }
 }
 
-pub(super) fn run(args: PlayArgs, out: &mut dyn Write) -> Result<i32> {
+pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
     let mut players = BTreeMap::new();
     for b in &args.bots {
         let (role, spec) = super::key_value(b, "--bot")?;
@@ -143,7 +143,7 @@ pub(super) fn run(args: PlayArgs, out: &mut dyn Write) -> Result<i32> {
         seed: args.seed,
         limits: args.limits.into(),
     };
-    let played = crate::matches::play(&spec)?;
+    let played = crate::matches::play(&spec, supervisor)?;
     for w in &played.warnings {
         eprintln!("warning: {w}");
     }

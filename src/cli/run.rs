@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::bot::Supervisor;
 use crate::error::{Error, Result};
 use crate::tournament::{Arena, RunOptions, Shard};
 
@@ -27,7 +28,7 @@ pub(super) struct RunArgs {
     quiet: bool,
 }
 
-pub(super) fn run(args: RunArgs, out: &mut dyn Write) -> Result<i32> {
+pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
     let arena = match &args.arena {
         Some(p) => Arena::load(p)?,
         None => Arena::default_arena()?,
@@ -38,6 +39,7 @@ pub(super) fn run(args: RunArgs, out: &mut dyn Write) -> Result<i32> {
         fresh: args.fresh,
         out: args.out,
         progress: !args.quiet,
+        supervisor: supervisor.clone(),
     };
     let outcome = crate::tournament::run(&arena, &opts)?;
     let mut text = String::new();

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::bot::Supervisor;
 use crate::error::{Error, Result};
 use crate::tournament::{Arena, config, sprt};
 
@@ -34,7 +35,7 @@ pub(super) struct SprtArgs {
     quiet: bool,
 }
 
-pub(super) fn run(args: SprtArgs, out: &mut dyn Write) -> Result<i32> {
+pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
     // Overrides are applied to the file's text, so the one validator checks them.
     let text = std::fs::read_to_string(&args.arena).map_err(|e| Error::read(&args.arena, e))?;
     let mut doc: toml::Table = toml::from_str(&text)
@@ -69,7 +70,8 @@ pub(super) fn run(args: SprtArgs, out: &mut dyn Write) -> Result<i32> {
         path: args.arena.clone(),
         message: "key `sprt`: needs candidate, baseline, elo0 and elo1".into(),
     })?;
-    let outcome = sprt::run_sprt(&arena, &test, args.concurrency, args.out, !args.quiet)?;
+    let outcome =
+        sprt::run_sprt(&arena, &test, args.concurrency, args.out, !args.quiet, supervisor)?;
     let text = format!("{}results in {}\n", outcome.describe(), outcome.dir.display());
     out.write_all(text.as_bytes()).map_err(Error::stdout)?;
     Ok(outcome.verdict.exit_code())

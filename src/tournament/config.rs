@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::bot::BotSpec;
-use crate::bot::process::ExternalOptions;
+use crate::bot::external::ExternalOptions;
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::{GameDef, GameId, MapText, Setup, bot_info, resolve_variant};

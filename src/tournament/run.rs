@@ -22,6 +22,7 @@ use super::csv::{
 };
 use super::schedule::{Planned, Schedule, Shard};
 use super::stats::{BotSummary, Tally, pairwise_csv, render_tables, summarize, summary_csv};
+use crate::bot::Supervisor;
 use crate::error::{Error, Result};
 use crate::matches::{MapSource, MatchSpec, PlayedMatch, Player};
 
@@ -37,6 +38,8 @@ pub struct RunOptions {
     pub out: Option<PathBuf>,
     /// Report progress on stderr.
     pub progress: bool,
+    /// Starts the external bots; stopping it ends the run with [`Error::Interrupted`].
+    pub supervisor: Supervisor,
 }
 
 impl Default for RunOptions {
@@ -47,6 +50,7 @@ impl Default for RunOptions {
             fresh: false,
             out: None,
             progress: false,
+            supervisor: Supervisor::new(),
         }
     }
 }
@@ -75,7 +79,13 @@ pub fn cores() -> usize {
 }
 
 /// Plays one match of the arena: the bots of each seat, on a map, with a seed.
-pub fn play_seats(arena: &Arena, seats: &[usize], map: usize, seed: u64) -> Result<PlayedMatch> {
+pub fn play_seats(
+    arena: &Arena,
+    seats: &[usize],
+    map: usize,
+    seed: u64,
+    supervisor: &Supervisor,
+) -> Result<PlayedMatch> {
     let players: BTreeMap<String, Player> = seats
         .iter()
         .enumerate()
@@ -98,7 +108,7 @@ pub fn play_seats(arena: &Arena, seats: &[usize], map: usize, seed: u64) -> Resu
         seed,
         limits: arena.limits,
     };
-    crate::matches::play(&spec)
+    crate::matches::play(&spec, supervisor)
 }
 
 /// The CSV line of a played match.
@@ -271,10 +281,11 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
                         continue;
                     }
                     let m = schedule.get(id);
-                    let result = play_seats(arena, &m.seats, m.map, m.seed).and_then(|p| {
-                        let line = row_of(arena, &m, &labels[m.pairing], &p);
-                        writer.append(&line)
-                    });
+                    let result = play_seats(arena, &m.seats, m.map, m.seed, &opts.supervisor)
+                        .and_then(|p| {
+                            let line = row_of(arena, &m, &labels[m.pairing], &p);
+                            writer.append(&line)
+                        });
                     match result {
                         Ok(()) => {
                             played.fetch_add(1, Ordering::Relaxed);

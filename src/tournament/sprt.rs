@@ -26,6 +26,7 @@ use super::config::{Arena, SprtConfig};
 use super::csv::{MATCHES_FILE, RowWriter, write_atomically};
 use super::run::{Progress, cores, play_seats, prepare_dir, row_of};
 use super::schedule::{Planned, game_seed};
+use crate::bot::Supervisor;
 use crate::error::{Error, Result};
 use crate::matches::PlayedMatch;
 
@@ -184,6 +185,7 @@ pub fn run_sprt(
     concurrency: Option<usize>,
     out: Option<PathBuf>,
     progress: bool,
+    supervisor: &Supervisor,
 ) -> Result<SprtOutcome> {
     let dir = out.unwrap_or_else(|| arena.output.join(&arena.name).join("sprt"));
     let meta = super::csv::Meta {
@@ -230,7 +232,7 @@ pub fn run_sprt(
                             map,
                             seed,
                         };
-                        result = play_seats(arena, &m.seats, map, seed).and_then(|p| {
+                        result = play_seats(arena, &m.seats, map, seed, supervisor).and_then(|p| {
                             points += candidate_points(&p, o);
                             writer.append(&row_of(arena, &m, &label, &p))
                         });

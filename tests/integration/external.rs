@@ -121,6 +121,16 @@ fn live_processes() -> Vec<(i32, i32)> {
     live
 }
 
+/// The (pid, group) of each bot that wrote its pid to `pidfile`: the leaders of their groups.
+fn leaders(pidfile: &Path) -> Vec<(i32, i32)> {
+    std::fs::read_to_string(pidfile)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .map(|pid| (pid, pid))
+        .collect()
+}
+
 fn assert_no_process_left(recorded: &[(i32, i32)]) {
     assert!(!recorded.is_empty(), "the bot recorded no pid");
     let left: Vec<(i32, i32)> = live_processes()
@@ -304,7 +314,7 @@ fn the_environment_is_cleared_but_for_the_allow_list_and_arena_variables() {
     let seed = arena::referee::bot_seed(7, 0);
     assert!(env.contains(&format!("ARENA_SEED={seed}\n")), "{env}");
     assert!(!names.contains(&"CARGO_MANIFEST_DIR"), "{env}");
-    let allowed = arena::bot::process::ENV_ALLOW_LIST;
+    let allowed = arena::bot::external::ENV_ALLOW_LIST;
     for name in names {
         assert!(
             name.starts_with("ARENA_")
@@ -353,43 +363,56 @@ fn a_quit_stops_every_bot_and_exits() {
     a_signal_stops_every_bot_and_exits(nix::sys::signal::Signal::SIGQUIT, 131);
 }
 
-fn a_signal_stops_every_bot_and_exits(signal: nix::sys::signal::Signal, code: i32) {
-    use nix::sys::signal::kill;
-    use nix::unistd::Pid;
+#[test]
+fn a_term_signal_stops_every_bot_and_exits() {
+    // What `kill`, `timeout`, Slurm's `scancel` and Kubernetes send first.
+    a_signal_stops_every_bot_and_exits(nix::sys::signal::Signal::SIGTERM, 143);
+}
 
+fn a_signal_stops_every_bot_and_exits(signal: nix::sys::signal::Signal, code: i32) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let pidfile = dir.path().join("pids");
     let spec = format!("virus={}", bot("sh", "sleeps_forever.sh", &pidfile, &[]));
-    let mut arena = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["play", "skynet", "--bot", "agent=random", "--bot", &spec])
-        .args(["--first-turn-ms", "60000"])
-        .current_dir(dir.path())
+    let args =
+        ["play", "skynet", "--bot", "agent=random", "--bot", &spec, "--first-turn-ms", "60000"];
+    let started = Instant::now();
+    let (status, stderr) = interrupt_arena(dir.path(), &args, 1, signal);
+    assert_eq!(status.code(), Some(code), "{status}: {stderr}");
+    assert!(stderr.contains("interrupted; stopped 1 bot process group(s)"), "{stderr}");
+    assert!(started.elapsed() < MARGIN + Duration::from_secs(1), "{:?}", started.elapsed());
+    assert_no_process_left(&leaders(&pidfile));
+}
+
+/// Runs `arena ARGS` in `dir`, waits until `bots` bots have written their pid to `dir/pids`,
+/// sends arena `signal`, and returns how arena ended and what it wrote to stderr.
+fn interrupt_arena(
+    dir: &Path,
+    args: &[&str],
+    bots: usize,
+    signal: nix::sys::signal::Signal,
+) -> (std::process::ExitStatus, String) {
+    let arena = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(args)
+        .current_dir(dir)
         .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("arena starts");
     let started = Instant::now();
-    while std::fs::read_to_string(&pidfile).map_or(true, |s| s.is_empty()) {
-        assert!(started.elapsed() < Duration::from_secs(10), "the bot never started");
+    while std::fs::read_to_string(dir.join("pids")).map_or(true, |s| s.lines().count() < bots) {
+        assert!(started.elapsed() < Duration::from_secs(10), "the bots never started");
         std::thread::sleep(Duration::from_millis(10));
     }
-    kill(Pid::from_raw(arena.id() as i32), signal).expect("arena gets the signal");
-    let status = arena.wait().expect("arena exits");
-    assert_eq!(status.code(), Some(code), "{status}");
-    assert!(started.elapsed() < MARGIN + Duration::from_secs(1), "{:?}", started.elapsed());
-    let pids: Vec<(i32, i32)> = std::fs::read_to_string(&pidfile)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| Some((l.split_whitespace().next()?.parse().ok()?, 0)))
-        .map(|(pid, _): (i32, i32)| (pid, pid))
-        .collect();
-    assert_no_process_left(&pids);
+    let pid = nix::unistd::Pid::from_raw(arena.id() as i32);
+    nix::sys::signal::kill(pid, signal).expect("arena gets the signal");
+    let output = arena.wait_with_output().expect("arena exits");
+    (output.status, String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
 #[test]
 fn matches_with_external_bots_run_from_many_threads_at_once() {
     use arena::bot::BotSpec;
-    use arena::games::GameId;
-    use arena::matches::{LimitOverrides, MapSource, MatchSpec, Player};
+    use arena::matches::LimitOverrides;
 
     let virus: BotSpec = format!(
         "cmd:python3 {}",
@@ -397,30 +420,19 @@ fn matches_with_external_bots_run_from_many_threads_at_once() {
     )
     .parse()
     .expect("a bot spec");
+    let supervisor = arena::bot::Supervisor::new();
+    let limits = LimitOverrides {
+        first_turn_ms: Some(3000),
+        per_turn_ms: Some(1000),
+        ..LimitOverrides::default()
+    };
     let results: Vec<_> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..4u64)
             .map(|seed| {
-                let virus = virus.clone();
+                let spec = virus_against_random(virus.clone(), seed, limits);
+                let supervisor = &supervisor;
                 scope.spawn(move || {
-                    let spec = MatchSpec {
-                        game: GameId::Skynet,
-                        variant: None,
-                        options: Default::default(),
-                        map: MapSource::Default,
-                        players: [
-                            ("virus".to_string(), Player::new(virus)),
-                            ("agent".to_string(), Player::new("random".parse().unwrap())),
-                        ]
-                        .into_iter()
-                        .collect(),
-                        seed,
-                        limits: LimitOverrides {
-                            first_turn_ms: Some(3000),
-                            per_turn_ms: Some(1000),
-                            ..LimitOverrides::default()
-                        },
-                    };
-                    arena::matches::play(&spec).expect("the match is played")
+                    arena::matches::play(&spec, supervisor).expect("the match is played")
                 })
             })
             .collect();
@@ -430,6 +442,98 @@ fn matches_with_external_bots_run_from_many_threads_at_once() {
         assert_eq!(played.summary.termination, arena::bot::Termination::Normal);
         assert_eq!(played.summary.winner.as_deref(), Some("virus"));
     }
+}
+
+#[test]
+fn ctrl_c_during_a_tournament_stops_every_bot_and_records_no_match() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let pidfile = dir.path().join("pids");
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 2\n\
+         [limits]\nfirst_turn_ms = 60000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = \"sleeper\"\nspec = {:?}\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n",
+        map.display().to_string(),
+        bot("sh", "sleeps_forever.sh", &pidfile, &[]),
+    );
+    std::fs::write(dir.path().join("t.toml"), toml).expect("the arena file is written");
+    let args = ["run", "t.toml", "-q", "-j", "2"];
+    let (status, stderr) = interrupt_arena(dir.path(), &args, 2, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(status.code(), Some(130), "{status}: {stderr}");
+    assert!(stderr.contains("stopped 2 bot process group(s)"), "{stderr}");
+    assert_no_process_left(&leaders(&pidfile));
+    // A bot the stop killed is not at fault: no row says it crashed.
+    let rows =
+        std::fs::read_to_string(dir.path().join("results/t/matches.csv")).unwrap_or_default();
+    assert!(rows.lines().count() <= 1, "rows written for interrupted matches: {rows}");
+}
+
+/// A Skynet match on the default map of `virus` against the built-in random agent, for the
+/// library's `matches::play`.
+fn virus_against_random(
+    virus: arena::bot::BotSpec,
+    seed: u64,
+    limits: arena::matches::LimitOverrides,
+) -> arena::matches::MatchSpec {
+    use arena::matches::{MapSource, MatchSpec, Player};
+    MatchSpec {
+        game: arena::games::GameId::Skynet,
+        variant: None,
+        options: Default::default(),
+        map: MapSource::Default,
+        players: [
+            ("virus".to_string(), Player::new(virus)),
+            ("agent".to_string(), Player::new("random".parse().expect("a bot spec"))),
+        ]
+        .into_iter()
+        .collect(),
+        seed,
+        limits,
+    }
+}
+
+/// A match of a bot that never answers, played from Rust with `supervisor`, on a thread.
+fn play_sleeper_in_background(
+    supervisor: &arena::bot::Supervisor,
+    pidfile: &Path,
+) -> std::thread::JoinHandle<arena::Result<arena::matches::PlayedMatch>> {
+    let virus = bot("sh", "sleeps_forever.sh", pidfile, &[]).parse().expect("a bot spec");
+    let limits =
+        arena::matches::LimitOverrides { first_turn_ms: Some(60_000), ..Default::default() };
+    let spec = virus_against_random(virus, 1, limits);
+    let supervisor = supervisor.clone();
+    std::thread::spawn(move || arena::matches::play(&spec, &supervisor))
+}
+
+#[test]
+fn a_supervisor_stops_a_match_in_progress_which_then_has_no_result() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let pidfile = dir.path().join("pids");
+    let supervisor = arena::bot::Supervisor::new();
+    let started = Instant::now();
+    let play = play_sleeper_in_background(&supervisor, &pidfile);
+    while std::fs::read_to_string(&pidfile).map_or(true, |s| s.is_empty()) {
+        assert!(started.elapsed() < Duration::from_secs(10), "the bot never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(supervisor.stop_all(Duration::from_millis(50)), 1);
+    let result = play.join().expect("no panic");
+    assert!(matches!(result, Err(arena::Error::Interrupted)), "{result:?}");
+    assert!(started.elapsed() < MARGIN + Duration::from_secs(1), "{:?}", started.elapsed());
+    assert_no_process_left(&leaders(&pidfile));
+}
+
+#[test]
+fn a_stopped_supervisor_starts_no_bot() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let pidfile = dir.path().join("pids");
+    let supervisor = arena::bot::Supervisor::new();
+    supervisor.stop_all(Duration::ZERO);
+    let result = play_sleeper_in_background(&supervisor, &pidfile).join().expect("no panic");
+    // Not a `startup_failed` result: a tournament would write it down as the bot's fault.
+    assert!(matches!(result, Err(arena::Error::Interrupted)), "{result:?}");
+    assert!(!pidfile.exists(), "the bot ran");
 }
 
 /// The Rust example bot, built by `cargo test` (which builds examples) next to this test binary.

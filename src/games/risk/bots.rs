@@ -619,7 +619,8 @@ mod tests {
                     ..LimitOverrides::default()
                 },
             };
-            let played = crate::matches::play(&spec).expect("a built-in match plays");
+            let supervisor = crate::bot::Supervisor::new();
+            let played = crate::matches::play(&spec, &supervisor).expect("a built-in match plays");
             assert_eq!(played.summary.termination, crate::bot::Termination::Normal);
             if played.summary.winner.as_deref() == Some(&format!("player{}", hero + 1)) {
                 won += 1;

@@ -1,0 +1,385 @@
+//! One turn's exchange with an external bot: write its input, wait for one line, never holding
+//! more of it than the cap. This is the hot path of every external match.
+//!
+//! It runs on the match thread with plain non-blocking system calls and `poll(2)` until the hard
+//! deadline: going through the tokio runtime would add a thread hop per answer (its I/O driver
+//! wakes the waiting thread), more than doubling the round trip of a fast bot. The same `poll`
+//! also watches the exit socket of [`ExitWatch`](super::exit::ExitWatch), so the wait ends at once
+//! when the leader exits, even if a child of it holds the output open.
+//!
+//! Every wait of a turn goes through [`wait_turn`], the one place that decides how long
+//! the bot may still take (today: until the wall clock's hard deadline).
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+
+use crate::bot::BotFailure;
+
+/// After a bot's output closes or its input breaks, how long to wait (never past the turn's
+/// deadline) for its exit status to tell a crash from a closed output. A dying process closes its
+/// pipes microseconds before it can be reaped; the margin is for a loaded machine, and is only
+/// spent in full by a bot that closed its output and lives on.
+pub(super) const EXIT_STATUS_WAIT: Duration = Duration::from_millis(200);
+
+/// The bot's ends of its stdin and stdout, non-blocking, and what was read and not yet consumed.
+pub(super) struct Pipes {
+    /// `None` once closed for the end of the match.
+    stdin: Option<File>,
+    stdout: File,
+    /// Bytes read from stdout and not yet consumed: `buf[start..end]`.
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    /// Whether the game's init block has been written.
+    init_sent: bool,
+}
+
+/// Why a turn ended without a line.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum NoAnswer {
+    /// The pipes alone tell what went wrong.
+    Failure(BotFailure),
+    /// Its output closed or its input broke: how it exited tells a crash from an end of output.
+    Gone,
+}
+
+/// What woke a wait.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Wake {
+    Ready,
+    Exited,
+    Deadline,
+}
+
+/// How a read of one line ended.
+#[derive(Debug, PartialEq, Eq)]
+enum LineRead {
+    Line(Vec<u8>),
+    TooLong,
+    /// The output closed (with the unfinished last line, maybe empty).
+    Eof(Vec<u8>),
+    /// The leader exited and nothing more came (its output may be held open by a child).
+    Exited,
+    Deadline,
+}
+
+impl Pipes {
+    /// Takes the pipes the spawn created (tokio hands them back blocking).
+    pub(super) fn new(stdin: OwnedFd, stdout: OwnedFd) -> std::io::Result<Pipes> {
+        Ok(Pipes {
+            stdin: Some(nonblocking(stdin)?),
+            stdout: nonblocking(stdout)?,
+            buf: vec![0; 64 * 1024].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            init_sent: false,
+        })
+    }
+
+    /// Whether a turn has begun, so the game's init block has been written.
+    pub(super) fn init_sent(&self) -> bool {
+        self.init_sent
+    }
+
+    /// Closes the bot's input: the end of file that asks it to stop.
+    pub(super) fn close_input(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// One turn: checks that nothing is left over from the last turn, writes the input, and
+    /// waits for one line of at most `max_line` bytes until `deadline`. `exit_signal` becomes
+    /// readable when the leader exits.
+    pub(super) fn exchange(
+        &mut self,
+        input: &[u8],
+        exit_signal: BorrowedFd<'_>,
+        deadline: Instant,
+        max_line: usize,
+    ) -> Result<String, NoAnswer> {
+        if self.init_sent {
+            if let Some(extra) = self.leftover_output() {
+                return Err(NoAnswer::Failure(BotFailure::Garbage {
+                    line: extra,
+                    reason: "written after its answer to the previous turn (one line per turn)"
+                        .into(),
+                }));
+            }
+        }
+        self.init_sent = true;
+        match self.write_input(input, exit_signal, deadline) {
+            Ok(Wake::Ready) => {}
+            Ok(Wake::Deadline) => return Err(NoAnswer::Failure(BotFailure::Timeout)),
+            // Its input is closed: it has exited, or closed stdin on purpose.
+            Ok(Wake::Exited) | Err(_) => return Err(NoAnswer::Gone),
+        }
+        let line = match self.read_line(max_line, exit_signal, deadline) {
+            Ok(LineRead::Line(line)) => line,
+            // A last line without its newline still counts as the answer.
+            Ok(LineRead::Eof(partial)) if !partial.is_empty() => partial,
+            Ok(LineRead::Eof(_) | LineRead::Exited) => return Err(NoAnswer::Gone),
+            Ok(LineRead::TooLong) => {
+                return Err(NoAnswer::Failure(BotFailure::OutputLimit { limit: max_line }));
+            }
+            Ok(LineRead::Deadline) => return Err(NoAnswer::Failure(BotFailure::Timeout)),
+            Err(e) => {
+                let failure = BotFailure::Crash(format!("reading its output failed: {e}"));
+                return Err(NoAnswer::Failure(failure));
+            }
+        };
+        let line = line.strip_suffix(b"\r").unwrap_or(&line);
+        Ok(String::from_utf8_lossy(line).into_owned())
+    }
+
+    /// Output the bot wrote after its last answer and before this turn's input: its first line
+    /// (or all of it, without a newline yet). Only what is already there counts; never waits.
+    fn leftover_output(&mut self) -> Option<String> {
+        if self.start == self.end {
+            (self.start, self.end) = (0, 0);
+            match (&self.stdout).read(&mut self.buf) {
+                Ok(n) if n > 0 => self.end = n,
+                _ => return None,
+            }
+        }
+        let pending = &self.buf[self.start..self.end];
+        let first = pending.split(|&b| b == b'\n').next().unwrap_or_default();
+        let shown = &first[..first.len().min(200)];
+        Some(String::from_utf8_lossy(shown).into_owned())
+    }
+
+    /// Writes all of `input`, waiting (for a bot that does not read) at most until `deadline`.
+    fn write_input(
+        &mut self,
+        mut input: &[u8],
+        exit_signal: BorrowedFd<'_>,
+        deadline: Instant,
+    ) -> std::io::Result<Wake> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        };
+        while !input.is_empty() {
+            match stdin.write(input) {
+                Ok(n) => input = &input[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let wake = wait_turn(stdin.as_fd(), PollFlags::POLLOUT, exit_signal, deadline)?;
+                    if wake != Wake::Ready {
+                        return Ok(wake);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Wake::Ready)
+    }
+
+    /// Reads one line, never holding more than `max` bytes of it.
+    fn read_line(
+        &mut self,
+        max: usize,
+        exit_signal: BorrowedFd<'_>,
+        deadline: Instant,
+    ) -> std::io::Result<LineRead> {
+        let mut line = Vec::new();
+        let mut exited = false;
+        loop {
+            let pending = &self.buf[self.start..self.end];
+            if let Some(i) = pending.iter().position(|&b| b == b'\n') {
+                self.start += i + 1;
+                if line.len() + i > max {
+                    return Ok(LineRead::TooLong);
+                }
+                line.extend_from_slice(&pending[..i]);
+                return Ok(LineRead::Line(line));
+            }
+            (self.start, self.end) = (0, 0);
+            if line.len() + pending.len() > max {
+                return Ok(LineRead::TooLong);
+            }
+            line.extend_from_slice(pending);
+            match (&self.stdout).read(&mut self.buf) {
+                Ok(0) => return Ok(LineRead::Eof(line)),
+                Ok(n) => self.end = n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => return Err(e),
+                Err(_) if exited => return Ok(LineRead::Exited),
+                Err(_) => {
+                    let stdout = self.stdout.as_fd();
+                    match wait_turn(stdout, PollFlags::POLLIN, exit_signal, deadline)? {
+                        Wake::Ready => {}
+                        Wake::Deadline => return Ok(LineRead::Deadline),
+                        // It exited, perhaps right after writing its answer, or its output is
+                        // held open by a child: read what it left, briefly.
+                        Wake::Exited => {
+                            exited = true;
+                            let until = (Instant::now() + EXIT_STATUS_WAIT).min(deadline);
+                            if wait_fd(stdout, PollFlags::POLLIN, None, until)? != Wake::Ready {
+                                return Ok(LineRead::Exited);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A turn's wait for `fd`: until it is ready, the leader exits, or the bot's time is up.
+///
+/// The clock of the turn lives here alone: a limit on something other than the wall clock (the
+/// CPU time the bot's processes use during the turn) would bound this wait by the earliest
+/// instant the budget could run out, and on waking re-check what was spent.
+fn wait_turn(
+    fd: BorrowedFd<'_>,
+    events: PollFlags,
+    exit_signal: BorrowedFd<'_>,
+    deadline: Instant,
+) -> std::io::Result<Wake> {
+    wait_fd(fd, events, Some(exit_signal), deadline)
+}
+
+/// Waits until `fd` is ready for `events`, or `exit_signal` is readable (the leader exited), or
+/// `deadline` passes: one `poll(2)`, woken by the kernel, no polling loop but for `EINTR` and the
+/// millisecond rounding of `poll`'s timeout.
+pub(super) fn wait_fd(
+    fd: BorrowedFd<'_>,
+    events: PollFlags,
+    exit_signal: Option<BorrowedFd<'_>>,
+    deadline: Instant,
+) -> std::io::Result<Wake> {
+    loop {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Ok(Wake::Deadline);
+        }
+        let ms = i32::try_from(remaining.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
+        let mut fds = [PollFd::new(fd, events), PollFd::new(fd, PollFlags::empty())];
+        if let Some(signal) = exit_signal {
+            fds[1] = PollFd::new(signal, PollFlags::POLLIN);
+        }
+        let watched = if exit_signal.is_some() { 2 } else { 1 };
+        let timeout = PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX);
+        match poll(&mut fds[..watched], timeout) {
+            Ok(0) | Err(Errno::EINTR) => continue,
+            Ok(_) => {
+                // Ready, or an error/hang-up, which the next read or write reports.
+                if fds[0].any().unwrap_or(true) {
+                    return Ok(Wake::Ready);
+                }
+                return Ok(Wake::Exited);
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// A pipe end in non-blocking mode, as a file.
+fn nonblocking(fd: OwnedFd) -> std::io::Result<File> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = OFlag::from_bits_retain(fcntl(&fd, FcntlArg::F_GETFL)?);
+    fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    Ok(File::from(fd))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::net::UnixStream;
+
+    use super::*;
+
+    /// The other ends: the bot's input and output, and the exit socket's two ends (closing
+    /// `exit_peer` is the leader's exit).
+    struct FakeBot {
+        input: File,
+        output: File,
+        exit_signal: UnixStream,
+        exit_peer: UnixStream,
+    }
+
+    fn pipes() -> (Pipes, FakeBot) {
+        let (input_read, input_write) = nix::unistd::pipe().unwrap();
+        let (output_read, output_write) = nix::unistd::pipe().unwrap();
+        let (exit_signal, exit_peer) = UnixStream::pair().unwrap();
+        let pipes = Pipes::new(input_write, output_read).unwrap();
+        let bot = FakeBot {
+            input: input_read.into(),
+            output: output_write.into(),
+            exit_signal,
+            exit_peer,
+        };
+        (pipes, bot)
+    }
+
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_millis(50)
+    }
+
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(60)
+    }
+
+    #[test]
+    fn a_line_already_written_is_the_answer_and_the_input_arrives() {
+        let (mut pipes, mut bot) = pipes();
+        bot.output.write_all(b"0 1\r\n").unwrap();
+        let answer = pipes.exchange(b"turn\n", bot.exit_signal.as_fd(), soon(), 100);
+        assert_eq!(answer, Ok("0 1".to_string()));
+        let mut got = [0u8; 5];
+        bot.input.read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"turn\n");
+    }
+
+    #[test]
+    fn no_line_by_the_deadline_is_a_timeout() {
+        let (mut pipes, bot) = pipes();
+        let answer = pipes.exchange(b"turn\n", bot.exit_signal.as_fd(), soon(), 100);
+        assert_eq!(answer, Err(NoAnswer::Failure(BotFailure::Timeout)));
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_refused_without_waiting_for_its_end() {
+        let (mut pipes, mut bot) = pipes();
+        bot.output.write_all(&[b'x'; 101]).unwrap();
+        let answer = pipes.exchange(b"turn\n", bot.exit_signal.as_fd(), far(), 100);
+        assert_eq!(answer, Err(NoAnswer::Failure(BotFailure::OutputLimit { limit: 100 })));
+    }
+
+    #[test]
+    fn a_second_line_in_one_turn_is_garbage_at_the_next() {
+        let (mut pipes, mut bot) = pipes();
+        bot.output.write_all(b"a\nb\n").unwrap();
+        let first = pipes.exchange(b"1\n", bot.exit_signal.as_fd(), soon(), 100);
+        assert_eq!(first, Ok("a".to_string()));
+        let Err(NoAnswer::Failure(BotFailure::Garbage { line, .. })) =
+            pipes.exchange(b"2\n", bot.exit_signal.as_fd(), soon(), 100)
+        else {
+            panic!("the extra line is not garbage");
+        };
+        assert_eq!(line, "b");
+    }
+
+    #[test]
+    fn a_closed_output_is_gone_and_a_last_line_without_newline_counts() {
+        let (mut pipes, bot) = pipes();
+        let FakeBot { mut output, exit_signal, exit_peer: _exit_peer, .. } = bot;
+        output.write_all(b"last").unwrap();
+        drop(output);
+        let first = pipes.exchange(b"1\n", exit_signal.as_fd(), far(), 100);
+        assert_eq!(first, Ok("last".to_string()));
+        assert_eq!(pipes.exchange(b"2\n", exit_signal.as_fd(), far(), 100), Err(NoAnswer::Gone));
+    }
+
+    #[test]
+    fn an_exit_ends_the_wait_long_before_the_deadline() {
+        let (mut pipes, bot) = pipes();
+        let FakeBot { exit_signal, exit_peer, .. } = bot;
+        drop(exit_peer);
+        let started = Instant::now();
+        assert_eq!(pipes.exchange(b"1\n", exit_signal.as_fd(), far(), 100), Err(NoAnswer::Gone));
+        assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    }
+}

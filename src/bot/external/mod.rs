@@ -1,0 +1,171 @@
+//! External bots: any executable speaking a game's line protocol on stdin/stdout, supervised so
+//! that whatever it does, the harness keeps working, records what happened and leaves no process
+//! behind (see `docs/external-bots.md`).
+//!
+//! The process handling follows cargo-nextest's: each bot runs in its own process group, with a
+//! cleared environment; its stdout is read line by line with a length cap, its stderr is drained
+//! all the time into a capped tail, and at the end the whole group gets end of input, a grace
+//! period, `SIGTERM`, another grace period and `SIGKILL`, and is reaped. arena registers itself as
+//! a child subreaper, so children a bot forks are re-parented to arena, not to init, and can be
+//! reaped.
+//!
+//! Matches run on plain OS threads (a tournament runs many at once, each match in one call of
+//! [`crate::matches::play`]). A turn runs on the match thread itself, in `poll(2)`; what must go on
+//! between turns runs on one small tokio runtime shared by all external bots. The files follow a
+//! bot's life:
+//! - `spawn`: starting it (command, environment, process group, limits);
+//! - `io`: each turn, on the match thread (write the input, wait for one capped line);
+//! - `stderr`: all the time, on the runtime (drain stderr into a capped tail);
+//! - `exit`: its leader's exit, seen by the runtime, woken on by the turns;
+//! - `supervision`: stopping it at the end of its match, and the [`Supervisor`] that can stop
+//!   every live bot at once (Ctrl-C);
+//! - `runtime`: the tokio runtime, and why there is one per process.
+//!
+//! This file ties them into [`ExternalBot`], the [`Bot`] the referee talks to.
+
+mod exit;
+mod io;
+mod options;
+mod runtime;
+mod spawn;
+mod stderr;
+mod supervision;
+
+use std::marker::PhantomData;
+use std::time::Duration;
+
+pub use options::ExternalOptions;
+pub use spawn::{BotIdentity, ENV_ALLOW_LIST, SpawnError};
+pub use supervision::{Interrupted, StopSignal, Supervisor};
+
+use super::{Bot, BotFailure, BotReport, TurnContext};
+use crate::game::Game;
+use io::NoAnswer;
+use spawn::Process;
+
+/// How long the end of a match waits for the last bytes of a dead bot's stderr.
+const STDERR_FLUSH_WAIT: Duration = Duration::from_millis(200);
+
+/// An external executable playing game `G`.
+///
+/// ```
+/// use arena::bot::external::{BotIdentity, ExternalBot, ExternalOptions, SpawnError};
+/// use arena::bot::Supervisor;
+/// use arena::games::skynet::Skynet;
+///
+/// let supervisor = Supervisor::new();
+/// let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
+/// let command = vec!["/nonexistent/virus".to_string()];
+/// let bot =
+///     ExternalBot::<Skynet>::spawn(&command, &identity, ExternalOptions::default(), &supervisor);
+/// // Not an error of the caller: the bot's first turn will fail with `startup_failed`.
+/// assert!(matches!(bot.startup_error(), Some(SpawnError::Run { .. })));
+/// ```
+pub struct ExternalBot<G: Game> {
+    state: State,
+    options: ExternalOptions,
+    _game: PhantomData<fn() -> G>,
+}
+
+enum State {
+    Running(Box<Process>),
+    /// The command could not be started; the first turn reports it.
+    NotStarted(SpawnError),
+    Finished,
+}
+
+impl<G: Game> ExternalBot<G> {
+    /// Starts `command` (program and arguments) under `supervisor`. A command that cannot be
+    /// started is not an error here: the bot's first turn fails with `startup_failed`, as a
+    /// result of the match.
+    #[must_use]
+    pub fn spawn(
+        command: &[String],
+        identity: &BotIdentity<'_>,
+        options: ExternalOptions,
+        supervisor: &Supervisor,
+    ) -> ExternalBot<G> {
+        let state = match spawn::spawn(command, identity, &options, supervisor) {
+            Ok(process) => State::Running(Box::new(process)),
+            Err(error) => State::NotStarted(error),
+        };
+        ExternalBot { state, options, _game: PhantomData }
+    }
+
+    /// The process group id, while the bot runs.
+    #[must_use]
+    pub fn process_group(&self) -> Option<i32> {
+        match &self.state {
+            State::Running(p) => Some(p.group.id().as_raw()),
+            _ => None,
+        }
+    }
+
+    /// Why the bot did not start, if it did not.
+    #[must_use]
+    pub fn startup_error(&self) -> Option<&SpawnError> {
+        match &self.state {
+            State::NotStarted(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl<G: Game> Bot<G> for ExternalBot<G> {
+    fn act(&mut self, view: &G::View, ctx: &TurnContext) -> Result<G::Action, BotFailure> {
+        let process = match &mut self.state {
+            State::Running(p) => p,
+            State::NotStarted(error) => return Err(BotFailure::StartupFailed(error.to_string())),
+            State::Finished => return Err(BotFailure::Crash("the bot was already stopped".into())),
+        };
+        let mut input = String::new();
+        if !process.pipes.init_sent() {
+            input.push_str(&G::init_input(view));
+        }
+        input.push_str(&G::turn_input(view));
+        let line = match process.pipes.exchange(
+            input.as_bytes(),
+            process.exit.signal(),
+            ctx.hard_deadline,
+            self.options.max_line,
+        ) {
+            Ok(line) => line,
+            Err(NoAnswer::Failure(failure)) => return Err(failure),
+            Err(NoAnswer::Gone) => return Err(process.exit.failure(ctx.hard_deadline)),
+        };
+        G::parse_action(view, &line).map_err(|reason| BotFailure::Garbage { line, reason })
+    }
+
+    fn finish(&mut self) -> BotReport {
+        match std::mem::replace(&mut self.state, State::Finished) {
+            State::Running(process) => {
+                stop(*process, self.options.kill_grace(), self.options.stderr_lines)
+            }
+            State::NotStarted(_) | State::Finished => BotReport::default(),
+        }
+    }
+}
+
+impl<G: Game> Drop for ExternalBot<G> {
+    /// A bot dropped without `finish` (a panic, an early return) still leaves nothing behind.
+    fn drop(&mut self) {
+        if let State::Running(process) = std::mem::replace(&mut self.state, State::Finished) {
+            process.group.kill();
+            stop(*process, Duration::ZERO, 0);
+        }
+    }
+}
+
+/// Ends a bot: its input closes, then its group is stopped (`ProcessGroup::stop`). Returns the
+/// stderr tail.
+fn stop(process: Process, grace: Duration, stderr_lines: usize) -> BotReport {
+    let Process { group, mut pipes, exit, stderr } = process;
+    // What it wrote until now explains the match; what it writes on being stopped does not.
+    if exit.exit().is_some() {
+        stderr.wait_closed(STDERR_FLUSH_WAIT);
+    }
+    let stderr_tail = stderr.lines(stderr_lines);
+    pipes.close_input();
+    group.stop(&exit, grace);
+    BotReport { stderr_tail }
+}

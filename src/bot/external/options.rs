@@ -1,0 +1,69 @@
+//! The settings of an external bot, as a user or a tournament file gives them. One type for all
+//! of them, though each is used by a different stage (spawning, the turns, the end of a match),
+//! because users write them in one place: `arena play` flags or a bot's `external` table.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// How an external bot is run, beyond its command line. Every field has a default; a tournament
+/// sets them per bot (TOML keys are the field names).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExternalOptions {
+    /// The longest line a bot may write, in bytes, without its newline (`output_limit` beyond).
+    pub max_line: usize,
+    /// How many of the last stderr lines are kept for the result.
+    pub stderr_lines: usize,
+    /// The bot's working directory; `None` runs it where arena runs, so relative paths in the
+    /// command line mean what they mean to the user who typed them.
+    pub workdir: Option<PathBuf>,
+    /// The grace period of the end of a match, in ms: after the end of input, before `SIGTERM`,
+    /// and again after `SIGTERM`, before `SIGKILL`.
+    pub kill_grace_ms: u64,
+    /// `RLIMIT_AS`: the bot's address space, in MiB.
+    pub address_space_mb: Option<u64>,
+    /// `RLIMIT_CPU`: the CPU seconds the bot may use in the whole match.
+    pub cpu_seconds: Option<u64>,
+    /// Allow core dumps (`RLIMIT_CORE` is 0 unless this is set).
+    pub core_dumps: bool,
+    /// Extra environment variables, on top of the allow-list and the `ARENA_` variables.
+    pub env: BTreeMap<String, String>,
+}
+
+impl Default for ExternalOptions {
+    fn default() -> ExternalOptions {
+        ExternalOptions {
+            max_line: 64 * 1024,
+            stderr_lines: 20,
+            workdir: None,
+            kill_grace_ms: 100,
+            address_space_mb: None,
+            cpu_seconds: None,
+            core_dumps: false,
+            env: BTreeMap::new(),
+        }
+    }
+}
+
+impl ExternalOptions {
+    pub(super) fn kill_grace(&self) -> Duration {
+        Duration::from_millis(self.kill_grace_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_read_from_toml_with_defaults() {
+        let o: ExternalOptions = toml::from_str("max_line = 100\ncpu_seconds = 5").unwrap();
+        assert_eq!(o.max_line, 100);
+        assert_eq!(o.cpu_seconds, Some(5));
+        assert_eq!(o.kill_grace_ms, ExternalOptions::default().kill_grace_ms);
+        assert!(toml::from_str::<ExternalOptions>("max_lines = 1").is_err());
+    }
+}

@@ -1,0 +1,226 @@
+//! Starting an external bot: the command line, a cleared environment with the `ARENA_`
+//! variables, a process group of its own, the resource limits set in the child before it runs,
+//! and the hand-over of its pipes to the turns, its stderr to the drain and its exit to the
+//! watch. Everything a bot is allowed to see and do is decided here, in three steps:
+//! [`command`] (what the parent sets up: environment, working directory), [`confine`] (what
+//! the child does to itself between `fork` and `exec`, the crate's one `unsafe` site) and
+//! [`spawn`] (starting it under the supervisor, which must know every group it may have to stop).
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+
+use nix::unistd::Pid;
+use tokio::process::{ChildStdin, ChildStdout, Command};
+
+use super::exit::{ExitSocket, ExitWatch};
+use super::io::Pipes;
+use super::options::ExternalOptions;
+use super::runtime::runtime;
+use super::stderr::StderrTail;
+use super::supervision::{ProcessGroup, Supervisor};
+
+/// The variables a bot inherits from arena's environment, when arena has them. Everything else
+/// is cleared, so a bot behaves the same whoever runs the tournament.
+pub const ENV_ALLOW_LIST: &[&str] =
+    &["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"];
+
+/// The `PATH` a bot gets when arena itself has none.
+const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Who the bot is, as its `ARENA_` environment variables tell it.
+#[derive(Clone, Debug)]
+pub struct BotIdentity<'a> {
+    /// `ARENA_GAME`: the game's name (`skynet`).
+    pub game: &'a str,
+    /// `ARENA_ROLE`: the role the bot plays (`virus`).
+    pub role: &'a str,
+    /// `ARENA_SEED`: the bot's own seed, to seed itself reproducibly.
+    pub seed: u64,
+}
+
+/// Why an external bot could not be started. Not an error of the harness: the bot's first turn
+/// fails with `startup_failed`, a result of its match.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    /// No program was named.
+    #[error("empty command line")]
+    EmptyCommand,
+    /// Its supervisor has begun to stop every bot.
+    #[error("arena is shutting down")]
+    ShuttingDown,
+    /// The system could not start the program (no such file, not executable, no such working
+    /// directory, too many processes).
+    #[error("cannot run `{program}`{}: {source}", in_dir(.workdir.as_ref()))]
+    Run {
+        /// The program, as the command line names it.
+        program: String,
+        /// The working directory it was to run in, if not arena's.
+        workdir: Option<PathBuf>,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+    /// The process was gone before arena could learn its id.
+    #[error("the process vanished as it started")]
+    Vanished,
+    /// The pipes or the socket that connect arena to the bot could not be set up.
+    #[error("cannot connect to the bot: {0}")]
+    Connect(#[source] std::io::Error),
+}
+
+fn in_dir(workdir: Option<&PathBuf>) -> String {
+    workdir.map(|dir| format!(" in `{}`", dir.display())).unwrap_or_default()
+}
+
+/// A running bot, as [`spawn`] leaves it.
+pub(super) struct Process {
+    /// Its group, registered with the supervisor.
+    pub(super) group: ProcessGroup,
+    pub(super) pipes: Pipes,
+    pub(super) exit: ExitWatch,
+    pub(super) stderr: Arc<StderrTail>,
+}
+
+/// Starts `command` (program and arguments) as the leader of a new process group.
+pub(super) fn spawn(
+    command: &[String],
+    identity: &BotIdentity<'_>,
+    options: &ExternalOptions,
+    supervisor: &Supervisor,
+) -> Result<Process, SpawnError> {
+    let (program, args) = command.split_first().ok_or(SpawnError::EmptyCommand)?;
+    let mut cmd = self::command(program, args, identity, options);
+    confine(&mut cmd, Rlimits::from(options));
+    let exit_socket = ExitSocket::new().map_err(SpawnError::Connect)?;
+
+    let _enter = runtime().enter();
+    let admission = supervisor.admit().ok_or(SpawnError::ShuttingDown)?;
+    let mut child = cmd.spawn().map_err(|source| SpawnError::Run {
+        program: program.clone(),
+        workdir: options.workdir.clone(),
+        source,
+    })?;
+    let pid = child.id().and_then(|id| i32::try_from(id).ok()).ok_or(SpawnError::Vanished)?;
+    let group = admission.register(Pid::from_raw(pid));
+
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        unreachable!("all three pipes were requested");
+    };
+    let stderr = StderrTail::drain(stderr, options.stderr_lines);
+    let exit = exit_socket.watch(child);
+    match connect(stdin, stdout) {
+        Ok(pipes) => Ok(Process { group, pipes, exit, stderr }),
+        // It runs and cannot be talked to: it must not outlive this call.
+        Err(e) => {
+            group.kill();
+            group.stop(&exit, std::time::Duration::ZERO);
+            Err(SpawnError::Connect(e))
+        }
+    }
+}
+
+/// The turns' ends of the bot's stdin and stdout, taken from the runtime.
+fn connect(stdin: ChildStdin, stdout: ChildStdout) -> std::io::Result<Pipes> {
+    Pipes::new(stdin.into_owned_fd()?, stdout.into_owned_fd()?)
+}
+
+/// The command line with the bot's environment and working directory.
+fn command(
+    program: &str,
+    args: &[String],
+    identity: &BotIdentity<'_>,
+    options: &ExternalOptions,
+) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    for &name in ENV_ALLOW_LIST {
+        if let Some(value) = std::env::var_os(name) {
+            cmd.env(name, value);
+        }
+    }
+    if std::env::var_os("PATH").is_none() {
+        cmd.env("PATH", DEFAULT_PATH);
+    }
+    cmd.envs(&options.env)
+        .env("ARENA_GAME", identity.game)
+        .env("ARENA_ROLE", identity.role)
+        .env("ARENA_SEED", identity.seed.to_string());
+    if let Some(dir) = &options.workdir {
+        cmd.current_dir(dir);
+    }
+    cmd
+}
+
+/// What the child does to itself after `fork`, before `exec`: the one place that runs code in
+/// the child, so every restriction a bot runs under that must be set from inside goes here.
+#[allow(unsafe_code)]
+fn confine(cmd: &mut Command, limits: Rlimits) {
+    // SAFETY: the closure runs in the forked child before exec; it only makes setrlimit system
+    // calls (async-signal-safe) and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || limits.apply());
+    }
+}
+
+/// The resource limits set in the child before it runs the bot.
+#[derive(Clone, Copy, Debug)]
+struct Rlimits {
+    address_space: Option<u64>,
+    cpu_seconds: Option<u64>,
+    core_dumps: bool,
+}
+
+impl From<&ExternalOptions> for Rlimits {
+    fn from(o: &ExternalOptions) -> Rlimits {
+        Rlimits {
+            address_space: o.address_space_mb.map(|mb| mb.saturating_mul(1024 * 1024)),
+            cpu_seconds: o.cpu_seconds,
+            core_dumps: o.core_dumps,
+        }
+    }
+}
+
+impl Rlimits {
+    fn apply(&self) -> std::io::Result<()> {
+        use nix::sys::resource::{Resource, setrlimit};
+        let set = |resource, soft: u64, hard: u64| {
+            setrlimit(resource, soft, hard).map_err(|e| std::io::Error::from_raw_os_error(e as i32))
+        };
+        if let Some(bytes) = self.address_space {
+            set(Resource::RLIMIT_AS, bytes, bytes)?;
+        }
+        if let Some(seconds) = self.cpu_seconds {
+            // The soft limit sends SIGXCPU; the hard limit one second later, SIGKILL.
+            set(Resource::RLIMIT_CPU, seconds, seconds.saturating_add(1))?;
+        }
+        if !self.core_dumps {
+            set(Resource::RLIMIT_CORE, 0, 0)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spawn_errors_name_the_program_and_the_directory() {
+        let source = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let here = SpawnError::Run { program: "bot".into(), workdir: None, source: source() };
+        assert!(here.to_string().starts_with("cannot run `bot`: "), "{here}");
+        let there = SpawnError::Run {
+            program: "bot".into(),
+            workdir: Some(PathBuf::from("/srv/bots")),
+            source: source(),
+        };
+        assert!(there.to_string().starts_with("cannot run `bot` in `/srv/bots`: "), "{there}");
+    }
+}
