@@ -18,6 +18,9 @@ use crate::games::{GameDef, GameId, MapText, Setup, bot_info, resolve_variant};
 use crate::matches::LimitOverrides;
 use crate::referee::splitmix64;
 
+pub use super::schedule::Format;
+use super::schedule::{Plan, Schedule};
+
 /// The arena `arena run` plays without a file: Skynet Episode 2's built-in bots.
 pub const DEFAULT_ARENA: &str = include_str!("../../arenas/default.toml");
 
@@ -155,16 +158,6 @@ fn default_error_rate() -> f64 {
     0.05
 }
 
-/// How bots are paired.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// Every group of bots (every pair, in two-seat games) plays.
-    RoundRobin,
-    /// The candidate (a bot index) plays every group of the others; the others never meet.
-    Gauntlet { candidate: usize },
-}
-
 /// One bot of the arena.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ArenaBot {
@@ -244,6 +237,19 @@ impl Arena {
     pub fn fingerprint(&self) -> String {
         let canonical = serde_json::to_string(self).expect("an arena serializes");
         format!("{:016x}", fnv1a64(canonical.as_bytes()))
+    }
+
+    /// The arena's schedule: every planned match, computed on demand.
+    pub fn schedule(&self) -> Schedule {
+        let bot_roles: Vec<Vec<String>> = self.bots.iter().map(|b| b.roles.clone()).collect();
+        Schedule::new(Plan {
+            format: &self.format,
+            roles: &self.roles,
+            bot_roles: &bot_roles,
+            games_per_pairing: self.games_per_pairing,
+            maps: self.maps.len(),
+            seed: self.seed,
+        })
     }
 
     pub fn bot_index(&self, name: &str) -> Option<usize> {
@@ -540,7 +546,7 @@ fn validate_game<D: GameDef>(
         sprt,
         source: source.to_path_buf(),
     };
-    let schedule = super::schedule::Schedule::new(&arena);
+    let schedule = arena.schedule();
     if schedule.pairings().is_empty() {
         return Err(
             "key `bots`: no pairing can be played (check each bot's roles: every seat needs a bot that plays its role)"

@@ -20,7 +20,7 @@ use super::csv::{
     SUMMARY_FILE, complete_len, drop_torn_line, format_header, format_row, read_rows,
     write_atomically,
 };
-use super::schedule::{Planned, Schedule, Shard};
+use super::schedule::{Planned, Shard};
 use super::stats::{BotSummary, Tally, pairwise_csv, render_tables, summarize, summary_csv};
 use crate::error::{Error, Result};
 use crate::matches::{MapSource, MatchSpec, PlayedMatch, Player};
@@ -191,7 +191,7 @@ pub fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLock> {
 
 /// Runs (or resumes) an arena's tournament.
 pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
-    let schedule = Schedule::new(arena);
+    let schedule = arena.schedule();
     let planned = schedule.total();
     let shard = opts.shard;
     let dir = opts.out.clone().unwrap_or_else(|| results_dir(arena, shard));
@@ -253,7 +253,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
         );
     }
     let labels: Vec<String> =
-        (0..schedule.pairings().len()).map(|p| schedule.label(arena, p)).collect();
+        (0..schedule.pairings().len()).map(|p| schedule.label(&meta.bots, p)).collect();
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
