@@ -34,6 +34,10 @@ pub enum Error {
     /// Another run holds what this one needs (a results folder's lock).
     #[error("{0}")]
     Busy(String),
+    /// A tournament's match that could not be set up (its game, map or bots); the kind is the
+    /// cause's.
+    #[error("match {id} could not be set up: {source}")]
+    MatchSetup { id: u64, source: Box<Error> },
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
 }
@@ -104,6 +108,7 @@ impl Error {
             Error::Write { .. } | Error::Results { .. } | Error::Busy(_) | Error::Io { .. } => {
                 ErrorKind::Harness
             }
+            Error::MatchSetup { source, .. } => source.kind(),
         }
     }
 

@@ -6,6 +6,7 @@ mod bots;
 mod generate;
 mod merge;
 mod play;
+mod render;
 mod replay;
 mod risk;
 mod run;

@@ -3,8 +3,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::error::{Error, Result};
-use crate::tournament::{Arena, config, sprt};
+use crate::error::{Error, Result, exit};
+use crate::tournament::results::summaries::fmt_f;
+use crate::tournament::{Arena, SprtReport, Verdict, config, sprt};
 
 /// `arena sprt ARENA.toml`: the arena's `[sprt]` section, with these overrides.
 #[derive(clap::Args, Debug)]
@@ -32,6 +33,9 @@ pub(super) struct SprtArgs {
     out: Option<PathBuf>,
     #[arg(short, long)]
     quiet: bool,
+    /// Print the verdict as one JSON document (the content of `sprt.json`) instead of words.
+    #[arg(long)]
+    json: bool,
 }
 
 pub(super) fn run(args: SprtArgs, out: &mut dyn Write) -> Result<i32> {
@@ -69,8 +73,43 @@ pub(super) fn run(args: SprtArgs, out: &mut dyn Write) -> Result<i32> {
         path: args.arena.clone(),
         message: "key `sprt`: needs candidate, baseline, elo0 and elo1".into(),
     })?;
-    let outcome = sprt::run_sprt(&arena, &test, args.concurrency, args.out, !args.quiet)?;
-    let text = format!("{}results in {}\n", outcome.describe(), outcome.dir.display());
-    out.write_all(text.as_bytes()).map_err(Error::stdout)?;
-    Ok(outcome.verdict.exit_code())
+    let report = sprt::run_sprt(&arena, &test, args.concurrency, args.out, !args.quiet)?;
+    if args.json {
+        super::render::json(&report, out)?;
+    } else {
+        out.write_all(describe(&report).as_bytes()).map_err(Error::stdout)?;
+    }
+    Ok(match report.verdict {
+        Verdict::H1 => exit::OK,
+        Verdict::H0 => exit::CHECK_FAILED,
+        Verdict::Inconclusive => exit::UNDECIDED,
+    })
+}
+
+/// The verdict, the LLR and the Elo estimate in words.
+fn describe(r: &SprtReport) -> String {
+    let verdict = match r.verdict {
+        Verdict::H1 => format!("H1 accepted: {} is at least {} Elo stronger", r.candidate, r.elo1),
+        Verdict::H0 => format!(
+            "H0 accepted: {} is not more than {} Elo stronger than {}",
+            r.candidate, r.elo0, r.baseline
+        ),
+        Verdict::Inconclusive => format!("no decision after {} pairs", r.pairs),
+    };
+    format!(
+        "{verdict}\nLLR {} (bounds {}, {}) after {} pairs ({} games); pentanomial {:?}\n\
+         Elo {} vs {}: {} [{}, {}] (95%)\nresults in {}\n",
+        fmt_f(r.llr, 3),
+        fmt_f(r.lower_bound, 3),
+        fmt_f(r.upper_bound, 3),
+        r.pairs,
+        2 * r.pairs,
+        r.pentanomial,
+        r.candidate,
+        r.baseline,
+        fmt_f(r.elo, 1),
+        fmt_f(r.elo_low, 1),
+        fmt_f(r.elo_high, 1),
+        r.results.display()
+    )
 }
