@@ -72,3 +72,28 @@ fn text(report: &RunReport) -> String {
     ));
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args, Command};
+
+    fn every_argument_has_help(command: Command) {
+        let name = command.get_name().to_string();
+        for arg in command.get_arguments() {
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(!help.trim().is_empty(), "`{name}`: argument `{}` has no help", arg.get_id());
+        }
+    }
+
+    #[test]
+    fn the_tournament_and_replay_commands_describe_every_argument() {
+        every_argument_has_help(super::RunArgs::augment_args(Command::new("run")));
+        every_argument_has_help(super::super::merge::MergeArgs::augment_args(Command::new(
+            "merge",
+        )));
+        every_argument_has_help(super::super::sprt::SprtArgs::augment_args(Command::new("sprt")));
+        every_argument_has_help(super::super::replay::ReplayArgs::augment_args(Command::new(
+            "replay",
+        )));
+    }
+}

@@ -4,33 +4,43 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::error::{Error, Result, exit};
+use crate::tournament::config::SprtOverrides;
 use crate::tournament::results::summaries::fmt_f;
-use crate::tournament::{Arena, SprtReport, Verdict, config, sprt};
+use crate::tournament::{Arena, SprtReport, Verdict, sprt};
 
 /// `arena sprt ARENA.toml`: the arena's `[sprt]` section, with these overrides.
 #[derive(clap::Args, Debug)]
 pub(super) struct SprtArgs {
+    /// The arena file; its `[sprt]` section says which test to run (the flags below override it).
     arena: PathBuf,
-    #[arg(long)]
+    /// The bot under test (a bot name of the arena; it must play every role).
+    #[arg(long, value_name = "BOT")]
     candidate: Option<String>,
-    #[arg(long)]
+    /// The bot it is tested against (a bot name of the arena; it must play every role).
+    #[arg(long, value_name = "BOT")]
     baseline: Option<String>,
-    #[arg(long)]
+    /// H0: the candidate is at most this many Elo stronger.
+    #[arg(long, value_name = "ELO", allow_negative_numbers = true)]
     elo0: Option<f64>,
-    #[arg(long)]
+    /// H1: the candidate is at least this many Elo stronger (above elo0).
+    #[arg(long, value_name = "ELO", allow_negative_numbers = true)]
     elo1: Option<f64>,
-    #[arg(long)]
+    /// The chance of accepting H1 when H0 holds, in (0, 0.5) (default 0.05).
+    #[arg(long, value_name = "P")]
     alpha: Option<f64>,
-    #[arg(long)]
+    /// The chance of accepting H0 when H1 holds, in (0, 0.5) (default 0.05).
+    #[arg(long, value_name = "P")]
     beta: Option<f64>,
-    /// Stop without a verdict after this many game pairs.
-    #[arg(long)]
+    /// Stop without a verdict after this many game pairs (default 100000).
+    #[arg(long, value_name = "PAIRS")]
     max_pairs: Option<u64>,
+    /// Games in flight (default: the arena's `concurrency`, else the number of cores).
     #[arg(short = 'j', long)]
     concurrency: Option<usize>,
     /// The results folder (default: `<output>/<name>/sprt`).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// No progress on stderr.
     #[arg(short, long)]
     quiet: bool,
     /// Print the verdict as one JSON document (the content of `sprt.json`) instead of words.
@@ -39,36 +49,16 @@ pub(super) struct SprtArgs {
 }
 
 pub(super) fn run(args: SprtArgs, out: &mut dyn Write) -> Result<i32> {
-    // Overrides are applied to the file's text, so the one validator checks them.
-    let text = std::fs::read_to_string(&args.arena).map_err(|e| Error::read(&args.arena, e))?;
-    let mut doc: toml::Table = toml::from_str(&text)
-        .map_err(|e| Error::Arena { path: args.arena.clone(), message: e.to_string() })?;
-    let section = doc
-        .entry("sprt")
-        .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-        .as_table_mut()
-        .ok_or_else(|| Error::Arena {
-            path: args.arena.clone(),
-            message: "key `sprt`: must be a table".into(),
-        })?;
-    let strings = [("candidate", &args.candidate), ("baseline", &args.baseline)];
-    for (key, value) in strings {
-        if let Some(v) = value {
-            section.insert(key.into(), toml::Value::String(v.clone()));
-        }
-    }
-    let floats =
-        [("elo0", args.elo0), ("elo1", args.elo1), ("alpha", args.alpha), ("beta", args.beta)];
-    for (key, value) in floats {
-        if let Some(v) = value {
-            section.insert(key.into(), toml::Value::Float(v));
-        }
-    }
-    if let Some(n) = args.max_pairs {
-        section.insert("max_pairs".into(), toml::Value::Integer(n as i64));
-    }
-    let base = args.arena.parent().map(PathBuf::from).unwrap_or_default();
-    let arena = Arena::parse(&doc.to_string(), &args.arena, &config::Files::Disk(base))?;
+    let overrides = SprtOverrides {
+        candidate: args.candidate,
+        baseline: args.baseline,
+        elo0: args.elo0,
+        elo1: args.elo1,
+        alpha: args.alpha,
+        beta: args.beta,
+        max_pairs: args.max_pairs,
+    };
+    let arena = Arena::load_with(&args.arena, &overrides)?;
     let test = arena.sprt.clone().ok_or_else(|| Error::Arena {
         path: args.arena.clone(),
         message: "key `sprt`: needs candidate, baseline, elo0 and elo1".into(),
