@@ -93,11 +93,16 @@ impl Shard {
     }
 }
 
-impl std::str::FromStr for Shard {
-    type Err = String;
+/// A shard that is not `K/N` with `1 <= K <= N`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("shard `{0}` is not K/N with 1 <= K <= N")]
+pub struct BadShard(pub String);
 
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("shard `{s}` is not K/N with 1 <= K <= N");
+impl std::str::FromStr for Shard {
+    type Err = BadShard;
+
+    fn from_str(s: &str) -> Result<Shard, BadShard> {
+        let bad = || BadShard(s.to_string());
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u64 = k.trim().parse().map_err(|_| bad())?;
         let count: u64 = n.trim().parse().map_err(|_| bad())?;
