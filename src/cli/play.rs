@@ -152,7 +152,7 @@ pub(super) fn run(args: PlayArgs, out: &mut dyn Write) -> Result<i32> {
         eprintln!("warning: {w}");
     }
     if let Some(path) = &args.replay {
-        crate::replay::write_file(&played, path)?;
+        played.write_replay(path)?;
     }
     if args.json {
         let json = serde_json::to_string(&played.summary).expect("a summary serializes");

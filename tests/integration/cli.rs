@@ -181,3 +181,30 @@ fn a_reader_that_goes_away_is_no_error() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn replays_of_an_earlier_version_still_print_and_verify() {
+    let dir = root().join("tests/data/replays");
+    for (file, first_line) in [
+        ("skynet_ep2.jsonl", "skynet ep2 on "),
+        ("skynet_fault.jsonl", "skynet ep2 on ep2_03.txt (seed 2)"),
+        ("painters.jsonl", "painters "),
+        ("spiders.jsonl", "spiders "),
+    ] {
+        let path = dir.join(file);
+        let path = path.to_str().unwrap();
+        let verify = Arena::new().args(["replay", "--verify", path]).run().success();
+        assert!(verify.stdout().contains(": verified, "), "{}", verify.stdout());
+        let shown = Arena::new().args(["replay", path]).run().success();
+        assert!(shown.stdout().starts_with(first_line), "{file}: {}", shown.stdout());
+    }
+    let fault = Arena::new()
+        .args(["replay", dir.join("skynet_fault.jsonl").to_str().unwrap()])
+        .run()
+        .success();
+    assert!(
+        fault.stdout().ends_with("agent (crash): the bot crashed: exit code 1\n"),
+        "{}",
+        fault.stdout()
+    );
+}
