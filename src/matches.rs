@@ -120,7 +120,7 @@ impl PlayedMatch {
 }
 
 /// Reads, generates or picks the map of a match.
-pub fn resolve_map<D: GameDef>(variant: &str, source: &MapSource) -> Result<MapText> {
+pub(crate) fn resolve_map<D: GameDef>(variant: &str, source: &MapSource) -> Result<MapText> {
     Ok(match source {
         MapSource::Default => D::default_map(variant),
         MapSource::File(path) => MapText {
@@ -188,7 +188,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
 
 /// Creates the bot a player's spec names for one seat. An external command that cannot be
 /// started is not an error here: its first turn fails with `startup_failed`.
-pub fn make_bot<D: GameDef>(
+pub(crate) fn make_bot<D: GameDef>(
     player: &Player,
     setup: &Setup,
     seat: Seat,

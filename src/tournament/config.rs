@@ -18,11 +18,11 @@ use crate::games::{GameDef, GameId, MapText, Setup, bot_info, resolve_variant};
 use crate::matches::LimitOverrides;
 use crate::referee::splitmix64;
 
-pub use super::schedule::Format;
+pub(crate) use super::schedule::Format;
 use super::schedule::{Plan, Schedule};
 
 /// The arena `arena run` plays without a file: Skynet Episode 2's built-in bots.
-pub const DEFAULT_ARENA: &str = include_str!("../../arenas/default.toml");
+pub(crate) const DEFAULT_ARENA: &str = include_str!("../../arenas/default.toml");
 
 /// What the default arena's relative map paths resolve to, so it runs from any folder.
 const EMBEDDED_FILES: &[(&str, &str)] = &[
@@ -288,7 +288,7 @@ impl Arena {
     }
 
     /// The arena's schedule: every planned match, computed on demand.
-    pub fn schedule(&self) -> Schedule {
+    pub(crate) fn schedule(&self) -> Schedule {
         let bot_roles: Vec<Vec<String>> = self.bots.iter().map(|b| b.roles.clone()).collect();
         Schedule::new(Plan {
             format: &self.format,
@@ -367,15 +367,15 @@ fn map_name(rel: &str) -> String {
 
 /// The most matches an arena may plan (all shards together): a run keeps one bit per planned
 /// match, so this bounds that bitmap at 512 MiB.
-pub const MAX_PLANNED: u64 = 1 << 32;
+pub(crate) const MAX_PLANNED: u64 = 1 << 32;
 
 /// FNV-1a, 64 bits: a stable hash (std's hasher may change between Rust versions).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 /// The seed of the `i`-th generated map when the file asks for a count, not for seeds.
-pub fn generated_map_seed(master: u64, i: u64) -> u64 {
+pub(crate) fn generated_map_seed(master: u64, i: u64) -> u64 {
     splitmix64(master ^ splitmix64(0x3A95_0000 + i))
 }
 

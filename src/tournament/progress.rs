@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 /// Progress on stderr: a bar with the count, the rate and the time left on a terminal, a plain
 /// line every few seconds otherwise (logs, CI, Slurm).
-pub struct Progress {
+pub(crate) struct Progress {
     bar: Option<indicatif::ProgressBar>,
     plain: Option<Mutex<PlainProgress>>,
 }
@@ -20,7 +20,7 @@ struct PlainProgress {
 }
 
 impl Progress {
-    pub fn new(total: u64, enabled: bool) -> Progress {
+    pub(crate) fn new(total: u64, enabled: bool) -> Progress {
         if !enabled || total == 0 {
             return Progress { bar: None, plain: None };
         }
@@ -43,7 +43,7 @@ impl Progress {
         }
     }
 
-    pub fn inc(&self) {
+    pub(crate) fn inc(&self) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
         }
@@ -63,7 +63,7 @@ impl Progress {
         }
     }
 
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish();
         }

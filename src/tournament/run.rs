@@ -71,18 +71,23 @@ pub struct RunReport {
 }
 
 /// The default results folder of an arena (and shard).
-pub fn results_dir(arena: &Arena, shard: Shard) -> PathBuf {
+pub(crate) fn results_dir(arena: &Arena, shard: Shard) -> PathBuf {
     let dir = arena.output.join(&arena.name);
     if shard.is_all() { dir } else { dir.join(format!("shard-{}-of-{}", shard.index, shard.count)) }
 }
 
 /// The number of cores, the default concurrency.
-pub fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
 /// Plays one match of the arena: the bots of each seat, on a map, with a seed.
-pub fn play_seats(arena: &Arena, seats: &[usize], map: usize, seed: u64) -> Result<PlayedMatch> {
+pub(crate) fn play_seats(
+    arena: &Arena,
+    seats: &[usize],
+    map: usize,
+    seed: u64,
+) -> Result<PlayedMatch> {
     let players: BTreeMap<String, Player> = seats
         .iter()
         .enumerate()
@@ -109,7 +114,7 @@ pub fn play_seats(arena: &Arena, seats: &[usize], map: usize, seed: u64) -> Resu
 }
 
 /// The `matches.csv` row of a played match.
-pub fn row_of(arena: &Arena, m: &Planned, pairing: &str, played: &PlayedMatch) -> MatchRow {
+pub(crate) fn row_of(arena: &Arena, m: &Planned, pairing: &str, played: &PlayedMatch) -> MatchRow {
     let s = &played.summary;
     let bot_of_role = |role: &Option<String>| {
         let seat = arena.roles.iter().position(|r| Some(r) == role.as_ref())?;
@@ -145,7 +150,7 @@ pub fn row_of(arena: &Arena, m: &Planned, pairing: &str, played: &PlayedMatch) -
 }
 
 /// The meta file of an arena's results folder.
-pub fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
+pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
     Meta {
         arena_results: RESULTS_VERSION,
         arena: arena.name.clone(),
@@ -158,7 +163,7 @@ pub fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
 }
 
 /// Reads a whole `matches.csv` into a tally of the folder's bots and roles.
-pub fn tally_rows(path: &Path, meta: &Meta) -> Result<Tally> {
+pub(crate) fn tally_rows(path: &Path, meta: &Meta) -> Result<Tally> {
     let mut tally = Tally::new(meta.bots.clone(), meta.roles.clone());
     read_rows(path, meta.roles.len(), |line, row| {
         let placing =

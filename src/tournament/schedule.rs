@@ -31,7 +31,7 @@ pub enum Format {
 /// What decides the schedule: the format, the game's roles, the roles each bot plays, the
 /// number of games per pairing and of maps, and the master seed.
 #[derive(Clone, Copy, Debug)]
-pub struct Plan<'a> {
+pub(crate) struct Plan<'a> {
     pub format: &'a Format,
     /// The game's roles, in seat order.
     pub roles: &'a [String],
@@ -44,7 +44,7 @@ pub struct Plan<'a> {
 
 /// A group of bots that meet, and the seat orders it is played in.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pairing {
+pub(crate) struct Pairing {
     /// The bots (indices into the arena's bots), in the order the label lists them.
     pub bots: Vec<usize>,
     /// Each seat order: the bot of every seat.
@@ -53,7 +53,7 @@ pub struct Pairing {
 
 /// One planned match.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Planned {
+pub(crate) struct Planned {
     /// The stable match id: `0..Schedule::total()`.
     pub id: u64,
     /// The game number `k`: the matches of one game share the map and the seed.
@@ -67,7 +67,7 @@ pub struct Planned {
 }
 
 /// The seed of game `k`: a pure function of the master seed and `k`.
-pub fn game_seed(master: u64, k: u64) -> u64 {
+pub(crate) fn game_seed(master: u64, k: u64) -> u64 {
     splitmix64(master ^ splitmix64(k))
 }
 
@@ -121,7 +121,7 @@ impl std::fmt::Display for Shard {
 
 /// The arena's whole schedule, computed match by match.
 #[derive(Clone, Debug)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     pairings: Vec<Pairing>,
     /// `offsets[p]`: the number of matches of one game before pairing `p`'s.
     offsets: Vec<u64>,
@@ -132,7 +132,7 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    pub fn new(plan: Plan<'_>) -> Schedule {
+    pub(crate) fn new(plan: Plan<'_>) -> Schedule {
         let seats = plan.roles.len();
         let bots = plan.bot_roles.len();
         let groups: Vec<Vec<usize>> = match *plan.format {
@@ -172,17 +172,17 @@ impl Schedule {
         }
     }
 
-    pub fn pairings(&self) -> &[Pairing] {
+    pub(crate) fn pairings(&self) -> &[Pairing] {
         &self.pairings
     }
 
     /// The number of planned matches.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.games * self.per_game
     }
 
     /// Match `id` (`id < total()`).
-    pub fn get(&self, id: u64) -> Planned {
+    pub(crate) fn get(&self, id: u64) -> Planned {
         assert!(id < self.total(), "match id {id} is beyond the schedule");
         let game = id / self.per_game;
         let within = id % self.per_game;
@@ -199,7 +199,7 @@ impl Schedule {
     }
 
     /// The label of a pairing: its bots' names (`names[bot]`) joined by ` vs `.
-    pub fn label(&self, names: &[String], pairing: usize) -> String {
+    pub(crate) fn label(&self, names: &[String], pairing: usize) -> String {
         let names: Vec<&str> =
             self.pairings[pairing].bots.iter().map(|&b| names[b].as_str()).collect();
         names.join(" vs ")

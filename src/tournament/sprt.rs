@@ -24,7 +24,7 @@ use crate::matches::PlayedMatch;
 
 /// Before this many pairs the test does not stop: the normal approximation needs a sample
 /// (a single won pair would otherwise "prove" a small Elo gain).
-pub const MIN_PAIRS: u64 = 16;
+pub(crate) const MIN_PAIRS: u64 = 16;
 
 /// Which hypothesis the test accepted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -26,7 +26,7 @@ use crate::tournament::stats::tally::MatchPlacing;
 
 /// The columns of `matches.csv` for a game of `seats` seats. Timing columns come last, so
 /// `cut`-ing them leaves exactly the reproducible part of a row.
-pub fn columns(seats: usize) -> Vec<String> {
+pub(crate) fn columns(seats: usize) -> Vec<String> {
     let mut c: Vec<String> =
         ["id", "game", "pairing", "map", "seed"].iter().map(|s| s.to_string()).collect();
     for s in 0..seats {
@@ -48,47 +48,47 @@ pub fn columns(seats: usize) -> Vec<String> {
 
 /// One seat of a row.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SeatRow {
-    pub role: String,
-    pub bot: String,
-    pub score: f64,
+pub(crate) struct SeatRow {
+    pub(crate) role: String,
+    pub(crate) bot: String,
+    pub(crate) score: f64,
     /// 1 is best; equal ranks tie.
-    pub rank: u32,
+    pub(crate) rank: u32,
 }
 
 /// One row of `matches.csv`: a match of a tournament, its place in the schedule and its result.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MatchRow {
-    pub id: u64,
+pub(crate) struct MatchRow {
+    pub(crate) id: u64,
     /// The game number: the matches of one game share the map and the seed.
-    pub game: u64,
+    pub(crate) game: u64,
     /// The pairing's label (its bots, ` vs `-separated).
-    pub pairing: String,
-    pub map: String,
-    pub seed: u64,
-    pub seats: Vec<SeatRow>,
+    pub(crate) pairing: String,
+    pub(crate) map: String,
+    pub(crate) seed: u64,
+    pub(crate) seats: Vec<SeatRow>,
     /// The bot and role ranked first alone; `None` for a draw.
-    pub winner: Option<String>,
-    pub winner_role: Option<String>,
-    pub termination: Termination,
+    pub(crate) winner: Option<String>,
+    pub(crate) winner_role: Option<String>,
+    pub(crate) termination: Termination,
     /// The bot and role whose failure ended the match.
-    pub culprit: Option<String>,
-    pub culprit_role: Option<String>,
-    pub turns: usize,
-    pub reason: String,
-    pub duration_ms: f64,
+    pub(crate) culprit: Option<String>,
+    pub(crate) culprit_role: Option<String>,
+    pub(crate) turns: usize,
+    pub(crate) reason: String,
+    pub(crate) duration_ms: f64,
     /// Per seat, the longest single decision, in ms.
-    pub max_turn_ms: Vec<f64>,
+    pub(crate) max_turn_ms: Vec<f64>,
 }
 
 /// A row names a bot the results folder does not list.
 #[derive(Debug, thiserror::Error)]
 #[error("unknown bot `{0}`")]
-pub struct UnknownBot(pub String);
+pub(crate) struct UnknownBot(pub String);
 
 impl MatchRow {
     /// The row as one CSV line, with its newline.
-    pub fn to_line(&self) -> String {
+    pub(crate) fn to_line(&self) -> String {
         let text = |s: &Option<String>| s.clone().unwrap_or_default();
         let mut fields: Vec<String> = vec![
             self.id.to_string(),
@@ -161,7 +161,7 @@ impl MatchRow {
     }
 
     /// The counters' view of the row, bots as indices into `bots`.
-    pub fn placing(&self, bots: &[String]) -> std::result::Result<MatchPlacing, UnknownBot> {
+    pub(crate) fn placing(&self, bots: &[String]) -> std::result::Result<MatchPlacing, UnknownBot> {
         let index = |name: &str| {
             bots.iter().position(|b| b == name).ok_or_else(|| UnknownBot(name.to_string()))
         };
@@ -194,7 +194,7 @@ fn one_line(s: &str) -> String {
 }
 
 /// The header line.
-pub fn format_header(seats: usize) -> String {
+pub(crate) fn format_header(seats: usize) -> String {
     let mut w =
         csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
     w.write_record(columns(seats)).expect("writing to memory");
@@ -202,7 +202,7 @@ pub fn format_header(seats: usize) -> String {
 }
 
 /// Appends rows to `matches.csv`, each flushed to the OS as one write.
-pub struct RowWriter {
+pub(crate) struct RowWriter {
     path: PathBuf,
     /// The file, and whether a write to it has failed.
     file: Mutex<(File, bool)>,
@@ -210,7 +210,7 @@ pub struct RowWriter {
 
 impl RowWriter {
     /// Opens (creating with a header if needed) the file for appending.
-    pub fn open(path: &Path, seats: usize) -> Result<RowWriter> {
+    pub(crate) fn open(path: &Path, seats: usize) -> Result<RowWriter> {
         let fresh = !path.exists();
         let mut file = OpenOptions::new()
             .create(true)
@@ -225,7 +225,7 @@ impl RowWriter {
 
     /// Appends one row. After a failed write nothing more is written: a write that failed half
     /// way leaves a torn line, which resume can only cut off while it is the last one.
-    pub fn append(&self, row: &MatchRow) -> Result<()> {
+    pub(crate) fn append(&self, row: &MatchRow) -> Result<()> {
         let line = row.to_line();
         let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
         let (file, failed) = &mut *guard;
@@ -240,7 +240,7 @@ impl RowWriter {
         written.map_err(|e| Error::write(&self.path, e))
     }
 
-    pub fn sync(&self) -> Result<()> {
+    pub(crate) fn sync(&self) -> Result<()> {
         let guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
         guard.0.sync_all().map_err(|e| Error::write(&self.path, e))
     }
@@ -248,7 +248,7 @@ impl RowWriter {
 
 /// The length of the file up to and including its last newline: what is left once a torn last
 /// line (a write cut short by a kill) is dropped.
-pub fn complete_len(path: &Path) -> Result<u64> {
+pub(crate) fn complete_len(path: &Path) -> Result<u64> {
     let mut file = File::open(path).map_err(|e| Error::read(path, e))?;
     let len = file.metadata().map_err(|e| Error::read(path, e))?.len();
     let mut end = len;
@@ -267,7 +267,7 @@ pub fn complete_len(path: &Path) -> Result<u64> {
 }
 
 /// If the file's last line has no newline (a write torn by a kill), cuts it off and says so.
-pub fn drop_torn_line(path: &Path) -> Result<bool> {
+pub(crate) fn drop_torn_line(path: &Path) -> Result<bool> {
     let keep = complete_len(path)?;
     let file = OpenOptions::new().write(true).open(path).map_err(|e| Error::write(path, e))?;
     if file.metadata().map_err(|e| Error::read(path, e))?.len() == keep {
@@ -280,7 +280,7 @@ pub fn drop_torn_line(path: &Path) -> Result<bool> {
 /// Streams the complete rows of a `matches.csv` to `visit`, with their 1-based line numbers. A
 /// torn last line (no newline) is skipped; any other bad line is an error naming the file and
 /// line.
-pub fn read_rows(
+pub(crate) fn read_rows(
     path: &Path,
     seats: usize,
     mut visit: impl FnMut(u64, MatchRow) -> Result<()>,
@@ -324,18 +324,18 @@ pub fn read_rows(
 
 /// A set of match ids: one bit each, the only per-match memory a run keeps.
 #[derive(Clone, Debug)]
-pub struct IdSet {
+pub(crate) struct IdSet {
     bits: Vec<u64>,
     len: u64,
 }
 
 impl IdSet {
-    pub fn new(capacity: u64) -> IdSet {
+    pub(crate) fn new(capacity: u64) -> IdSet {
         IdSet { bits: vec![0; capacity.div_ceil(64) as usize], len: 0 }
     }
 
     /// Adds `id`; false if it was already there.
-    pub fn insert(&mut self, id: u64) -> bool {
+    pub(crate) fn insert(&mut self, id: u64) -> bool {
         let (w, b) = ((id / 64) as usize, id % 64);
         let was = self.bits[w] >> b & 1 == 1;
         self.bits[w] |= 1 << b;
@@ -345,16 +345,12 @@ impl IdSet {
         !was
     }
 
-    pub fn contains(&self, id: u64) -> bool {
+    pub(crate) fn contains(&self, id: u64) -> bool {
         self.bits.get((id / 64) as usize).is_some_and(|w| w >> (id % 64) & 1 == 1)
     }
 
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 }
 

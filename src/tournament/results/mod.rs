@@ -5,8 +5,8 @@
 //! [`summaries`] writes `summary.csv` and `pairwise.csv` from the standings; this module holds
 //! `meta.json` (which config the rows belong to), the lock, and the atomic writes.
 
-pub mod matches;
-pub mod summaries;
+pub(crate) mod matches;
+pub(crate) mod summaries;
 
 use std::fs::File;
 use std::io::Write;
@@ -17,15 +17,15 @@ use serde::{Deserialize, Serialize};
 use super::stats::standings::Standings;
 use crate::error::{Error, Result};
 
-pub const MATCHES_FILE: &str = "matches.csv";
-pub const META_FILE: &str = "meta.json";
-pub const SUMMARY_FILE: &str = "summary.csv";
-pub const PAIRWISE_FILE: &str = "pairwise.csv";
+pub(crate) const MATCHES_FILE: &str = "matches.csv";
+pub(crate) const META_FILE: &str = "meta.json";
+pub(crate) const SUMMARY_FILE: &str = "summary.csv";
+pub(crate) const PAIRWISE_FILE: &str = "pairwise.csv";
 /// An SPRT's verdict, in its folder.
-pub const SPRT_FILE: &str = "sprt.json";
+pub(crate) const SPRT_FILE: &str = "sprt.json";
 
 /// The version of the files' layout.
-pub const RESULTS_VERSION: u32 = 1;
+pub(crate) const RESULTS_VERSION: u32 = 1;
 
 /// A results folder whose content is not what arena wrote (edited, truncated, mixed).
 pub(crate) fn corrupt(path: &Path, line: Option<u64>, message: impl Into<String>) -> Error {
@@ -38,29 +38,29 @@ pub(crate) fn corrupt(path: &Path, line: Option<u64>, message: impl Into<String>
 
 /// `meta.json`: what a results folder holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Meta {
-    pub arena_results: u32,
-    pub arena: String,
+pub(crate) struct Meta {
+    pub(crate) arena_results: u32,
+    pub(crate) arena: String,
     /// The config fingerprint ([`crate::tournament::Arena::fingerprint`]).
-    pub fingerprint: String,
+    pub(crate) fingerprint: String,
     /// Matches in the whole schedule (all shards).
-    pub planned: u64,
+    pub(crate) planned: u64,
     /// `K/N` for a shard's folder, absent for a whole run or a merge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<String>,
-    pub roles: Vec<String>,
-    pub bots: Vec<String>,
+    pub(crate) shard: Option<String>,
+    pub(crate) roles: Vec<String>,
+    pub(crate) bots: Vec<String>,
 }
 
 impl Meta {
-    pub fn read(dir: &Path) -> Result<Meta> {
+    pub(crate) fn read(dir: &Path) -> Result<Meta> {
         let path = dir.join(META_FILE);
         let text = std::fs::read_to_string(&path).map_err(|e| Error::read(&path, e))?;
         serde_json::from_str(&text)
             .map_err(|e| corrupt(&path, None, format!("not a results meta file: {e}")))
     }
 
-    pub fn write(&self, dir: &Path) -> Result<()> {
+    pub(crate) fn write(&self, dir: &Path) -> Result<()> {
         let path = dir.join(META_FILE);
         let text = serde_json::to_string_pretty(self).expect("meta serializes") + "\n";
         write_atomically(&path, text.as_bytes())
@@ -68,7 +68,7 @@ impl Meta {
 }
 
 /// Writes a whole file so a reader never sees half of it: a temporary file, then a rename.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension("tmp");
     // On disk before the rename: after a power cut the file is the old one or the new one,
     // never an empty one that would make the folder unresumable.
@@ -79,7 +79,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes `summary.csv` and `pairwise.csv`.
-pub fn write_summaries(dir: &Path, standings: &Standings) -> Result<()> {
+pub(crate) fn write_summaries(dir: &Path, standings: &Standings) -> Result<()> {
     write_atomically(&dir.join(SUMMARY_FILE), summaries::summary_csv(standings).as_bytes())?;
     write_atomically(&dir.join(PAIRWISE_FILE), summaries::pairwise_csv(standings).as_bytes())
 }
@@ -87,12 +87,12 @@ pub fn write_summaries(dir: &Path, standings: &Standings) -> Result<()> {
 /// Holds a results folder for this process: two runs writing one folder would play the same
 /// missing matches twice. An advisory `flock` on the folder, so the kernel releases it when the
 /// process ends, even by `kill -9`.
-pub struct DirLock {
+pub(crate) struct DirLock {
     _lock: Option<nix::fcntl::Flock<File>>,
 }
 
 /// Locks `dir` (which must exist) for this process, or says who holds it.
-pub fn lock_dir(dir: &Path) -> Result<DirLock> {
+pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock> {
     let folder = File::open(dir).map_err(|e| Error::read(dir, e))?;
     match nix::fcntl::Flock::lock(folder, nix::fcntl::FlockArg::LockExclusiveNonblock) {
         Ok(lock) => Ok(DirLock { _lock: Some(lock) }),
@@ -108,7 +108,7 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock> {
 /// Prepares a results folder: locks it for this process, checks that what is there belongs to
 /// this config (or clears it for a fresh run) and writes the meta file. The folder stays locked
 /// while the returned guard lives.
-pub fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLock> {
+pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLock> {
     std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     let lock = lock_dir(dir)?;
     let files = [MATCHES_FILE, META_FILE, SUMMARY_FILE, PAIRWISE_FILE];

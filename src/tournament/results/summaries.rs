@@ -5,7 +5,7 @@ use crate::tournament::stats::standings::Standings;
 
 /// Fixed formatting, so the same counters always print the same text: `decimals` places, no
 /// `-0`, `inf`/`-inf` for infinities and nothing for NaN.
-pub fn fmt_f(v: f64, decimals: usize) -> String {
+pub(crate) fn fmt_f(v: f64, decimals: usize) -> String {
     if v.is_nan() {
         String::new()
     } else if v.is_infinite() {
@@ -21,7 +21,7 @@ pub fn fmt_f(v: f64, decimals: usize) -> String {
     }
 }
 
-pub const SUMMARY_COLUMNS: &[&str] = &[
+pub(crate) const SUMMARY_COLUMNS: &[&str] = &[
     "rank",
     "bot",
     "games",
@@ -40,7 +40,7 @@ pub const SUMMARY_COLUMNS: &[&str] = &[
 ];
 
 /// `summary.csv`: one line per bot, best rating first.
-pub fn summary_csv(standings: &Standings) -> String {
+pub(crate) fn summary_csv(standings: &Standings) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(SUMMARY_COLUMNS).expect("writing to memory");
     for r in &standings.bots {
@@ -66,11 +66,11 @@ pub fn summary_csv(standings: &Standings) -> String {
     String::from_utf8(w.into_inner().expect("flushing memory")).expect("UTF-8")
 }
 
-pub const PAIRWISE_COLUMNS: &[&str] =
+pub(crate) const PAIRWISE_COLUMNS: &[&str] =
     &["bot", "opponent", "games", "wins", "draws", "losses", "score_rate"];
 
 /// `pairwise.csv`: one line per ordered pair of bots that met, in the arena's bot order.
-pub fn pairwise_csv(standings: &Standings) -> String {
+pub(crate) fn pairwise_csv(standings: &Standings) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(PAIRWISE_COLUMNS).expect("writing to memory");
     for h in &standings.head_to_head {

@@ -6,7 +6,7 @@
 //! summary a run reports; [`sprt`] holds the sequential test's statistics (LLR, bounds, Elo
 //! estimate), apart from the runner that plays its pairs.
 
-pub mod ratings;
-pub mod sprt;
-pub mod standings;
-pub mod tally;
+pub(crate) mod ratings;
+pub(crate) mod sprt;
+pub(crate) mod standings;
+pub(crate) mod tally;

@@ -9,13 +9,13 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 /// The z of a two-sided 95% interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
+pub(crate) const Z95: f64 = 1.959_963_984_540_054;
 
 /// Elo points per natural-log unit of strength: `400 / ln 10`.
-pub const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
+pub(crate) const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
 
 /// The virtual draws per bot against the anchor (see [`fit_ratings`]).
-pub const RATING_PRIOR: f64 = 1.0;
+pub(crate) const RATING_PRIOR: f64 = 1.0;
 
 /// A proportion with its 95% Wilson score interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -26,7 +26,7 @@ pub struct Interval {
 }
 
 /// The Wilson score interval of `successes` (may be fractional: draws count 1/2) in `n` trials.
-pub fn wilson(successes: f64, n: f64, z: f64) -> Interval {
+pub(crate) fn wilson(successes: f64, n: f64, z: f64) -> Interval {
     if n <= 0.0 {
         return Interval { value: f64::NAN, low: 0.0, high: 1.0 };
     }
@@ -43,7 +43,7 @@ pub fn wilson(successes: f64, n: f64, z: f64) -> Interval {
 /// two seats this is exactly Bradley-Terry. Ties are averaged over their orders (a two-seat draw
 /// is half a win each).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Ratings {
+pub(crate) struct Ratings {
     /// Elo per bot (`400 log10 gamma`), shifted so the mean is 0.
     pub elo: Vec<f64>,
     /// Half the width of each 95% interval, in Elo.
@@ -61,7 +61,11 @@ struct Stage {
 /// anchor of rating 0 keep the fit finite when a bot wins or loses everything (as BayesElo's
 /// prior does); `prior = 0` gives the plain maximum-likelihood fit, mean-centred.
 /// The intervals come from the inverse of the observed Fisher information.
-pub fn fit_ratings(n: usize, rankings: &BTreeMap<Vec<Vec<usize>>, u64>, prior: f64) -> Ratings {
+pub(crate) fn fit_ratings(
+    n: usize,
+    rankings: &BTreeMap<Vec<Vec<usize>>, u64>,
+    prior: f64,
+) -> Ratings {
     let anchor = n;
     let items = if prior > 0.0 { n + 1 } else { n };
     let mut stages: Vec<Stage> = Vec::new();

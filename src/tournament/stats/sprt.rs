@@ -15,15 +15,15 @@
 use super::ratings::Z95;
 
 /// Pair counts: `[LL, LD+DL, LW+DD+WL, DW+WD, WW]` from the candidate's side.
-pub type Penta = [u64; 5];
+pub(crate) type Penta = [u64; 5];
 
 /// The expected score of a logistic Elo difference.
-pub fn logistic_score(elo: f64) -> f64 {
+pub(crate) fn logistic_score(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
 /// The Elo difference of an expected score.
-pub fn score_to_elo(score: f64) -> f64 {
+pub(crate) fn score_to_elo(score: f64) -> f64 {
     let s = score.clamp(1e-3, 1.0 - 1e-3);
     -400.0 * (1.0 / s - 1.0).log10()
 }
@@ -39,19 +39,19 @@ fn pair_stats(penta: &Penta) -> (f64, f64, f64) {
 }
 
 /// fishtest's pentanomial LLR (the GSPRT normal approximation), in logistic Elo.
-pub fn llr(penta: &Penta, elo0: f64, elo1: f64) -> f64 {
+pub(crate) fn llr(penta: &Penta, elo0: f64, elo1: f64) -> f64 {
     let (n, mean, var) = pair_stats(penta);
     let (s0, s1) = (logistic_score(elo0), logistic_score(elo1));
     n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
 }
 
 /// The stopping bounds `(lower, upper)`: accept H0 at or below `lower`, H1 at or above `upper`.
-pub fn bounds(alpha: f64, beta: f64) -> (f64, f64) {
+pub(crate) fn bounds(alpha: f64, beta: f64) -> (f64, f64) {
     ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
 }
 
 /// The Elo estimate with its 95% interval, from the pairs' mean score and its standard error.
-pub fn elo_estimate(penta: &Penta) -> (f64, f64, f64) {
+pub(crate) fn elo_estimate(penta: &Penta) -> (f64, f64, f64) {
     let (n, mean, var) = pair_stats(penta);
     let margin = Z95 * (var / n).sqrt();
     (score_to_elo(mean), score_to_elo(mean - margin), score_to_elo(mean + margin))

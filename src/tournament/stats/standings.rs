@@ -94,7 +94,7 @@ pub struct Standings {
 
 impl Standings {
     /// The standings of a tally.
-    pub fn of(tally: &Tally) -> Standings {
+    pub(crate) fn of(tally: &Tally) -> Standings {
         let ratings = fit_ratings(tally.bots.len(), &tally.rankings, RATING_PRIOR);
         let mut bots: Vec<BotStanding> = tally
             .bots

@@ -15,33 +15,33 @@ const SCORE_UNIT: f64 = 1e9;
 
 /// One match as the counters see it: who sat where, as bot indices, and how it ended.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MatchPlacing {
+pub(crate) struct MatchPlacing {
     /// The bot of each seat (an index into the tally's bots).
-    pub bots: Vec<usize>,
-    pub scores: Vec<f64>,
+    pub(crate) bots: Vec<usize>,
+    pub(crate) scores: Vec<f64>,
     /// 1 is best; equal ranks tie.
-    pub ranks: Vec<u32>,
-    pub termination: Termination,
+    pub(crate) ranks: Vec<u32>,
+    pub(crate) termination: Termination,
     /// The bot whose failure ended the match.
-    pub culprit: Option<usize>,
+    pub(crate) culprit: Option<usize>,
 }
 
 /// One bot's counters over all its matches.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BotTally {
-    pub games: u64,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
+pub(crate) struct BotTally {
+    pub(crate) games: u64,
+    pub(crate) wins: u64,
+    pub(crate) draws: u64,
+    pub(crate) losses: u64,
     score_units: i128,
     /// Matches this bot lost by its own failure (timeout, crash, illegal action, ...).
-    pub faults: u64,
-    pub timeouts: u64,
+    pub(crate) faults: u64,
+    pub(crate) timeouts: u64,
 }
 
 impl BotTally {
     /// The mean of the game's own score over the bot's matches (NaN without matches).
-    pub fn mean_score(&self) -> f64 {
+    pub(crate) fn mean_score(&self) -> f64 {
         if self.games == 0 {
             f64::NAN
         } else {
@@ -52,39 +52,39 @@ impl BotTally {
 
 /// Results of one bot against another (or in one seat).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PairTally {
-    pub games: u64,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
+pub(crate) struct PairTally {
+    pub(crate) games: u64,
+    pub(crate) wins: u64,
+    pub(crate) draws: u64,
+    pub(crate) losses: u64,
 }
 
 impl PairTally {
     /// Points per game: a win is 1, a draw 1/2.
-    pub fn score_rate(&self) -> f64 {
+    pub(crate) fn score_rate(&self) -> f64 {
         (self.wins as f64 + 0.5 * self.draws as f64) / self.games as f64
     }
 }
 
 /// Counters of every result seen.
 #[derive(Clone, Debug)]
-pub struct Tally {
-    pub bots: Vec<String>,
-    pub per_bot: Vec<BotTally>,
+pub(crate) struct Tally {
+    pub(crate) bots: Vec<String>,
+    pub(crate) per_bot: Vec<BotTally>,
     /// `pair[a][b]`: `a`'s results against `b` in the matches both played.
-    pub pair: Vec<Vec<PairTally>>,
+    pub(crate) pair: Vec<Vec<PairTally>>,
     /// Each distinct finishing order (groups of tied bots, best first) and how often it happened.
-    pub rankings: BTreeMap<Vec<Vec<usize>>, u64>,
+    pub(crate) rankings: BTreeMap<Vec<Vec<usize>>, u64>,
     /// How matches ended, by the termination's name (so they print in name order).
-    pub terminations: BTreeMap<&'static str, u64>,
-    pub matches: u64,
+    pub(crate) terminations: BTreeMap<&'static str, u64>,
+    pub(crate) matches: u64,
     /// The roles, in seat order, and `by_seat[bot][seat]`: that bot's results in that seat.
-    pub roles: Vec<String>,
-    pub by_seat: Vec<Vec<PairTally>>,
+    pub(crate) roles: Vec<String>,
+    pub(crate) by_seat: Vec<Vec<PairTally>>,
 }
 
 impl Tally {
-    pub fn new(bots: Vec<String>, roles: Vec<String>) -> Tally {
+    pub(crate) fn new(bots: Vec<String>, roles: Vec<String>) -> Tally {
         let n = bots.len();
         Tally {
             by_seat: vec![vec![PairTally::default(); roles.len()]; n],
@@ -98,7 +98,7 @@ impl Tally {
         }
     }
 
-    pub fn add(&mut self, row: &MatchPlacing) {
+    pub(crate) fn add(&mut self, row: &MatchPlacing) {
         self.matches += 1;
         *self.terminations.entry(row.termination.as_str()).or_default() += 1;
         let firsts = row.ranks.iter().filter(|&&r| r == 1).count();
