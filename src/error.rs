@@ -34,6 +34,10 @@ pub enum Error {
     /// Another run holds what this one needs (a results folder's lock).
     #[error("{0}")]
     Busy(String),
+    /// A tournament's match that could not be set up (its game, map or bots); the kind is the
+    /// cause's.
+    #[error("match {id} could not be set up: {source}")]
+    MatchSetup { id: u64, source: Box<Error> },
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
     /// The bots' supervisor was stopped (Ctrl-C) while a match was played: it has no result.
@@ -109,6 +113,7 @@ impl Error {
             | Error::Busy(_)
             | Error::Io { .. }
             | Error::Interrupted => ErrorKind::Harness,
+            Error::MatchSetup { source, .. } => source.kind(),
         }
     }
 

@@ -1,6 +1,8 @@
 //! From a user's description of a match (game, variant, options, map, bots, seed, limits) to a
 //! played match: resolves the map, sets up the game, creates the bots, runs the referee and
-//! returns a game-independent record of everything, ready for a replay file or a CSV row.
+//! returns a game-independent record of everything ([`PlayedMatch`]: the replay's header and
+//! result, and the actions), ready for a replay file or a tournament's row. The records
+//! themselves are the replay format's, in [`crate::replay`].
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -9,11 +11,12 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::external::{BotIdentity, ExternalBot, ExternalOptions};
-use crate::bot::{Bot, BotReport, BotSpec, Supervisor, Termination, TimeLimits};
+use crate::bot::{Bot, BotSpec, Supervisor, TimeLimits};
 use crate::error::{Error, Result};
-use crate::game::{Game, Outcome, Seat};
+use crate::game::{Game, Seat};
 use crate::games::{BotSetup, GameDef, GameId, MapText, Setup, resolve_variant};
 use crate::referee::{Step, bot_seed, play_match};
+use crate::replay::{Header, MatchSummary, REPLAY_VERSION, SeatInfo};
 
 /// Where a match's map comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,75 +99,28 @@ pub struct MatchSpec {
     pub limits: LimitOverrides,
 }
 
-/// One seat of a played match.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeatInfo {
-    pub seat: Seat,
-    pub role: String,
-    /// The player's name.
-    pub bot: String,
-    /// The bot spec it ran.
-    pub spec: String,
-    pub limits: TimeLimits,
-}
-
-/// The first line of a replay: what is needed to play the match again.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Header {
-    /// The replay format's version.
-    pub arena_replay: u32,
-    pub game: GameId,
-    pub variant: String,
-    pub options: BTreeMap<String, String>,
-    pub map: MapText,
-    pub seed: u64,
-    pub seats: Vec<SeatInfo>,
-}
-
-/// The last line of a replay: how the match ended.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MatchSummary {
-    /// The role that won, or `None` for a draw or a shared first place.
-    pub winner: Option<String>,
-    pub scores: Vec<f64>,
-    pub ranks: Vec<u32>,
-    /// The game's reason (or the forfeit's).
-    pub reason: String,
-    pub termination: Termination,
-    pub culprit: Option<Seat>,
-    pub culprit_role: Option<String>,
-    pub detail: Option<String>,
-    pub turns: usize,
-    pub duration_ms: f64,
-    pub max_turn_micros: Vec<u64>,
-    #[serde(default)]
-    pub reports: Vec<BotReport>,
-}
-
-impl MatchSummary {
-    pub fn outcome(&self) -> Outcome {
-        Outcome {
-            scores: self.scores.clone(),
-            ranks: self.ranks.clone(),
-            reason: self.reason.clone(),
-        }
-    }
-}
-
 /// A played match, game-independent.
 #[derive(Clone, Debug)]
 pub struct PlayedMatch {
+    /// What is needed to play the match again (the replay's first line).
     pub header: Header,
+    /// The actions, in order.
     pub steps: Vec<Step>,
+    /// How it ended (the replay's last line).
     pub summary: MatchSummary,
     /// Warnings about the setup (a map beyond the original game's limits, ...).
     pub warnings: Vec<String>,
 }
 
-pub const REPLAY_VERSION: u32 = 1;
+impl PlayedMatch {
+    /// Writes the match as a replay file.
+    pub fn write_replay(&self, path: &std::path::Path) -> Result<()> {
+        crate::replay::write_file(&self.header, &self.steps, &self.summary, path)
+    }
+}
 
 /// Reads, generates or picks the map of a match.
-pub fn resolve_map<D: GameDef>(variant: &str, source: &MapSource) -> Result<MapText> {
+pub(crate) fn resolve_map<D: GameDef>(variant: &str, source: &MapSource) -> Result<MapText> {
     Ok(match source {
         MapSource::Default => D::default_map(variant),
         MapSource::File(path) => MapText {
@@ -231,36 +187,14 @@ fn play_game<D: GameDef>(spec: &MatchSpec, supervisor: &Supervisor) -> Result<Pl
         seed: setup.seed,
         seats,
     };
-    let summary = MatchSummary {
-        winner: result.outcome.winner().map(|s| roles[s].clone()),
-        scores: result.outcome.scores.clone(),
-        ranks: result.outcome.ranks.clone(),
-        reason: result.outcome.reason.clone(),
-        termination: result.termination,
-        culprit: result.culprit,
-        culprit_role: result.culprit.map(|s| roles[s].clone()),
-        detail: result.detail.clone(),
-        turns: result.turns(),
-        duration_ms: result.duration.as_secs_f64() * 1000.0,
-        max_turn_micros: result.max_turn_micros.clone(),
-        // The stderr tail explains a failure; the other seats' chatter would only bloat replays.
-        reports: (0..roles.len())
-            .map(|s| {
-                if result.culprit == Some(s) {
-                    result.reports[s].clone()
-                } else {
-                    BotReport::default()
-                }
-            })
-            .collect(),
-    };
+    let summary = MatchSummary::new(&result, &roles);
     Ok(PlayedMatch { header, steps: result.steps, summary, warnings })
 }
 
 /// Creates the bot a player's spec names for one seat; `supervisor` starts an external one. An
 /// external command that cannot be started is not an error here: its first turn fails with
 /// `startup_failed`.
-pub fn make_bot<D: GameDef>(
+pub(crate) fn make_bot<D: GameDef>(
     player: &Player,
     setup: &Setup,
     seat: Seat,

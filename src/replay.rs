@@ -1,19 +1,112 @@
-//! Replays: one match as JSON Lines. A header (game, variant, options, the map's full text, seed,
-//! seats), one line per action (seat, role, the action's exact protocol text, the time it took),
-//! and the result last. `verify` plays the actions again through the rules with the recorded seed
-//! and checks that they give the recorded result.
+//! The replay format, all of it: one match as JSON Lines. A [`Header`] (game, variant, options,
+//! the map's full text, seed, seats), one [`ActionLine`] per action (seat, role, the action's
+//! exact protocol text, the time it took), and the result last (a [`MatchSummary`] under
+//! `"result"`). [`write`] and [`read`] are the two directions; [`verify`] plays the actions again
+//! through the rules with the recorded seed and checks that they give the recorded result.
+//!
+//! The field names are the format: files written by earlier versions must keep reading (the
+//! tests keep some under `tests/data/replays/`), so a field may be added with a default but never
+//! renamed. [`MatchSummary`] is also the record a tournament's row is made from.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::Termination;
+use crate::bot::{BotReport, Termination, TimeLimits};
 use crate::error::{Error, Result};
-use crate::game::{Game, Seat, Status};
-use crate::games::{GameDef, Setup};
-use crate::matches::{Header, MatchSummary, PlayedMatch, REPLAY_VERSION};
-use crate::referee::rules_rng;
+use crate::game::{Game, Outcome, Seat, Status};
+use crate::games::{GameDef, GameId, MapText, Setup};
+use crate::referee::{MatchResult, Step, rules_rng};
+
+/// The version of the format, the header's `arena_replay`.
+pub const REPLAY_VERSION: u32 = 1;
+
+/// One seat of a played match.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    pub seat: Seat,
+    pub role: String,
+    /// The player's name.
+    pub bot: String,
+    /// The bot spec it ran.
+    pub spec: String,
+    pub limits: TimeLimits,
+}
+
+/// The first line of a replay: what is needed to play the match again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// The replay format's version.
+    pub arena_replay: u32,
+    pub game: GameId,
+    pub variant: String,
+    pub options: BTreeMap<String, String>,
+    pub map: MapText,
+    pub seed: u64,
+    pub seats: Vec<SeatInfo>,
+}
+
+/// The last line of a replay: how the match ended, with seats named by role. Made once from the
+/// referee's [`MatchResult`] by [`MatchSummary::new`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchSummary {
+    /// The role that won, or `None` for a draw or a shared first place.
+    pub winner: Option<String>,
+    pub scores: Vec<f64>,
+    pub ranks: Vec<u32>,
+    /// The game's reason (or the forfeit's).
+    pub reason: String,
+    pub termination: Termination,
+    pub culprit: Option<Seat>,
+    pub culprit_role: Option<String>,
+    pub detail: Option<String>,
+    pub turns: usize,
+    pub duration_ms: f64,
+    pub max_turn_micros: Vec<u64>,
+    #[serde(default)]
+    pub reports: Vec<BotReport>,
+}
+
+impl MatchSummary {
+    /// The summary of the referee's result; `roles` names the seats.
+    pub fn new(result: &MatchResult, roles: &[String]) -> MatchSummary {
+        MatchSummary {
+            winner: result.outcome.winner().map(|s| roles[s].clone()),
+            scores: result.outcome.scores.clone(),
+            ranks: result.outcome.ranks.clone(),
+            reason: result.outcome.reason.clone(),
+            termination: result.termination,
+            culprit: result.culprit,
+            culprit_role: result.culprit.map(|s| roles[s].clone()),
+            detail: result.detail.clone(),
+            turns: result.turns(),
+            duration_ms: result.duration.as_secs_f64() * 1000.0,
+            max_turn_micros: result.max_turn_micros.clone(),
+            // The stderr tail explains a failure; the other seats' chatter would only bloat
+            // replays.
+            reports: (0..roles.len())
+                .map(|s| {
+                    if result.culprit == Some(s) {
+                        result.reports[s].clone()
+                    } else {
+                        BotReport::default()
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The game's outcome as the summary records it.
+    pub fn outcome(&self) -> Outcome {
+        Outcome {
+            scores: self.scores.clone(),
+            ranks: self.ranks.clone(),
+            reason: self.reason.clone(),
+        }
+    }
+}
 
 /// One action line of a replay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -26,31 +119,41 @@ pub struct ActionLine {
 
 /// The last line of a replay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ResultLine {
-    pub result: MatchSummary,
+struct ResultLine {
+    result: MatchSummary,
 }
 
-/// Writes a played match as JSON Lines.
-pub fn write(played: &PlayedMatch, out: &mut dyn Write) -> std::io::Result<()> {
-    out.write_all(json(&played.header).as_bytes())?;
-    for step in &played.steps {
+/// Writes a match as JSON Lines: the header, an action line per step, the result.
+pub fn write(
+    header: &Header,
+    steps: &[Step],
+    result: &MatchSummary,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    out.write_all(json(header).as_bytes())?;
+    for step in steps {
         let line = ActionLine {
             seat: step.seat,
-            role: played.header.seats[step.seat].role.clone(),
+            role: header.seats[step.seat].role.clone(),
             action: step.action.clone(),
             micros: step.micros,
         };
         out.write_all(json(&line).as_bytes())?;
     }
-    out.write_all(json(&ResultLine { result: played.summary.clone() }).as_bytes())?;
+    out.write_all(json(&ResultLine { result: result.clone() }).as_bytes())?;
     out.flush()
 }
 
 /// Writes a replay file.
-pub fn write_file(played: &PlayedMatch, path: &Path) -> Result<()> {
+pub fn write_file(
+    header: &Header,
+    steps: &[Step],
+    result: &MatchSummary,
+    path: &Path,
+) -> Result<()> {
     let file = std::fs::File::create(path).map_err(|e| Error::write(path, e))?;
     let mut out = std::io::BufWriter::new(file);
-    write(played, &mut out).map_err(|e| Error::write(path, e))
+    write(header, steps, result, &mut out).map_err(|e| Error::write(path, e))
 }
 
 fn json<T: Serialize>(value: &T) -> String {
@@ -200,4 +303,54 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
         )));
     }
     Ok(Verified { turns: replay.actions.len(), summary: r.clone() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Replays written by an earlier arena (see `tests/data/replays/SOURCE.md`).
+    fn legacy_replays() -> Vec<std::path::PathBuf> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replays");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the replays folder")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect();
+        files.sort();
+        files
+    }
+
+    #[test]
+    fn replays_of_an_earlier_version_read_verify_and_write_back_byte_for_byte() {
+        let files = legacy_replays();
+        assert_eq!(files.len(), 4, "{files:?}");
+        for path in files {
+            let replay = read(&path).unwrap_or_else(|e| panic!("{e}"));
+            let verified = verify(&path).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(verified.turns, replay.actions.len());
+            let steps: Vec<Step> = replay
+                .actions
+                .iter()
+                .map(|a| Step { seat: a.seat, action: a.action.clone(), micros: a.micros })
+                .collect();
+            let mut written = Vec::new();
+            write(&replay.header, &steps, &replay.result, &mut written).expect("in memory");
+            let original = std::fs::read_to_string(&path).expect("the file");
+            assert_eq!(String::from_utf8(written).expect("UTF-8"), original, "{}", path.display());
+        }
+    }
+
+    #[test]
+    fn the_fault_replay_keeps_its_culprit_and_stderr_report() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replays");
+        let replay = read(&dir.join("skynet_fault.jsonl")).expect("a replay");
+        let r = &replay.result;
+        assert_eq!(
+            (r.termination, r.culprit, r.culprit_role.as_deref()),
+            (Termination::Crash, Some(0), Some("virus"))
+        );
+        assert_eq!(r.reports.len(), 2);
+        assert_eq!(replay.header.seats[0].spec, "cmd:false");
+    }
 }

@@ -7,6 +7,7 @@ mod completions;
 mod generate;
 mod merge;
 mod play;
+mod render;
 mod replay;
 mod risk;
 mod run;

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::bot::external::ExternalOptions;
-use crate::bot::{BotSpec, Supervisor};
-use crate::error::{Error, Result};
+use crate::bot::{BotSpec, Supervisor, Termination};
+use crate::error::{Error, Result, exit};
 use crate::games::GameId;
 use crate::matches::{LimitOverrides, MapSource, MatchSpec, PlayedMatch, Player};
 
@@ -43,6 +43,10 @@ pub(super) struct PlayArgs {
     /// Print the result as one JSON object instead of words.
     #[arg(long)]
     json: bool,
+    /// Exit with code 5 when the match ended by a bot's fault (a timeout, crash, illegal
+    /// action, ...), once the result and the replay are written.
+    #[arg(long)]
+    strict: bool,
 }
 
 /// Time limit overrides, in milliseconds.
@@ -148,7 +152,7 @@ pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) 
         eprintln!("warning: {w}");
     }
     if let Some(path) = &args.replay {
-        crate::replay::write_file(&played, path)?;
+        played.write_replay(path)?;
     }
     if args.json {
         let json = serde_json::to_string(&played.summary).expect("a summary serializes");
@@ -156,7 +160,8 @@ pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) 
     } else {
         describe(&played, out).map_err(Error::stdout)?;
     }
-    Ok(0)
+    let faulted = args.strict && played.summary.termination != Termination::Normal;
+    Ok(if faulted { exit::FAULTS } else { exit::OK })
 }
 
 /// The result of a match in words.

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct ReplayArgs {
+    /// The replay file (JSON Lines, as `arena play --replay FILE` writes it).
     file: PathBuf,
     /// Play the actions through the rules again and check the recorded result.
     #[arg(long)]

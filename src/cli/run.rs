@@ -1,11 +1,11 @@
-//! `arena run [ARENA.toml]`: a tournament.
+//! `arena run [ARENA.toml]`: a tournament, reported as tables or as JSON.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use crate::bot::Supervisor;
-use crate::error::{Error, Result};
-use crate::tournament::{Arena, RunOptions, Shard};
+use crate::error::{Error, Result, exit};
+use crate::tournament::{Arena, RunOptions, RunReport, Shard};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct RunArgs {
@@ -26,6 +26,13 @@ pub(super) struct RunArgs {
     /// No progress on stderr.
     #[arg(short, long)]
     quiet: bool,
+    /// Print the report as one JSON document instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Exit with code 5 when any match in the results ended by a bot's fault (a timeout, crash,
+    /// illegal action, ...), once everything is written.
+    #[arg(long)]
+    strict: bool,
 }
 
 pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
@@ -41,21 +48,54 @@ pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -
         progress: !args.quiet,
         supervisor: supervisor.clone(),
     };
-    let outcome = crate::tournament::run(&arena, &opts)?;
+    let report = crate::tournament::run(&arena, &opts)?;
+    if args.json {
+        super::render::json(&report, out)?;
+    } else {
+        out.write_all(text(&report).as_bytes()).map_err(Error::stdout)?;
+    }
+    let faulted = args.strict && report.standings.faulted_matches() > 0;
+    Ok(if faulted { exit::FAULTS } else { exit::OK })
+}
+
+fn text(report: &RunReport) -> String {
     let mut text = String::new();
-    if !opts.shard.is_all() {
+    if let Some(shard) = &report.shard {
         text.push_str(&format!(
-            "shard {} only (merge the shards with `arena merge` for the whole tournament)\n",
-            opts.shard
+            "shard {shard} only (merge the shards with `arena merge` for the whole tournament)\n"
         ));
     }
-    text.push_str(&crate::tournament::run::report(&outcome.tally, &outcome.summary));
+    text.push_str(&super::render::standings(&report.standings));
     text.push_str(&format!(
         "played {} matches ({} resumed); results in {}\n",
-        outcome.played,
-        outcome.resumed,
-        outcome.dir.display()
+        report.played,
+        report.resumed,
+        report.results.display()
     ));
-    out.write_all(text.as_bytes()).map_err(Error::stdout)?;
-    Ok(0)
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args, Command};
+
+    fn every_argument_has_help(command: Command) {
+        let name = command.get_name().to_string();
+        for arg in command.get_arguments() {
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(!help.trim().is_empty(), "`{name}`: argument `{}` has no help", arg.get_id());
+        }
+    }
+
+    #[test]
+    fn the_tournament_and_replay_commands_describe_every_argument() {
+        every_argument_has_help(super::RunArgs::augment_args(Command::new("run")));
+        every_argument_has_help(super::super::merge::MergeArgs::augment_args(Command::new(
+            "merge",
+        )));
+        every_argument_has_help(super::super::sprt::SprtArgs::augment_args(Command::new("sprt")));
+        every_argument_has_help(super::super::replay::ReplayArgs::augment_args(Command::new(
+            "replay",
+        )));
+    }
 }

@@ -18,8 +18,11 @@ use crate::games::{GameDef, GameId, MapText, Setup, bot_info, resolve_variant};
 use crate::matches::LimitOverrides;
 use crate::referee::splitmix64;
 
+pub(crate) use super::schedule::Format;
+use super::schedule::{Plan, Schedule};
+
 /// The arena `arena run` plays without a file: Skynet Episode 2's built-in bots.
-pub const DEFAULT_ARENA: &str = include_str!("../../arenas/default.toml");
+pub(crate) const DEFAULT_ARENA: &str = include_str!("../../arenas/default.toml");
 
 /// What the default arena's relative map paths resolve to, so it runs from any folder.
 const EMBEDDED_FILES: &[(&str, &str)] = &[
@@ -137,32 +140,54 @@ impl From<RawLimits> for LimitOverrides {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// The `[sprt]` section as written; [`validate_sprt`] says what is missing, so settings given on
+/// the command line ([`SprtOverrides`]) can complete it first.
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSprt {
-    candidate: String,
-    baseline: String,
-    elo0: f64,
-    elo1: f64,
-    #[serde(default = "default_error_rate")]
-    alpha: f64,
-    #[serde(default = "default_error_rate")]
-    beta: f64,
+    candidate: Option<String>,
+    baseline: Option<String>,
+    elo0: Option<f64>,
+    elo1: Option<f64>,
+    alpha: Option<f64>,
+    beta: Option<f64>,
     max_pairs: Option<u64>,
 }
 
-fn default_error_rate() -> f64 {
-    0.05
+/// The error rates when the section does not give them.
+const DEFAULT_ERROR_RATE: f64 = 0.05;
+
+/// Settings of the `[sprt]` section given elsewhere (`arena sprt --elo1 5 ...`): each replaces the
+/// file's value, and the result goes through the same validation as the file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SprtOverrides {
+    pub candidate: Option<String>,
+    pub baseline: Option<String>,
+    pub elo0: Option<f64>,
+    pub elo1: Option<f64>,
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub max_pairs: Option<u64>,
 }
 
-/// How bots are paired.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// Every group of bots (every pair, in two-seat games) plays.
-    RoundRobin,
-    /// The candidate (a bot index) plays every group of the others; the others never meet.
-    Gauntlet { candidate: usize },
+impl SprtOverrides {
+    /// The file's section with these settings on top (a section of their own if the file has
+    /// none and any is given).
+    fn apply(&self, raw: Option<RawSprt>) -> Option<RawSprt> {
+        if *self == SprtOverrides::default() {
+            return raw;
+        }
+        let mut s = raw.unwrap_or_default();
+        let o = self.clone();
+        s.candidate = o.candidate.or(s.candidate);
+        s.baseline = o.baseline.or(s.baseline);
+        s.elo0 = o.elo0.or(s.elo0);
+        s.elo1 = o.elo1.or(s.elo1);
+        s.alpha = o.alpha.or(s.alpha);
+        s.beta = o.beta.or(s.beta);
+        s.max_pairs = o.max_pairs.or(s.max_pairs);
+        Some(s)
+    }
 }
 
 /// One bot of the arena.
@@ -222,9 +247,14 @@ pub struct Arena {
 impl Arena {
     /// Reads and validates an arena file. Relative map paths are relative to the file's folder.
     pub fn load(path: &Path) -> Result<Arena> {
+        Arena::load_with(path, &SprtOverrides::default())
+    }
+
+    /// Reads an arena file, puts `overrides` over its `[sprt]` section, and validates the result.
+    pub fn load_with(path: &Path, overrides: &SprtOverrides) -> Result<Arena> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Arena::parse(&text, path, &Files::Disk(base))
+        Arena::parse_with(&text, path, &Files::Disk(base), overrides)
     }
 
     /// The built-in default arena; its maps are embedded, so it runs from any folder.
@@ -234,8 +264,19 @@ impl Arena {
 
     /// Validates arena text. `source` names it in errors; `files` resolves relative map paths.
     pub fn parse(text: &str, source: &Path, files: &Files) -> Result<Arena> {
+        Arena::parse_with(text, source, files, &SprtOverrides::default())
+    }
+
+    /// [`Arena::parse`], with `overrides` over the `[sprt]` section.
+    pub fn parse_with(
+        text: &str,
+        source: &Path,
+        files: &Files,
+        overrides: &SprtOverrides,
+    ) -> Result<Arena> {
         let fail = |message: String| Error::Arena { path: source.to_path_buf(), message };
-        let raw: RawArena = toml::from_str(text).map_err(|e| fail(e.to_string()))?;
+        let mut raw: RawArena = toml::from_str(text).map_err(|e| fail(e.to_string()))?;
+        raw.sprt = overrides.apply(raw.sprt.take());
         validate(raw, source, files).map_err(fail)
     }
 
@@ -244,6 +285,19 @@ impl Arena {
     pub fn fingerprint(&self) -> String {
         let canonical = serde_json::to_string(self).expect("an arena serializes");
         format!("{:016x}", fnv1a64(canonical.as_bytes()))
+    }
+
+    /// The arena's schedule: every planned match, computed on demand.
+    pub(crate) fn schedule(&self) -> Schedule {
+        let bot_roles: Vec<Vec<String>> = self.bots.iter().map(|b| b.roles.clone()).collect();
+        Schedule::new(Plan {
+            format: &self.format,
+            roles: &self.roles,
+            bot_roles: &bot_roles,
+            games_per_pairing: self.games_per_pairing,
+            maps: self.maps.len(),
+            seed: self.seed,
+        })
     }
 
     pub fn bot_index(&self, name: &str) -> Option<usize> {
@@ -313,15 +367,15 @@ fn map_name(rel: &str) -> String {
 
 /// The most matches an arena may plan (all shards together): a run keeps one bit per planned
 /// match, so this bounds that bitmap at 512 MiB.
-pub const MAX_PLANNED: u64 = 1 << 32;
+pub(crate) const MAX_PLANNED: u64 = 1 << 32;
 
 /// FNV-1a, 64 bits: a stable hash (std's hasher may change between Rust versions).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 /// The seed of the `i`-th generated map when the file asks for a count, not for seeds.
-pub fn generated_map_seed(master: u64, i: u64) -> u64 {
+pub(crate) fn generated_map_seed(master: u64, i: u64) -> u64 {
     splitmix64(master ^ splitmix64(0x3A95_0000 + i))
 }
 
@@ -540,7 +594,7 @@ fn validate_game<D: GameDef>(
         sprt,
         source: source.to_path_buf(),
     };
-    let schedule = super::schedule::Schedule::new(&arena);
+    let schedule = arena.schedule();
     if schedule.pairings().is_empty() {
         return Err(
             "key `bots`: no pairing can be played (check each bot's roles: every seat needs a bot that plays its role)"
@@ -563,13 +617,20 @@ fn validate_sprt(
     bots: &[ArenaBot],
     roles: &[String],
 ) -> std::result::Result<SprtConfig, String> {
-    let find = |key: &str, name: &str| {
+    fn given<T>(key: &str, value: Option<T>) -> std::result::Result<T, String> {
+        value.ok_or_else(|| format!("key `sprt.{key}`: missing (the test needs it)"))
+    }
+    let find = |key: &str, name: Option<String>| {
+        let name = given(key, name)?;
         bots.iter()
             .position(|b| b.name == name)
             .ok_or_else(|| format!("key `sprt.{key}`: no bot named `{name}`"))
     };
-    let candidate = find("candidate", &s.candidate)?;
-    let baseline = find("baseline", &s.baseline)?;
+    let candidate = find("candidate", s.candidate)?;
+    let baseline = find("baseline", s.baseline)?;
+    let (elo0, elo1) = (given("elo0", s.elo0)?, given("elo1", s.elo1)?);
+    let alpha = s.alpha.unwrap_or(DEFAULT_ERROR_RATE);
+    let beta = s.beta.unwrap_or(DEFAULT_ERROR_RATE);
     if candidate == baseline {
         return Err("key `sprt.baseline`: the baseline must differ from the candidate".into());
     }
@@ -588,10 +649,10 @@ fn validate_sprt(
             ));
         }
     }
-    if !(s.elo0.is_finite() && s.elo1.is_finite() && s.elo0 < s.elo1) {
-        return Err(format!("key `sprt.elo1`: elo0 ({}) must be below elo1 ({})", s.elo0, s.elo1));
+    if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
+        return Err(format!("key `sprt.elo1`: elo0 ({elo0}) must be below elo1 ({elo1})"));
     }
-    for (key, v) in [("alpha", s.alpha), ("beta", s.beta)] {
+    for (key, v) in [("alpha", alpha), ("beta", beta)] {
         if !(v > 0.0 && v < 0.5) {
             return Err(format!("key `sprt.{key}`: {v} must be in (0, 0.5)"));
         }
@@ -601,15 +662,7 @@ fn validate_sprt(
         Some(0) => return Err("key `sprt.max_pairs`: must be at least 1".into()),
         Some(n) => n,
     };
-    Ok(SprtConfig {
-        candidate,
-        baseline,
-        elo0: s.elo0,
-        elo1: s.elo1,
-        alpha: s.alpha,
-        beta: s.beta,
-        max_pairs,
-    })
+    Ok(SprtConfig { candidate, baseline, elo0, elo1, alpha, beta, max_pairs })
 }
 
 #[cfg(test)]
@@ -746,5 +799,47 @@ limits = { turn_ms = 50 }
         assert_eq!((sprt.candidate, sprt.baseline, sprt.alpha), (0, 1, 0.05));
         let e = error_of(&text.replace("elo1 = 10", "elo1 = -5"));
         assert!(e.contains("sprt.elo1"), "{e}");
+        let e = error_of(&text.replace("elo1 = 10\n", ""));
+        assert!(e.contains("sprt.elo1") && e.contains("missing"), "{e}");
+    }
+
+    fn sprt_with(text: &str, overrides: &SprtOverrides) -> Result<Arena> {
+        let dir = dir_with_map();
+        let files = Files::Disk(dir.path().to_path_buf());
+        Arena::parse_with(text, Path::new("t.toml"), &files, overrides)
+    }
+
+    #[test]
+    fn sprt_overrides_replace_the_file_and_pass_the_same_validation() {
+        let text =
+            format!("{GOOD}\n[sprt]\ncandidate = \"a\"\nbaseline = \"b\"\nelo0 = 0\nelo1 = 10\n");
+        let swap = SprtOverrides {
+            candidate: Some("b".into()),
+            baseline: Some("a".into()),
+            elo1: Some(25.0),
+            beta: Some(0.1),
+            max_pairs: Some(7),
+            ..SprtOverrides::default()
+        };
+        let test = sprt_with(&text, &swap).unwrap().sprt.unwrap();
+        assert_eq!((test.candidate, test.baseline), (1, 0));
+        assert_eq!((test.elo0, test.elo1, test.alpha, test.beta), (0.0, 25.0, 0.05, 0.1));
+        assert_eq!(test.max_pairs, 7);
+        // Without a section in the file, the overrides make one; what is missing is named.
+        let all = SprtOverrides { elo0: Some(0.0), ..swap.clone() };
+        assert_eq!(sprt_with(GOOD, &all).unwrap().sprt.unwrap().elo1, 25.0);
+        let e = sprt_with(GOOD, &swap).unwrap_err().to_string();
+        assert!(e.contains("t.toml") && e.contains("sprt.elo0") && e.contains("missing"), "{e}");
+        assert!(sprt_with(GOOD, &SprtOverrides::default()).unwrap().sprt.is_none());
+        // Overrides are checked as the file is, with the same messages.
+        for (bad, key) in [
+            (SprtOverrides { alpha: Some(0.7), ..SprtOverrides::default() }, "sprt.alpha"),
+            (SprtOverrides { elo0: Some(50.0), ..SprtOverrides::default() }, "sprt.elo1"),
+            (SprtOverrides { baseline: Some("zed".into()), ..SprtOverrides::default() }, "zed"),
+            (SprtOverrides { max_pairs: Some(0), ..SprtOverrides::default() }, "sprt.max_pairs"),
+        ] {
+            let e = sprt_with(&text, &bad).unwrap_err().to_string();
+            assert!(e.starts_with("failed to parse arena `t.toml`: ") && e.contains(key), "{e}");
+        }
     }
 }

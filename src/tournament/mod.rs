@@ -1,17 +1,28 @@
 //! Tournaments: many seeded matches between bots, and honest statistics on which is stronger.
 //!
-//! [`config`] turns an arena file into a validated [`Arena`]; [`schedule`] makes every match a
-//! pure function of the arena and a match id; [`run`] plays them in parallel, appending a row per
-//! match to `matches.csv`, resuming and sharding; [`stats`] turns rows into summaries; [`sprt`]
-//! runs sequential regression tests. `docs/tournaments.md` is the user's guide.
+//! `config` turns an arena file into a validated [`Arena`]; `schedule` makes every match a pure
+//! function of the arena and a match id; `run` plays them in parallel, appending a row per match
+//! to the results folder (`results`), resuming and sharding; `merge` combines the shards; `stats`
+//! turns rows into [`Standings`] and holds the SPRT's statistics; `sprt` runs sequential
+//! regression tests. The runners return typed reports ([`RunReport`], [`MergeReport`],
+//! [`SprtReport`]) that the command line renders as text or JSON. `docs/tournaments.md` is the
+//! user's guide.
+//!
+//! The public API is what this module re-exports; the modules themselves are the crate's.
 
-pub mod config;
-pub mod csv;
-pub mod run;
-pub mod schedule;
-pub mod sprt;
-pub mod stats;
+pub(crate) mod config;
+pub(crate) mod merge;
+pub(crate) mod progress;
+pub(crate) mod results;
+pub(crate) mod run;
+pub(crate) mod schedule;
+pub(crate) mod sprt;
+pub(crate) mod stats;
 
-pub use config::Arena;
-pub use run::{RunOptions, RunOutcome, merge, run};
-pub use schedule::{Schedule, Shard};
+pub use config::{Arena, ArenaBot, Files, SprtConfig, SprtOverrides};
+pub use merge::{MergeReport, merge};
+pub use run::{RunOptions, RunReport, run};
+pub use schedule::{BadShard, Format, Shard};
+pub use sprt::{SprtReport, Verdict, run_sprt};
+pub use stats::ratings::Interval;
+pub use stats::standings::{BotStanding, HeadToHead, Record, RoleRecord, Standings};

@@ -1,5 +1,5 @@
 //! Running a tournament: matches in parallel on plain OS threads, rows appended as each ends,
-//! resume from what is on disk, shards, and the merge of shards.
+//! resume from what is on disk, and shards.
 //!
 //! Workers are `std::thread::scope` threads pulling match ids from one atomic counter, not tasks
 //! of an async runtime: a match is CPU work (in-process bots) or blocking I/O (external bots
@@ -8,20 +8,19 @@
 //! function of its id.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+
+use serde::Serialize;
 
 use super::config::Arena;
-use super::csv::{
-    IdSet, MATCHES_FILE, META_FILE, Meta, PAIRWISE_FILE, RESULTS_VERSION, RowContext, RowWriter,
-    SUMMARY_FILE, complete_len, drop_torn_line, format_header, format_row, read_rows,
-    write_atomically,
-};
-use super::schedule::{Planned, Schedule, Shard};
-use super::stats::{BotSummary, Tally, pairwise_csv, render_tables, summarize, summary_csv};
+use super::progress::Progress;
+use super::results::matches::{IdSet, MatchRow, RowWriter, SeatRow, drop_torn_line, read_rows};
+use super::results::{MATCHES_FILE, Meta, RESULTS_VERSION, corrupt, prepare_dir, write_summaries};
+use super::schedule::{Planned, Shard};
+use super::stats::standings::Standings;
+use super::stats::tally::Tally;
 use crate::bot::Supervisor;
 use crate::error::{Error, Result};
 use crate::matches::{MapSource, MatchSpec, PlayedMatch, Player};
@@ -55,31 +54,39 @@ impl Default for RunOptions {
     }
 }
 
-/// What a run did.
-#[derive(Debug)]
-pub struct RunOutcome {
-    pub dir: PathBuf,
+/// What `arena run` did and what its results say (`--json` prints it).
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    /// The arena's name.
+    pub arena: String,
+    /// The results folder.
+    pub results: PathBuf,
+    /// `K/N` when only a shard ran; absent for a whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Matches in the whole schedule (all shards).
     pub planned: u64,
-    /// Matches already on disk when the run started.
+    /// Matches already in the folder when the run started.
     pub resumed: u64,
+    /// Matches this run played.
     pub played: u64,
-    pub tally: Tally,
-    pub summary: Vec<BotSummary>,
+    /// Everything in the folder: the resumed matches and the ones played now.
+    pub standings: Standings,
 }
 
 /// The default results folder of an arena (and shard).
-pub fn results_dir(arena: &Arena, shard: Shard) -> PathBuf {
+pub(crate) fn results_dir(arena: &Arena, shard: Shard) -> PathBuf {
     let dir = arena.output.join(&arena.name);
     if shard.is_all() { dir } else { dir.join(format!("shard-{}-of-{}", shard.index, shard.count)) }
 }
 
 /// The number of cores, the default concurrency.
-pub fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
 /// Plays one match of the arena: the bots of each seat, on a map, with a seed.
-pub fn play_seats(
+pub(crate) fn play_seats(
     arena: &Arena,
     seats: &[usize],
     map: usize,
@@ -111,25 +118,44 @@ pub fn play_seats(
     crate::matches::play(&spec, supervisor)
 }
 
-/// The CSV line of a played match.
-pub fn row_of(arena: &Arena, m: &Planned, pairing: &str, played: &PlayedMatch) -> String {
-    let ctx = RowContext {
+/// The `matches.csv` row of a played match.
+pub(crate) fn row_of(arena: &Arena, m: &Planned, pairing: &str, played: &PlayedMatch) -> MatchRow {
+    let s = &played.summary;
+    let bot_of_role = |role: &Option<String>| {
+        let seat = arena.roles.iter().position(|r| Some(r) == role.as_ref())?;
+        Some(arena.bots[m.seats[seat]].name.clone())
+    };
+    MatchRow {
         id: m.id,
         game: m.game,
-        pairing,
-        map: &arena.maps[m.map].name,
+        pairing: pairing.to_string(),
+        map: arena.maps[m.map].name.clone(),
         seed: m.seed,
         seats: m
             .seats
             .iter()
             .enumerate()
-            .map(|(seat, &b)| (arena.roles[seat].as_str(), arena.bots[b].name.as_str()))
+            .map(|(seat, &b)| SeatRow {
+                role: arena.roles[seat].clone(),
+                bot: arena.bots[b].name.clone(),
+                score: s.scores[seat],
+                rank: s.ranks[seat],
+            })
             .collect(),
-    };
-    format_row(&ctx, &played.summary)
+        winner: bot_of_role(&s.winner),
+        winner_role: s.winner.clone(),
+        termination: s.termination,
+        culprit: bot_of_role(&s.culprit_role),
+        culprit_role: s.culprit_role.clone(),
+        turns: s.turns,
+        reason: s.reason.clone(),
+        duration_ms: s.duration_ms,
+        max_turn_ms: s.max_turn_micros.iter().map(|&us| us as f64 / 1000.0).collect(),
+    }
 }
 
-fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
+/// The meta file of an arena's results folder.
+pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
     Meta {
         arena_results: RESULTS_VERSION,
         arena: arena.name.clone(),
@@ -141,67 +167,21 @@ fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
     }
 }
 
-/// Holds a results folder for this process: two runs writing one folder would play the same
-/// missing matches twice. An advisory `flock` on the folder, so the kernel releases it when the
-/// process ends, even by `kill -9`.
-pub struct DirLock {
-    _lock: Option<nix::fcntl::Flock<std::fs::File>>,
-}
-
-fn lock_dir(dir: &Path) -> Result<DirLock> {
-    let folder = std::fs::File::open(dir).map_err(|e| Error::read(dir, e))?;
-    match nix::fcntl::Flock::lock(folder, nix::fcntl::FlockArg::LockExclusiveNonblock) {
-        Ok(lock) => Ok(DirLock { _lock: Some(lock) }),
-        Err((_, nix::errno::Errno::EWOULDBLOCK)) => Err(Error::Busy(format!(
-            "`{}` is in use by another arena run; wait for it to end (or stop it) first",
-            dir.display()
-        ))),
-        // A filesystem without locks (some network mounts) must not stop a run: go unguarded.
-        Err(_) => Ok(DirLock { _lock: None }),
-    }
-}
-
-/// Prepares a results folder: locks it for this process, checks that what is there belongs to
-/// this config (or clears it for a fresh run) and writes the meta file. The folder stays locked
-/// while the returned guard lives.
-pub fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLock> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
-    let lock = lock_dir(dir)?;
-    let files = [MATCHES_FILE, META_FILE, SUMMARY_FILE, PAIRWISE_FILE];
-    if fresh {
-        for f in files {
-            let path = dir.join(f);
-            if path.exists() {
-                std::fs::remove_file(&path).map_err(|e| Error::write(&path, e))?;
-            }
-        }
-    } else if dir.join(META_FILE).exists() {
-        let old = Meta::read(dir)?;
-        if old != *meta {
-            return Err(Error::Usage(format!(
-                "`{}` holds results of a different config (fingerprint {}{}, this run {}{}); \
-                 rerun with --fresh to discard them, or choose another folder with --out",
-                dir.display(),
-                old.fingerprint,
-                old.shard.map(|s| format!(", shard {s}")).unwrap_or_default(),
-                meta.fingerprint,
-                meta.shard.as_ref().map(|s| format!(", shard {s}")).unwrap_or_default(),
-            )));
-        }
-    } else if dir.join(MATCHES_FILE).exists() {
-        return Err(Error::Usage(format!(
-            "`{}` has a {MATCHES_FILE} but no {META_FILE}, so its config is unknown; rerun with \
-             --fresh to discard it",
-            dir.display()
-        )));
-    }
-    meta.write(dir)?;
-    Ok(lock)
+/// Reads a whole `matches.csv` into a tally of the folder's bots and roles.
+pub(crate) fn tally_rows(path: &Path, meta: &Meta) -> Result<Tally> {
+    let mut tally = Tally::new(meta.bots.clone(), meta.roles.clone());
+    read_rows(path, meta.roles.len(), |line, row| {
+        let placing =
+            row.placing(&meta.bots).map_err(|e| corrupt(path, Some(line), e.to_string()))?;
+        tally.add(&placing);
+        Ok(())
+    })?;
+    Ok(tally)
 }
 
 /// Runs (or resumes) an arena's tournament.
-pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
-    let schedule = Schedule::new(arena);
+pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
+    let schedule = arena.schedule();
     let planned = schedule.total();
     let shard = opts.shard;
     let dir = opts.out.clone().unwrap_or_else(|| results_dir(arena, shard));
@@ -219,7 +199,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
                 matches_path.display()
             );
         }
-        read_rows(&matches_path, seats, |row| {
+        read_rows(&matches_path, seats, |line, row| {
             let problem = if row.id >= planned {
                 Some("is not in the schedule")
             } else if !shard.contains(row.id) {
@@ -230,12 +210,11 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
                 None
             };
             match problem {
-                Some(p) => Err(Error::Usage(format!(
-                    "`{}`, line {}: match {} {p}; rerun with --fresh to start over",
-                    matches_path.display(),
-                    row.line,
-                    row.id
-                ))),
+                Some(p) => Err(corrupt(
+                    &matches_path,
+                    Some(line),
+                    format!("match {} {p}; rerun with --fresh to start over", row.id),
+                )),
                 None => Ok(()),
             }
         })?;
@@ -263,7 +242,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
         );
     }
     let labels: Vec<String> =
-        (0..schedule.pairings().len()).map(|p| schedule.label(arena, p)).collect();
+        (0..schedule.pairings().len()).map(|p| schedule.label(&meta.bots, p)).collect();
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
@@ -282,10 +261,11 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
                     }
                     let m = schedule.get(id);
                     let result = play_seats(arena, &m.seats, m.map, m.seed, &opts.supervisor)
-                        .and_then(|p| {
-                            let line = row_of(arena, &m, &labels[m.pairing], &p);
-                            writer.append(&line)
-                        });
+                        .map_err(|e| match e {
+                            Error::Interrupted => e,
+                            e => Error::MatchSetup { id, source: Box::new(e) },
+                        })
+                        .and_then(|p| writer.append(&row_of(arena, &m, &labels[m.pairing], &p)));
                     match result {
                         Ok(()) => {
                             played.fetch_add(1, Ordering::Relaxed);
@@ -293,8 +273,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
                         }
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);
-                            let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
-                            f.get_or_insert(Error::Usage(format!("match {id}: {e}")));
+                            failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
                         }
                     }
                 }
@@ -307,203 +286,15 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunOutcome> {
         return Err(e);
     }
 
-    let bots: Vec<String> = meta.bots.clone();
-    let mut tally = Tally::new(bots.clone(), meta.roles.clone());
-    read_rows(&matches_path, seats, |row| {
-        let result = row.result(&bots).map_err(|m| {
-            Error::Usage(format!("`{}`, line {}: {m}", matches_path.display(), row.line))
-        })?;
-        tally.add(&result);
-        Ok(())
-    })?;
-    let summary = write_summaries(&dir, &tally)?;
-    Ok(RunOutcome { dir, planned, resumed, played: played.into_inner(), tally, summary })
-}
-
-/// Writes `summary.csv` and `pairwise.csv`.
-pub fn write_summaries(dir: &Path, tally: &Tally) -> Result<Vec<BotSummary>> {
-    let summary = summarize(tally);
-    write_atomically(&dir.join(SUMMARY_FILE), summary_csv(&summary).as_bytes())?;
-    write_atomically(&dir.join(PAIRWISE_FILE), pairwise_csv(tally).as_bytes())?;
-    Ok(summary)
-}
-
-/// What a merge produced.
-#[derive(Debug)]
-pub struct MergeOutcome {
-    pub dir: PathBuf,
-    pub matches: u64,
-    pub tally: Tally,
-    pub summary: Vec<BotSummary>,
-}
-
-/// Merges shard folders: checks that they come from one config and hold every planned match
-/// exactly once, then writes one `matches.csv` and the summaries a single run would write.
-pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeOutcome> {
-    let first =
-        dirs.first().ok_or_else(|| Error::Usage("merge needs at least one folder".into()))?;
-    let out = match out {
-        Some(o) => o,
-        None => first
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from(".")),
-    };
-    let metas: Vec<Meta> = dirs.iter().map(|d| Meta::read(d)).collect::<Result<_>>()?;
-    let reference = &metas[0];
-    for (dir, meta) in dirs.iter().zip(&metas) {
-        if (&meta.fingerprint, meta.planned, &meta.bots, &meta.roles)
-            != (&reference.fingerprint, reference.planned, &reference.bots, &reference.roles)
-        {
-            return Err(Error::Usage(format!(
-                "`{}` comes from another config (fingerprint {}) than `{}` ({})",
-                dir.display(),
-                meta.fingerprint,
-                first.display(),
-                reference.fingerprint
-            )));
-        }
-        if same_dir(dir, &out) {
-            return Err(Error::Usage(format!(
-                "the merge would overwrite its input `{}`; choose another --out",
-                dir.display()
-            )));
-        }
-    }
-    let seats = reference.roles.len();
-    let planned = reference.planned;
-    let mut seen = IdSet::new(planned);
-    let mut tally = Tally::new(reference.bots.clone(), reference.roles.clone());
-    for dir in dirs {
-        let path = dir.join(MATCHES_FILE);
-        read_rows(&path, seats, |row| {
-            let fail =
-                |m: String| Error::Usage(format!("`{}`, line {}: {m}", path.display(), row.line));
-            if row.id >= planned {
-                return Err(fail(format!("match {} is not in the schedule", row.id)));
-            }
-            if !seen.insert(row.id) {
-                return Err(fail(format!("match {} is recorded more than once", row.id)));
-            }
-            tally.add(&row.result(&reference.bots).map_err(fail)?);
-            Ok(())
-        })?;
-    }
-    if seen.len() != planned {
-        let missing: Vec<String> = (0..planned)
-            .filter(|&id| !seen.contains(id))
-            .take(10)
-            .map(|id| id.to_string())
-            .collect();
-        return Err(Error::Usage(format!(
-            "{} of {planned} planned matches are missing (ids {}{}); finish the shards first",
-            planned - seen.len(),
-            missing.join(", "),
-            if planned - seen.len() > 10 { ", ..." } else { "" }
-        )));
-    }
-
-    // One matches.csv, the shards' rows one after the other.
-    std::fs::create_dir_all(&out).map_err(|e| Error::write(&out, e))?;
-    let _lock = lock_dir(&out)?;
-    let merged = out.join(MATCHES_FILE);
-    let tmp = merged.with_extension("csv.tmp");
-    {
-        let mut w = std::fs::File::create(&tmp).map_err(|e| Error::write(&tmp, e))?;
-        w.write_all(format_header(seats).as_bytes()).map_err(|e| Error::write(&tmp, e))?;
-        for dir in dirs {
-            let path = dir.join(MATCHES_FILE);
-            let complete = complete_len(&path)?;
-            let mut r = std::io::BufReader::new(
-                std::fs::File::open(&path).map_err(|e| Error::read(&path, e))?.take(complete),
-            );
-            let mut header = String::new();
-            std::io::BufRead::read_line(&mut r, &mut header).map_err(|e| Error::read(&path, e))?;
-            std::io::copy(&mut r, &mut w).map_err(|e| Error::write(&tmp, e))?;
-        }
-        w.sync_all().map_err(|e| Error::write(&tmp, e))?;
-    }
-    std::fs::rename(&tmp, &merged).map_err(|e| Error::write(&merged, e))?;
-    let meta = Meta { shard: None, ..reference.clone() };
-    meta.write(&out)?;
-    let summary = write_summaries(&out, &tally)?;
-    Ok(MergeOutcome { dir: out, matches: planned, tally, summary })
-}
-
-fn same_dir(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
-}
-
-/// The tables a run or a merge prints.
-pub fn report(tally: &Tally, summary: &[BotSummary]) -> String {
-    render_tables(tally, summary)
-}
-
-/// Progress on stderr: a bar with the count, the rate and the time left on a terminal, a plain
-/// line every few seconds otherwise (logs, CI, Slurm).
-pub struct Progress {
-    bar: Option<indicatif::ProgressBar>,
-    plain: Option<Mutex<PlainProgress>>,
-}
-
-pub struct PlainProgress {
-    total: u64,
-    done: u64,
-    started: Instant,
-    last: Instant,
-}
-
-impl Progress {
-    pub fn new(total: u64, enabled: bool) -> Progress {
-        if !enabled || total == 0 {
-            return Progress { bar: None, plain: None };
-        }
-        if std::io::stderr().is_terminal() {
-            let bar = indicatif::ProgressBar::new(total);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:40.cyan/blue} {pos}/{len} matches  {per_sec}  ETA {eta}",
-                )
-                .expect("a valid template"),
-            );
-            bar.enable_steady_tick(Duration::from_millis(200));
-            Progress { bar: Some(bar), plain: None }
-        } else {
-            let now = Instant::now();
-            Progress {
-                bar: None,
-                plain: Some(Mutex::new(PlainProgress { total, done: 0, started: now, last: now })),
-            }
-        }
-    }
-
-    pub fn inc(&self) {
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
-        if let Some(plain) = &self.plain {
-            let mut p = plain.lock().unwrap_or_else(|e| e.into_inner());
-            p.done += 1;
-            if p.last.elapsed() >= Duration::from_secs(5) || p.done == p.total {
-                p.last = Instant::now();
-                let secs = p.started.elapsed().as_secs_f64().max(1e-9);
-                let rate = p.done as f64 / secs;
-                let eta = (p.total - p.done) as f64 / rate.max(1e-9);
-                eprintln!(
-                    "progress: {}/{} matches, {:.1}/s, ETA {:.0}s",
-                    p.done, p.total, rate, eta
-                );
-            }
-        }
-    }
-
-    pub fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish();
-        }
-    }
+    let standings = Standings::of(&tally_rows(&matches_path, &meta)?);
+    write_summaries(&dir, &standings)?;
+    Ok(RunReport {
+        arena: arena.name.clone(),
+        results: dir,
+        shard: meta.shard,
+        planned,
+        resumed,
+        played: played.into_inner(),
+        standings,
+    })
 }

@@ -9,13 +9,42 @@
 //! seed `game_seed(master, k)`, once in each seat order the bots' roles allow. In two-seat games
 //! the seat orders are the role swap; with more seats they are the rotations of the group, so every
 //! bot sits in every seat once.
+//!
+//! The schedule sees only what decides the pairings ([`Plan`]), not the arena file: the arena's
+//! validation asks the schedule whether anything can be played, so the dependency runs one way,
+//! config → schedule.
 
-use super::config::{Arena, Format};
+use serde::Serialize;
+
 use crate::referee::splitmix64;
+
+/// How bots are paired.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every group of bots (every pair, in two-seat games) plays.
+    RoundRobin,
+    /// The candidate (a bot index) plays every group of the others; the others never meet.
+    Gauntlet { candidate: usize },
+}
+
+/// What decides the schedule: the format, the game's roles, the roles each bot plays, the
+/// number of games per pairing and of maps, and the master seed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plan<'a> {
+    pub format: &'a Format,
+    /// The game's roles, in seat order.
+    pub roles: &'a [String],
+    /// The roles each bot plays.
+    pub bot_roles: &'a [Vec<String>],
+    pub games_per_pairing: u64,
+    pub maps: usize,
+    pub seed: u64,
+}
 
 /// A group of bots that meet, and the seat orders it is played in.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pairing {
+pub(crate) struct Pairing {
     /// The bots (indices into the arena's bots), in the order the label lists them.
     pub bots: Vec<usize>,
     /// Each seat order: the bot of every seat.
@@ -24,7 +53,7 @@ pub struct Pairing {
 
 /// One planned match.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Planned {
+pub(crate) struct Planned {
     /// The stable match id: `0..Schedule::total()`.
     pub id: u64,
     /// The game number `k`: the matches of one game share the map and the seed.
@@ -38,7 +67,7 @@ pub struct Planned {
 }
 
 /// The seed of game `k`: a pure function of the master seed and `k`.
-pub fn game_seed(master: u64, k: u64) -> u64 {
+pub(crate) fn game_seed(master: u64, k: u64) -> u64 {
     splitmix64(master ^ splitmix64(k))
 }
 
@@ -64,11 +93,16 @@ impl Shard {
     }
 }
 
-impl std::str::FromStr for Shard {
-    type Err = String;
+/// A shard that is not `K/N` with `1 <= K <= N`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("shard `{0}` is not K/N with 1 <= K <= N")]
+pub struct BadShard(pub String);
 
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("shard `{s}` is not K/N with 1 <= K <= N");
+impl std::str::FromStr for Shard {
+    type Err = BadShard;
+
+    fn from_str(s: &str) -> Result<Shard, BadShard> {
+        let bad = || BadShard(s.to_string());
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u64 = k.trim().parse().map_err(|_| bad())?;
         let count: u64 = n.trim().parse().map_err(|_| bad())?;
@@ -87,7 +121,7 @@ impl std::fmt::Display for Shard {
 
 /// The arena's whole schedule, computed match by match.
 #[derive(Clone, Debug)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     pairings: Vec<Pairing>,
     /// `offsets[p]`: the number of matches of one game before pairing `p`'s.
     offsets: Vec<u64>,
@@ -98,19 +132,20 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    pub fn new(arena: &Arena) -> Schedule {
-        let seats = arena.roles.len();
-        let groups: Vec<Vec<usize>> = match arena.format {
-            Format::RoundRobin => combinations(&(0..arena.bots.len()).collect::<Vec<_>>(), seats),
+    pub(crate) fn new(plan: Plan<'_>) -> Schedule {
+        let seats = plan.roles.len();
+        let bots = plan.bot_roles.len();
+        let groups: Vec<Vec<usize>> = match *plan.format {
+            Format::RoundRobin => combinations(&(0..bots).collect::<Vec<_>>(), seats),
             Format::Gauntlet { candidate } => {
-                let field: Vec<usize> = (0..arena.bots.len()).filter(|&b| b != candidate).collect();
+                let field: Vec<usize> = (0..bots).filter(|&b| b != candidate).collect();
                 combinations(&field, seats.saturating_sub(1))
                     .into_iter()
                     .map(|rest| std::iter::once(candidate).chain(rest).collect())
                     .collect()
             }
         };
-        let plays = |bot: usize, seat: usize| arena.bots[bot].roles.contains(&arena.roles[seat]);
+        let plays = |bot: usize, seat: usize| plan.bot_roles[bot].contains(&plan.roles[seat]);
         let mut pairings = Vec::new();
         for group in groups {
             let orders: Vec<Vec<usize>> = (0..group.len())
@@ -131,23 +166,23 @@ impl Schedule {
             pairings,
             offsets,
             per_game,
-            games: arena.games_per_pairing,
-            maps: arena.maps.len(),
-            master_seed: arena.seed,
+            games: plan.games_per_pairing,
+            maps: plan.maps,
+            master_seed: plan.seed,
         }
     }
 
-    pub fn pairings(&self) -> &[Pairing] {
+    pub(crate) fn pairings(&self) -> &[Pairing] {
         &self.pairings
     }
 
     /// The number of planned matches.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.games * self.per_game
     }
 
     /// Match `id` (`id < total()`).
-    pub fn get(&self, id: u64) -> Planned {
+    pub(crate) fn get(&self, id: u64) -> Planned {
         assert!(id < self.total(), "match id {id} is beyond the schedule");
         let game = id / self.per_game;
         let within = id % self.per_game;
@@ -163,10 +198,10 @@ impl Schedule {
         }
     }
 
-    /// The label of a pairing: its bots' names joined by ` vs `.
-    pub fn label(&self, arena: &Arena, pairing: usize) -> String {
+    /// The label of a pairing: its bots' names (`names[bot]`) joined by ` vs `.
+    pub(crate) fn label(&self, names: &[String], pairing: usize) -> String {
         let names: Vec<&str> =
-            self.pairings[pairing].bots.iter().map(|&b| arena.bots[b].name.as_str()).collect();
+            self.pairings[pairing].bots.iter().map(|&b| names[b].as_str()).collect();
         names.join(" vs ")
     }
 }
@@ -201,31 +236,38 @@ fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::*;
-    use crate::tournament::config::{ArenaBot, Files};
 
-    fn arena(extra: &str, bots: &str) -> Arena {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("m.txt"), "# AGENT_START 0\n4 4 1\n0 1\n0 2\n1 3\n2 3\n3\n")
-            .unwrap();
-        let text = format!(
-            "name = \"t\"\ngame = \"skynet\"\nseed = 11\n{extra}\n[maps]\nfiles = [\"m.txt\", \"m.txt\", \"m.txt\"]\n{bots}"
-        );
-        Arena::parse(&text, Path::new("t.toml"), &Files::Disk(dir.path().to_path_buf())).unwrap()
+    /// A two-seat game's roles, as Skynet's.
+    fn skynet_roles() -> Vec<String> {
+        vec!["virus".into(), "agent".into()]
     }
 
-    fn bot(name: &str, roles: &str) -> String {
-        format!("[[bots]]\nname = \"{name}\"\nspec = \"random\"\nroles = {roles}\n")
+    fn roles(names: &[&str]) -> Vec<String> {
+        names.iter().map(|r| r.to_string()).collect()
+    }
+
+    /// A schedule of three maps and master seed 11.
+    fn schedule(
+        format: Format,
+        roles: &[String],
+        bot_roles: &[Vec<String>],
+        games: u64,
+    ) -> Schedule {
+        Schedule::new(Plan {
+            format: &format,
+            roles,
+            bot_roles,
+            games_per_pairing: games,
+            maps: 3,
+            seed: 11,
+        })
     }
 
     #[test]
     fn round_robin_swaps_roles_on_the_same_map_and_seed() {
-        let both = "[\"virus\", \"agent\"]";
-        let a =
-            arena("games_per_pairing = 4", &(bot("a", both) + &bot("b", both) + &bot("c", both)));
-        let s = Schedule::new(&a);
+        let both = skynet_roles();
+        let s = schedule(Format::RoundRobin, &both, &[both.clone(), both.clone(), both.clone()], 4);
         assert_eq!(s.pairings().len(), 3);
         assert_eq!(s.total(), 4 * 3 * 2);
         let m0 = s.get(0);
@@ -249,47 +291,31 @@ mod tests {
 
     #[test]
     fn one_role_bots_meet_only_where_the_roles_fit() {
-        let v = "[\"virus\"]";
-        let g = "[\"agent\"]";
-        let a = arena(
-            "format = \"gauntlet\"\ncandidate = \"agent\"\ngames_per_pairing = 2",
-            &(bot("agent", g) + &bot("v1", v) + &bot("v2", v)),
-        );
-        let s = Schedule::new(&a);
+        let (v, g) = (roles(&["virus"]), roles(&["agent"]));
+        let s = schedule(Format::Gauntlet { candidate: 0 }, &skynet_roles(), &[g, v.clone(), v], 2);
         assert_eq!(s.pairings().len(), 2);
         assert!(s.pairings().iter().all(|p| p.orders.len() == 1 && p.bots[0] == 0));
         assert_eq!(s.total(), 4);
         for id in 0..s.total() {
             assert_eq!(s.get(id).seats[1], 0, "the agent-only bot always sits in the agent seat");
         }
-        assert_eq!(s.label(&a, 1), "agent vs v2");
+        assert_eq!(s.label(&roles(&["agent", "v1", "v2"]), 1), "agent vs v2");
     }
 
     #[test]
     fn seeds_depend_only_on_the_master_seed_and_the_game() {
-        let both = "[\"virus\", \"agent\"]";
-        let small = arena("games_per_pairing = 3", &(bot("a", both) + &bot("b", both)));
-        let big =
-            arena("games_per_pairing = 3", &(bot("a", both) + &bot("b", both) + &bot("c", both)));
-        let (s, b) = (Schedule::new(&small), Schedule::new(&big));
+        let both = skynet_roles();
+        let s = schedule(Format::RoundRobin, &both, &[both.clone(), both.clone()], 3);
+        let b = schedule(Format::RoundRobin, &both, &[both.clone(), both.clone(), both.clone()], 3);
         assert_eq!(s.get(2).seed, b.get(6).seed, "game 1 has one seed whatever the field");
         assert_ne!(s.get(0).seed, s.get(2).seed);
     }
 
     #[test]
     fn with_three_seats_every_bot_sits_in_every_seat() {
-        let mut a = arena(
-            "games_per_pairing = 2",
-            &(bot("a", "[\"virus\", \"agent\"]") + &bot("b", "[\"virus\", \"agent\"]")),
-        );
         // A made-up three-seat game with four bots: the schedule only needs roles and bots.
-        a.roles = vec!["p1".into(), "p2".into(), "p3".into()];
-        let template = a.bots[0].clone();
-        a.bots = ["w", "x", "y", "z"]
-            .iter()
-            .map(|n| ArenaBot { name: n.to_string(), roles: a.roles.clone(), ..template.clone() })
-            .collect();
-        let s = Schedule::new(&a);
+        let three = roles(&["p1", "p2", "p3"]);
+        let s = schedule(Format::RoundRobin, &three, &vec![three.clone(); 4], 2);
         assert_eq!(s.pairings().len(), 4, "C(4, 3) groups");
         assert_eq!(s.total(), 2 * 4 * 3, "3 rotations per group");
         let mut seat_count = [[0; 3]; 4];

@@ -1,16 +1,6 @@
 //! Regression tests: a candidate plays a baseline in role-swapped pairs until a sequential
-//! probability ratio test accepts "at least elo1 better" (H1) or "at most elo0" (H0).
-//!
-//! The statistic is fishtest's: the pairs are counted pentanomially (the candidate's points in a
-//! pair are 0, 1/2, 1, 3/2 or 2), and the log-likelihood ratio is the generalized SPRT's normal
-//! approximation (van den Bergh, "GSPRT approximation"):
-//!
-//! `LLR = N (s1 - s0) (2 mu - s0 - s1) / (2 var)`,
-//!
-//! with `mu` and `var` the mean and variance of the per-pair score (points / 2), `N` the number
-//! of pairs, and `s = 1 / (1 + 10^(-elo / 400))` the expected score of a logistic Elo difference.
-//! Empty cells are regularized to 1e-3 as fishtest does. The test stops when the LLR leaves
-//! `(ln(beta / (1 - alpha)), ln((1 - beta) / alpha))`.
+//! probability ratio test ([`super::stats::sprt`]) accepts "at least elo1 better" (H1) or "at
+//! most elo0" (H0).
 //!
 //! The decision is a function of the pairs in pair order: a pair counts only once every earlier
 //! pair has, so the verdict and the number of pairs are the same at any concurrency.
@@ -23,85 +13,36 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use serde::Serialize;
 
 use super::config::{Arena, SprtConfig};
-use super::csv::{MATCHES_FILE, RowWriter, write_atomically};
-use super::run::{Progress, cores, play_seats, prepare_dir, row_of};
-use super::schedule::{Planned, game_seed};
+use super::progress::Progress;
+use super::results::matches::RowWriter;
+use super::results::{MATCHES_FILE, SPRT_FILE, prepare_dir, write_atomically};
+use super::run::{cores, meta_of, play_seats, row_of};
+use super::schedule::{Planned, Shard, game_seed};
+use super::stats::sprt::{Penta, bounds, elo_estimate, llr};
 use crate::bot::Supervisor;
 use crate::error::{Error, Result};
 use crate::matches::PlayedMatch;
 
 /// Before this many pairs the test does not stop: the normal approximation needs a sample
 /// (a single won pair would otherwise "prove" a small Elo gain).
-pub const MIN_PAIRS: u64 = 16;
-
-/// Pair counts: `[LL, LD+DL, LW+DD+WL, DW+WD, WW]` from the candidate's side.
-pub type Penta = [u64; 5];
-
-/// The expected score of a logistic Elo difference.
-pub fn logistic_score(elo: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
-}
-
-/// The Elo difference of an expected score.
-pub fn score_to_elo(score: f64) -> f64 {
-    let s = score.clamp(1e-3, 1.0 - 1e-3);
-    -400.0 * (1.0 / s - 1.0).log10()
-}
-
-/// The pair count (regularized) and the mean and variance of the per-pair score.
-fn pair_stats(penta: &Penta) -> (f64, f64, f64) {
-    let counts: Vec<f64> = penta.iter().map(|&c| if c == 0 { 1e-3 } else { c as f64 }).collect();
-    let n: f64 = counts.iter().sum();
-    let value = |i: usize| i as f64 / 4.0;
-    let mean: f64 = counts.iter().enumerate().map(|(i, c)| c / n * value(i)).sum();
-    let var: f64 = counts.iter().enumerate().map(|(i, c)| c / n * (value(i) - mean).powi(2)).sum();
-    (n, mean, var)
-}
-
-/// fishtest's pentanomial LLR (the GSPRT normal approximation), in logistic Elo.
-pub fn llr(penta: &Penta, elo0: f64, elo1: f64) -> f64 {
-    let (n, mean, var) = pair_stats(penta);
-    let (s0, s1) = (logistic_score(elo0), logistic_score(elo1));
-    n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
-}
-
-/// The stopping bounds `(lower, upper)`: accept H0 at or below `lower`, H1 at or above `upper`.
-pub fn bounds(alpha: f64, beta: f64) -> (f64, f64) {
-    ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
-}
-
-/// The Elo estimate with its 95% interval, from the pairs' mean score and its standard error.
-pub fn elo_estimate(penta: &Penta) -> (f64, f64, f64) {
-    let (n, mean, var) = pair_stats(penta);
-    let margin = super::stats::Z95 * (var / n).sqrt();
-    (score_to_elo(mean), score_to_elo(mean - margin), score_to_elo(mean + margin))
-}
+pub(crate) const MIN_PAIRS: u64 = 16;
 
 /// Which hypothesis the test accepted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// The candidate is at least `elo1` stronger: exit code 0.
+    /// The candidate is at least `elo1` stronger.
     H1,
-    /// The candidate is at most `elo0` stronger: exit code 1.
+    /// The candidate is at most `elo0` stronger.
     H0,
-    /// `max_pairs` were played without a decision: exit code 3.
+    /// `max_pairs` were played without a decision.
     Inconclusive,
 }
 
-impl Verdict {
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Verdict::H1 => 0,
-            Verdict::H0 => 1,
-            Verdict::Inconclusive => 3,
-        }
-    }
-}
-
-/// The result of a test, as printed and as written to `sprt.json`.
+/// The result of a test: what `arena sprt` prints, what `--json` prints and what `sprt.json`
+/// holds.
 #[derive(Clone, Debug, Serialize)]
-pub struct SprtOutcome {
+pub struct SprtReport {
     pub candidate: String,
     pub baseline: String,
     pub verdict: Verdict,
@@ -115,42 +56,12 @@ pub struct SprtOutcome {
     pub pairs: u64,
     /// `[LL, LD+DL, LW+DD+WL, DW+WD, WW]`.
     pub pentanomial: Penta,
+    /// The Elo difference the pairs' mean score gives, with its 95% interval.
     pub elo: f64,
     pub elo_low: f64,
     pub elo_high: f64,
-    #[serde(skip)]
-    pub dir: PathBuf,
-}
-
-impl SprtOutcome {
-    pub fn describe(&self) -> String {
-        let verdict = match self.verdict {
-            Verdict::H1 => {
-                format!("H1 accepted: {} is at least {} Elo stronger", self.candidate, self.elo1)
-            }
-            Verdict::H0 => format!(
-                "H0 accepted: {} is not more than {} Elo stronger than {}",
-                self.candidate, self.elo0, self.baseline
-            ),
-            Verdict::Inconclusive => format!("no decision after {} pairs", self.pairs),
-        };
-        use super::stats::fmt_f;
-        format!(
-            "{verdict}\nLLR {} (bounds {}, {}) after {} pairs ({} games); pentanomial {:?}\n\
-             Elo {} vs {}: {} [{}, {}] (95%)\n",
-            fmt_f(self.llr, 3),
-            fmt_f(self.lower_bound, 3),
-            fmt_f(self.upper_bound, 3),
-            self.pairs,
-            2 * self.pairs,
-            self.pentanomial,
-            self.candidate,
-            self.baseline,
-            fmt_f(self.elo, 1),
-            fmt_f(self.elo_low, 1),
-            fmt_f(self.elo_high, 1)
-        )
-    }
+    /// The test's results folder (its games and `sprt.json`).
+    pub results: PathBuf,
 }
 
 /// The candidate's points in a match: 1 for a better rank, 1/2 for an equal one.
@@ -186,17 +97,9 @@ pub fn run_sprt(
     out: Option<PathBuf>,
     progress: bool,
     supervisor: &Supervisor,
-) -> Result<SprtOutcome> {
+) -> Result<SprtReport> {
     let dir = out.unwrap_or_else(|| arena.output.join(&arena.name).join("sprt"));
-    let meta = super::csv::Meta {
-        arena_results: super::csv::RESULTS_VERSION,
-        arena: arena.name.clone(),
-        fingerprint: arena.fingerprint(),
-        planned: 2 * test.max_pairs,
-        shard: None,
-        roles: arena.roles.clone(),
-        bots: arena.bots.iter().map(|b| b.name.clone()).collect(),
-    };
+    let meta = meta_of(arena, 2 * test.max_pairs, Shard::all());
     // A test always starts afresh: its stopping point depends on every pair before it.
     let _lock = prepare_dir(&dir, &meta, true)?;
     let writer = RowWriter::open(&dir.join(MATCHES_FILE), arena.roles.len())?;
@@ -232,10 +135,15 @@ pub fn run_sprt(
                             map,
                             seed,
                         };
-                        result = play_seats(arena, &m.seats, map, seed, supervisor).and_then(|p| {
-                            points += candidate_points(&p, o);
-                            writer.append(&row_of(arena, &m, &label, &p))
-                        });
+                        result = play_seats(arena, &m.seats, map, seed, supervisor)
+                            .map_err(|e| match e {
+                                Error::Interrupted => e,
+                                e => Error::MatchSetup { id: m.id, source: Box::new(e) },
+                            })
+                            .and_then(|p| {
+                                points += candidate_points(&p, o);
+                                writer.append(&row_of(arena, &m, &label, &p))
+                            });
                         if result.is_err() {
                             break;
                         }
@@ -283,7 +191,7 @@ pub fn run_sprt(
     let (verdict, value) =
         s.decided.unwrap_or((Verdict::Inconclusive, llr(&s.penta, test.elo0, test.elo1)));
     let (elo, elo_low, elo_high) = elo_estimate(&s.penta);
-    let outcome = SprtOutcome {
+    let report = SprtReport {
         candidate: arena.bots[cand].name.clone(),
         baseline: arena.bots[base].name.clone(),
         verdict,
@@ -299,11 +207,11 @@ pub fn run_sprt(
         elo,
         elo_low,
         elo_high,
-        dir: dir.clone(),
+        results: dir.clone(),
     };
-    let json = serde_json::to_string_pretty(&outcome).expect("an outcome serializes") + "\n";
-    write_atomically(&dir.join("sprt.json"), json.as_bytes())?;
-    Ok(outcome)
+    let json = serde_json::to_string_pretty(&report).expect("a report serializes") + "\n";
+    write_atomically(&dir.join(SPRT_FILE), json.as_bytes())?;
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -311,45 +219,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn llr_of_a_symmetric_sample_is_the_formula_by_hand() {
-        // Counts 10, 20, 40, 20, 10: mean 1/2, variance 0.1*0.25*2 + 0.2*0.0625*2 = 0.075.
-        let penta = [10, 20, 40, 20, 10];
-        let s1 = 1.0 / (1.0 + 10f64.powf(-10.0 / 400.0));
-        let expected = 100.0 * (s1 - 0.5) * (1.0 - 0.5 - s1) / (2.0 * 0.075);
-        assert!((llr(&penta, 0.0, 10.0) - expected).abs() < 1e-12);
-        assert!((expected + 0.1380).abs() < 1e-3, "{expected}");
-    }
-
-    #[test]
-    fn llr_regularizes_empty_cells_like_fishtest() {
-        // Counts 0, 5, 10, 20, 15: the empty cell becomes 0.001.
-        let penta = [0, 5, 10, 20, 15];
-        let n = 50.001;
-        let p = [0.001 / n, 5.0 / n, 10.0 / n, 20.0 / n, 15.0 / n];
-        let mean: f64 = p.iter().enumerate().map(|(i, p)| p * i as f64 / 4.0).sum();
-        let var: f64 = p.iter().enumerate().map(|(i, p)| p * (i as f64 / 4.0 - mean).powi(2)).sum();
-        let (s0, s1) = (logistic_score(-5.0), logistic_score(20.0));
-        let expected = n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var);
-        assert!((llr(&penta, -5.0, 20.0) - expected).abs() < 1e-9);
-        // A mean of about 0.725: well above s1 = 0.5288, so strongly for H1.
-        assert!(expected > 2.94, "{expected}");
-    }
-
-    #[test]
     fn j_zero_means_the_default_as_for_a_run() {
         assert_eq!(threads(Some(0), None), cores());
         assert_eq!(threads(Some(0), Some(3)), 3);
         assert_eq!(threads(Some(2), Some(3)), 2);
         assert_eq!(threads(None, None), cores());
-    }
-
-    #[test]
-    fn bounds_and_elo_are_the_textbook_ones() {
-        let (lo, hi) = bounds(0.05, 0.05);
-        assert!((lo + 2.944_438_979).abs() < 1e-8 && (hi - 2.944_438_979).abs() < 1e-8);
-        assert!((score_to_elo(0.75) - 400.0 * 3f64.log10()).abs() < 1e-9);
-        assert!((logistic_score(0.0) - 0.5).abs() < 1e-15);
-        let (elo, low, high) = elo_estimate(&[10, 20, 40, 20, 10]);
-        assert!(elo.abs() < 1e-9 && low < 0.0 && high > 0.0 && (low + high).abs() < 1e-9);
     }
 }

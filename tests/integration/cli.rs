@@ -12,6 +12,35 @@ fn play_writes_a_replay_that_verifies() {
     let verify =
         Arena::new().args(["replay", "--verify", replay.to_str().unwrap()]).run().success();
     assert!(verify.stdout().contains("verified"), "{}", verify.stdout());
+    assert_eq!(verify.output.status.code(), Some(0));
+}
+
+#[test]
+fn play_strict_fails_on_a_bot_fault_after_writing_everything() {
+    let play = |virus: &str, strict: bool| {
+        let mut args = vec!["play", "skynet", "--bot", virus, "--bot", "agent=random"];
+        args.extend(["--seed", "2", "--replay", "r.jsonl", "--json"]);
+        if strict {
+            args.push("--strict");
+        }
+        Arena::new().args(args).run()
+    };
+    for strict in [false, true] {
+        let fine = play("virus=random", strict);
+        assert_eq!(fine.output.status.code(), Some(0), "{}", fine.stderr());
+    }
+    let lenient = play("virus=cmd:false", false);
+    assert_eq!(lenient.output.status.code(), Some(0), "{}", lenient.stderr());
+    let strict = play("virus=cmd:false", true);
+    assert_eq!(strict.output.status.code(), Some(5), "{}", strict.stderr());
+    // The result and the replay are written all the same.
+    let result: serde_json::Value = serde_json::from_str(&strict.stdout()).expect("JSON");
+    assert_eq!(result["culprit_role"], "virus");
+    assert_ne!(result["termination"], "normal");
+    let replay = strict.dir.join("r.jsonl");
+    let verify =
+        Arena::new().args(["replay", "--verify", replay.to_str().unwrap()]).run().success();
+    assert!(verify.stdout().contains("verified"), "{}", verify.stdout());
 }
 
 #[test]
@@ -59,13 +88,18 @@ fn a_tampered_replay_does_not_verify() {
         text.replacen(&format!("\"action\":\"{}\"", action_of(lines[2])), "\"action\":\"11\"", 1);
     // A truncated replay.
     let truncated = lines[..lines.len() - 1].join("\n");
-    for (name, bad) in [("flipped", flipped), ("moved", moved), ("truncated", truncated)] {
+    // A replay the rules contradict fails the check (1); one that is not a whole replay is bad
+    // input (2).
+    for (name, bad, code) in
+        [("flipped", flipped, 1), ("moved", moved, 1), ("truncated", truncated, 2)]
+    {
         assert_ne!(bad, text, "{name} should change the replay");
         let bad_path = run.dir.join(format!("{name}.jsonl"));
         std::fs::write(&bad_path, bad).unwrap();
         let verify =
             Arena::new().args(["replay", "--verify", bad_path.to_str().unwrap()]).run().failure();
         assert!(verify.stderr().contains(&format!("{name}.jsonl")), "{}", verify.stderr());
+        assert_eq!(verify.output.status.code(), Some(code), "{name}: {}", verify.stderr());
     }
 }
 
@@ -96,6 +130,7 @@ fn a_replay_with_a_false_winner_or_turn_count_does_not_verify() {
         let verify =
             Arena::new().args(["replay", "--verify", bad_path.to_str().unwrap()]).run().failure();
         assert!(verify.stderr().contains(&format!("{name}.jsonl")), "{}", verify.stderr());
+        assert_eq!(verify.output.status.code(), Some(1), "{name}: {}", verify.stderr());
     }
 }
 
@@ -145,4 +180,31 @@ fn a_reader_that_goes_away_is_no_error() {
         .expect("arena runs");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn replays_of_an_earlier_version_still_print_and_verify() {
+    let dir = root().join("tests/data/replays");
+    for (file, first_line) in [
+        ("skynet_ep2.jsonl", "skynet ep2 on "),
+        ("skynet_fault.jsonl", "skynet ep2 on ep2_03.txt (seed 2)"),
+        ("painters.jsonl", "painters "),
+        ("spiders.jsonl", "spiders "),
+    ] {
+        let path = dir.join(file);
+        let path = path.to_str().unwrap();
+        let verify = Arena::new().args(["replay", "--verify", path]).run().success();
+        assert!(verify.stdout().contains(": verified, "), "{}", verify.stdout());
+        let shown = Arena::new().args(["replay", path]).run().success();
+        assert!(shown.stdout().starts_with(first_line), "{file}: {}", shown.stdout());
+    }
+    let fault = Arena::new()
+        .args(["replay", dir.join("skynet_fault.jsonl").to_str().unwrap()])
+        .run()
+        .success();
+    assert!(
+        fault.stdout().ends_with("agent (crash): the bot crashed: exit code 1\n"),
+        "{}",
+        fault.stdout()
+    );
 }

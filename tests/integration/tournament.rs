@@ -163,7 +163,7 @@ fn a_changed_config_is_refused_unless_fresh() {
     f.ok(&["run", "t.toml"]);
     f.write_arena("t", 3, "");
     let out = f.arena(&["run", "t.toml"]);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(4), "results of another config");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("different config") && err.contains("--fresh"), "{err}");
     f.ok(&["run", "t.toml", "--fresh"]);
@@ -181,14 +181,22 @@ fn three_merged_shards_give_the_summaries_of_one_run() {
     }
     // An incomplete set is refused.
     let out = f.arena(&["merge", "shards/1", "shards/2", "--out", "merged"]);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing"));
     // A shard given twice is refused.
     let out = f.arena(&["merge", "shards/1", "shards/2", "shards/3", "shards/3", "--out", "m"]);
+    assert_eq!(out.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&out.stderr).contains("more than once"));
 
     let stdout = f.ok(&["merge", "shards/1", "shards/2", "shards/3", "--out", "merged"]);
     assert!(stdout.contains("merged 3 folders, 48 matches"), "{stdout}");
+    // The same merge as JSON: the report of the merged folder, which one run also reports.
+    let json = f.ok(&["merge", "shards/1", "shards/2", "shards/3", "--out", "merged2", "--json"]);
+    let merged: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    assert_eq!((merged["folders"].as_u64(), merged["matches"].as_u64()), (Some(3), Some(48)));
+    let whole: serde_json::Value =
+        serde_json::from_str(&f.ok(&["run", "t.toml", "-q", "--json"])).expect("JSON");
+    assert_eq!(merged["standings"], whole["standings"]);
     for file in ["summary.csv", "pairwise.csv"] {
         assert_eq!(
             f.read(&format!("merged/{file}")),
@@ -230,6 +238,7 @@ fn a_second_run_on_a_folder_in_use_is_refused() {
     assert!(still_running, "the first run must still be running for this test to mean anything");
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert!(!second.status.success(), "a second run on a folder in use must fail");
+    assert_eq!(second.status.code(), Some(4), "a busy folder: the harness could not work");
     assert!(stderr.contains("results/t") && stderr.contains("in use"), "{stderr}");
     // The first run's rows are intact: a later run completes them.
     f.ok(&["run", "t.toml", "-q"]);
@@ -283,6 +292,144 @@ fn sprt_decides_and_says_so_in_its_exit_code() {
     let out = f.arena(&["sprt", "s.toml", "--baseline", "gamma"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sprt.baseline"));
+
+    // Two random bots draw every pair (the virus side always wins on these maps): with elo0 and
+    // elo1 symmetric about 0 the LLR stays at 0 and the test runs out of pairs undecided.
+    // (A negative number after a flag is its value, not another flag.)
+    let undecided =
+        f.arena(&["sprt", "s.toml", "-q", "--elo0", "-10", "--elo1", "10", "--max-pairs", "20"]);
+    assert_eq!(undecided.status.code(), Some(3), "{}", String::from_utf8_lossy(&undecided.stderr));
+    assert!(String::from_utf8_lossy(&undecided.stdout).contains("no decision after 20 pairs"));
+
+    // The perfect player against a random one: a clear gain, H1, exit 0; --json prints sprt.json.
+    let text = f.read("s.toml").replacen(
+        "name = \"alpha\"\nspec = \"random\"",
+        "name = \"alpha\"\nspec = \"perfect\"",
+        1,
+    );
+    std::fs::write(f.path().join("h1.toml"), text.replace("name = \"s\"", "name = \"h1\""))
+        .unwrap();
+    let out = f.arena(&["sprt", "h1.toml", "-q", "--elo1", "50", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let file: serde_json::Value =
+        serde_json::from_str(&f.read("results/h1/sprt/sprt.json")).expect("sprt.json");
+    assert_eq!(printed, file);
+    assert_eq!(printed["verdict"], "h1");
+    assert_eq!(
+        (printed["candidate"].as_str(), printed["elo1"].as_f64()),
+        (Some("alpha"), Some(50.0))
+    );
+    assert!(printed["llr"].as_f64().unwrap() >= printed["upper_bound"].as_f64().unwrap());
+    let penta: u64 =
+        printed["pentanomial"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum();
+    assert_eq!(penta, printed["pairs"].as_u64().unwrap());
+}
+
+#[test]
+fn sprt_help_describes_every_argument() {
+    let f = Folder::new(1);
+    let out = f.arena(&["sprt", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "<ARENA>",
+        "--candidate <BOT>",
+        "--baseline <BOT>",
+        "--elo0 <ELO>",
+        "--elo1 <ELO>",
+        "--alpha <P>",
+        "--beta <P>",
+        "--max-pairs <PAIRS>",
+        "--concurrency <CONCURRENCY>",
+        "--out <OUT>",
+        "--quiet",
+        "--json",
+    ] {
+        // The argument's own line: `  FLAG  text` or `  -x, FLAG  text` (not the usage line).
+        let line = help
+            .lines()
+            .map(str::trim_start)
+            .find(|l| l.starts_with(flag) || l.get(4..).is_some_and(|rest| rest.starts_with(flag)))
+            .unwrap_or_else(|| panic!("{flag}: {help}"));
+        let described = line.split_once(flag).map(|(_, rest)| rest.trim()).unwrap_or_default();
+        assert!(!described.is_empty(), "`{flag}` has no description: {help}");
+    }
+}
+
+#[test]
+fn a_run_reports_as_json_and_strict_fails_on_faults() {
+    let f = Folder::new(2);
+    let out = f.arena(&["run", "t.toml", "-q", "--json", "--strict"]);
+    assert_eq!(out.status.code(), Some(0), "no faults: --strict passes");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(report["arena"], "t");
+    assert_eq!((report["planned"].as_u64(), report["played"].as_u64()), (Some(8), Some(8)));
+    assert!(report.get("shard").is_none(), "{report}");
+    let standings = &report["standings"];
+    assert_eq!(standings["matches"], 8);
+    assert_eq!(standings["endings"]["normal"], 8);
+    // The bots in the order and with the figures of summary.csv.
+    let summary = f.read("results/t/summary.csv");
+    for (bot, line) in standings["bots"].as_array().unwrap().iter().zip(summary.lines().skip(1)) {
+        let fields: Vec<&str> = line.split(',').collect();
+        assert_eq!(bot["rank"].to_string(), fields[0]);
+        assert_eq!(bot["bot"].as_str(), Some(fields[1]));
+        assert_eq!(bot["games"].to_string(), fields[2]);
+        let elo = bot["elo"].as_f64().unwrap();
+        assert!((elo - fields[10].parse::<f64>().unwrap()).abs() <= 0.05, "{elo} vs {line}");
+    }
+    let pairs = standings["head_to_head"].as_array().unwrap();
+    assert_eq!(pairs.len() + 1, f.read("results/t/pairwise.csv").lines().count());
+    assert!(standings["by_role"].as_array().unwrap().iter().all(|r| r["games"].as_u64() > Some(0)));
+
+    // A bot that dies at once: every match it plays ends by its fault. The run succeeds and
+    // writes everything; with --strict it exits 5.
+    let maps = root().join("arenas/maps/skynet");
+    let text = format!(
+        "name = \"faulty\"\ngame = \"skynet\"\ngames_per_pairing = 1\n\
+         [maps]\nfiles = [\"{}/ep2_01.txt\"]\n\
+         [[bots]]\nname = \"dies\"\nspec = \"cmd:false\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n",
+        maps.display()
+    );
+    std::fs::write(f.path().join("faulty.toml"), text).unwrap();
+    let lenient = f.arena(&["run", "faulty.toml", "-q"]);
+    assert_eq!(lenient.status.code(), Some(0), "{}", String::from_utf8_lossy(&lenient.stderr));
+    let strict = f.arena(&["run", "faulty.toml", "-q", "--strict"]);
+    assert_eq!(strict.status.code(), Some(5), "{}", String::from_utf8_lossy(&strict.stderr));
+    assert!(String::from_utf8_lossy(&strict.stdout).contains("played 0 matches (1 resumed)"));
+    let summary = f.read("results/faulty/summary.csv");
+    assert!(
+        summary.lines().any(|l| l.starts_with("2,dies,1,0,0,1,") && l.ends_with(",1,0")),
+        "{summary}"
+    );
+}
+
+#[test]
+fn corrupt_results_stop_a_resume_with_code_4() {
+    let f = Folder::new(2);
+    f.ok(&["run", "t.toml", "-q"]);
+    let csv = f.read("results/t/matches.csv");
+    let mut lines: Vec<String> = csv.lines().map(str::to_string).collect();
+    // A row whose score is not a number, in the middle of the file.
+    let fields: Vec<&str> = lines[3].split(',').collect();
+    let mut broken: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+    broken[7] = "lots".into();
+    lines[3] = broken.join(",");
+    std::fs::write(f.path().join("results/t/matches.csv"), lines.join("\n") + "\n").unwrap();
+    let out = f.arena(&["run", "t.toml", "-q"]);
+    assert_eq!(out.status.code(), Some(4));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("matches.csv") && err.contains("line 4") && err.contains("lots"), "{err}");
+
+    // A meta file that is not one.
+    f.ok(&["run", "t.toml", "-q", "--fresh"]);
+    std::fs::write(f.path().join("results/t/meta.json"), "{ not json").unwrap();
+    let out = f.arena(&["run", "t.toml", "-q"]);
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("meta.json"));
 }
 
 #[test]

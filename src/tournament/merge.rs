@@ -1,0 +1,144 @@
+//! `arena merge`: the results folders of a sharded run, checked and combined into the folder one
+//! run would have written.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::results::matches::{IdSet, complete_len, format_header, read_rows};
+use super::results::{MATCHES_FILE, Meta, corrupt, lock_dir, write_summaries};
+use super::stats::standings::Standings;
+use super::stats::tally::Tally;
+use crate::error::{Error, Result};
+
+/// What `arena merge` did and what the merged results say (`--json` prints it).
+#[derive(Clone, Debug, Serialize)]
+pub struct MergeReport {
+    /// The arena's name.
+    pub arena: String,
+    /// The merged results folder.
+    pub results: PathBuf,
+    /// The folders merged.
+    pub folders: usize,
+    /// Matches in the merged results: every planned match, once.
+    pub matches: u64,
+    pub standings: Standings,
+}
+
+/// Merges shard folders: checks that they come from one config and hold every planned match
+/// exactly once, then writes one `matches.csv` and the summaries a single run would write.
+pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
+    let first =
+        dirs.first().ok_or_else(|| Error::Usage("merge needs at least one folder".into()))?;
+    let out = match out {
+        Some(o) => o,
+        None => first
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(".")),
+    };
+    let metas: Vec<Meta> = dirs.iter().map(|d| Meta::read(d)).collect::<Result<_>>()?;
+    let reference = &metas[0];
+    for (dir, meta) in dirs.iter().zip(&metas) {
+        if (&meta.fingerprint, meta.planned, &meta.bots, &meta.roles)
+            != (&reference.fingerprint, reference.planned, &reference.bots, &reference.roles)
+        {
+            return Err(corrupt(
+                dir,
+                None,
+                format!(
+                    "comes from another config (fingerprint {}) than `{}` ({})",
+                    meta.fingerprint,
+                    first.display(),
+                    reference.fingerprint
+                ),
+            ));
+        }
+        if same_dir(dir, &out) {
+            return Err(Error::Usage(format!(
+                "the merge would overwrite its input `{}`; choose another --out",
+                dir.display()
+            )));
+        }
+    }
+    let seats = reference.roles.len();
+    let planned = reference.planned;
+    let mut seen = IdSet::new(planned);
+    let mut tally = Tally::new(reference.bots.clone(), reference.roles.clone());
+    for dir in dirs {
+        let path = dir.join(MATCHES_FILE);
+        read_rows(&path, seats, |line, row| {
+            let fail = |m: String| corrupt(&path, Some(line), m);
+            if row.id >= planned {
+                return Err(fail(format!("match {} is not in the schedule", row.id)));
+            }
+            if !seen.insert(row.id) {
+                return Err(fail(format!("match {} is recorded more than once", row.id)));
+            }
+            tally.add(&row.placing(&reference.bots).map_err(|e| fail(e.to_string()))?);
+            Ok(())
+        })?;
+    }
+    if seen.len() != planned {
+        let missing: Vec<String> = (0..planned)
+            .filter(|&id| !seen.contains(id))
+            .take(10)
+            .map(|id| id.to_string())
+            .collect();
+        // Named by the first folder: the set of folders as a whole is incomplete.
+        return Err(corrupt(
+            first,
+            None,
+            format!(
+                "{} of {planned} planned matches are missing from the {} folders (ids {}{}); \
+                 finish the shards first",
+                planned - seen.len(),
+                dirs.len(),
+                missing.join(", "),
+                if planned - seen.len() > 10 { ", ..." } else { "" }
+            ),
+        ));
+    }
+
+    // One matches.csv, the shards' rows one after the other.
+    std::fs::create_dir_all(&out).map_err(|e| Error::write(&out, e))?;
+    let _lock = lock_dir(&out)?;
+    let merged = out.join(MATCHES_FILE);
+    let tmp = merged.with_extension("csv.tmp");
+    {
+        let mut w = std::fs::File::create(&tmp).map_err(|e| Error::write(&tmp, e))?;
+        w.write_all(format_header(seats).as_bytes()).map_err(|e| Error::write(&tmp, e))?;
+        for dir in dirs {
+            let path = dir.join(MATCHES_FILE);
+            let complete = complete_len(&path)?;
+            let mut r = std::io::BufReader::new(
+                std::fs::File::open(&path).map_err(|e| Error::read(&path, e))?.take(complete),
+            );
+            let mut header = String::new();
+            std::io::BufRead::read_line(&mut r, &mut header).map_err(|e| Error::read(&path, e))?;
+            std::io::copy(&mut r, &mut w).map_err(|e| Error::write(&tmp, e))?;
+        }
+        w.sync_all().map_err(|e| Error::write(&tmp, e))?;
+    }
+    std::fs::rename(&tmp, &merged).map_err(|e| Error::write(&merged, e))?;
+    let meta = Meta { shard: None, ..reference.clone() };
+    meta.write(&out)?;
+    let standings = Standings::of(&tally);
+    write_summaries(&out, &standings)?;
+    Ok(MergeReport {
+        arena: reference.arena.clone(),
+        results: out,
+        folders: dirs.len(),
+        matches: planned,
+        standings,
+    })
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}

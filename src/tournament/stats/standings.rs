@@ -1,0 +1,195 @@
+//! The standings: what a run or a merge found, as one typed, serializable value built from a
+//! [`Tally`]. The summary files, the text tables and `--json` are all written from it, so they
+//! cannot disagree.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::ratings::{Interval, RATING_PRIOR, Z95, fit_ratings, wilson};
+use super::tally::{PairTally, Tally};
+
+/// One bot's results and rating (a line of `summary.csv`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BotStanding {
+    /// 1 is the best rating.
+    pub rank: usize,
+    pub bot: String,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// The mean of the game's own score (NaN, `null` in JSON, for a bot without games).
+    pub mean_score: f64,
+    /// Points per game (a win 1, a draw 1/2) with its 95% Wilson interval.
+    pub win_rate: Interval,
+    /// The rating in Elo, the field's mean at 0.
+    pub elo: f64,
+    /// Half the width of the rating's 95% interval (infinite, `null` in JSON, when unknown).
+    pub elo_margin: f64,
+    /// Matches the bot lost by its own failure (any termination but `normal`).
+    pub faults: u64,
+    /// Of those, the ones lost on time.
+    pub timeouts: u64,
+}
+
+/// Results of one bot against another, or in one role.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Record {
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// Points per game: a win is 1, a draw 1/2.
+    pub score_rate: f64,
+}
+
+impl From<PairTally> for Record {
+    fn from(p: PairTally) -> Record {
+        Record {
+            games: p.games,
+            wins: p.wins,
+            draws: p.draws,
+            losses: p.losses,
+            score_rate: p.score_rate(),
+        }
+    }
+}
+
+/// `bot`'s results against `opponent` in the matches both played (in games of more seats: who
+/// finished ahead).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HeadToHead {
+    pub bot: String,
+    pub opponent: String,
+    #[serde(flatten)]
+    pub record: Record,
+}
+
+/// `bot`'s results in the seat of `role`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RoleRecord {
+    pub bot: String,
+    pub role: String,
+    #[serde(flatten)]
+    pub record: Record,
+}
+
+/// Everything a run's results say.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Standings {
+    /// The matches counted.
+    pub matches: u64,
+    /// The game's roles, in seat order.
+    pub roles: Vec<String>,
+    /// Every bot, best rating first (ties by name).
+    pub bots: Vec<BotStanding>,
+    /// Every ordered pair of bots that met, in the arena's bot order.
+    pub head_to_head: Vec<HeadToHead>,
+    /// Every bot's results in every role it played, in the arena's bot order and seat order.
+    pub by_role: Vec<RoleRecord>,
+    /// How the matches ended: termination name → matches.
+    pub endings: BTreeMap<String, u64>,
+}
+
+impl Standings {
+    /// The standings of a tally.
+    pub(crate) fn of(tally: &Tally) -> Standings {
+        let ratings = fit_ratings(tally.bots.len(), &tally.rankings, RATING_PRIOR);
+        let mut bots: Vec<BotStanding> = tally
+            .bots
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let t = &tally.per_bot[i];
+                let points = t.wins as f64 + 0.5 * t.draws as f64;
+                BotStanding {
+                    rank: 0,
+                    bot: name.clone(),
+                    games: t.games,
+                    wins: t.wins,
+                    draws: t.draws,
+                    losses: t.losses,
+                    mean_score: t.mean_score(),
+                    win_rate: wilson(points, t.games as f64, Z95),
+                    elo: ratings.elo[i],
+                    elo_margin: ratings.elo_margin[i],
+                    faults: t.faults,
+                    timeouts: t.timeouts,
+                }
+            })
+            .collect();
+        bots.sort_by(|a, b| b.elo.total_cmp(&a.elo).then_with(|| a.bot.cmp(&b.bot)));
+        for (i, b) in bots.iter_mut().enumerate() {
+            b.rank = i + 1;
+        }
+        let mut head_to_head = Vec::new();
+        for (a, row) in tally.pair.iter().enumerate() {
+            for (b, p) in row.iter().enumerate() {
+                if p.games > 0 {
+                    head_to_head.push(HeadToHead {
+                        bot: tally.bots[a].clone(),
+                        opponent: tally.bots[b].clone(),
+                        record: (*p).into(),
+                    });
+                }
+            }
+        }
+        let mut by_role = Vec::new();
+        for (a, seats) in tally.by_seat.iter().enumerate() {
+            for (seat, p) in seats.iter().enumerate() {
+                if p.games > 0 {
+                    by_role.push(RoleRecord {
+                        bot: tally.bots[a].clone(),
+                        role: tally.roles[seat].clone(),
+                        record: (*p).into(),
+                    });
+                }
+            }
+        }
+        Standings {
+            matches: tally.matches,
+            roles: tally.roles.clone(),
+            bots,
+            head_to_head,
+            by_role,
+            endings: tally.terminations.iter().map(|(t, n)| (t.to_string(), *n)).collect(),
+        }
+    }
+
+    /// The matches that ended by a bot's fault (any termination but `normal`).
+    pub fn faulted_matches(&self) -> u64 {
+        self.endings.iter().filter(|(t, _)| t.as_str() != "normal").map(|(_, n)| n).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tally::tests::{tally_of, three_matches};
+    use super::*;
+
+    #[test]
+    fn the_standings_do_not_depend_on_row_order() {
+        let forward = Standings::of(&tally_of(three_matches().into_iter()));
+        let backward = Standings::of(&tally_of(three_matches().into_iter().rev()));
+        assert_eq!(forward, backward);
+        assert_eq!(forward.bots[0].bot, "a");
+        assert_eq!(forward.bots.iter().map(|b| b.rank).collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert_eq!(forward.faulted_matches(), 1);
+        let b_vs_c = forward.head_to_head.iter().find(|h| h.bot == "b" && h.opponent == "c");
+        assert_eq!(b_vs_c.map(|h| (h.record.games, h.record.draws)), Some((1, 1)));
+        assert!(forward.head_to_head.iter().all(|h| h.bot != h.opponent && h.record.games > 0));
+        // c sat in seat 1 against b and in seat 0 against a: both roles, in seat order.
+        let roles_of_c: Vec<&str> =
+            forward.by_role.iter().filter(|r| r.bot == "c").map(|r| r.role.as_str()).collect();
+        assert_eq!(roles_of_c, vec!["first", "second"]);
+    }
+
+    #[test]
+    fn undefined_figures_are_null_in_json() {
+        let tally = Tally::new(vec!["idle".into(), "busy".into()], vec!["x".into()]);
+        let json = serde_json::to_value(Standings::of(&tally)).expect("standings serialize");
+        assert!(json["bots"][0]["mean_score"].is_null(), "{json}");
+        assert_eq!(json["matches"], 0);
+    }
+}
