@@ -14,5 +14,6 @@ pub mod matches;
 pub mod referee;
 pub mod replay;
 pub mod tournament;
+pub mod view;
 
 pub use error::{Error, Result};

@@ -7,10 +7,12 @@ mod generate;
 mod merge;
 mod play;
 mod replay;
+mod report;
 mod risk;
 mod run;
 mod solve;
 mod sprt;
+mod view;
 
 use std::collections::BTreeMap;
 
@@ -51,6 +53,10 @@ enum Command {
     Risk(risk::RiskArgs),
     /// Print a seeded random map: `arena gen GAME --seed S [--KEY VALUE]...` (e.g. --nodes 50).
     Gen(generate::GenArgs),
+    /// Draw a replay as one self-contained HTML page: `arena view REPLAY.jsonl [-o FILE.html]`.
+    View(view::ViewArgs),
+    /// Write a results folder's `report.html`: `arena report DIR`.
+    Report(report::ReportArgs),
 }
 
 /// Runs the command line; returns the exit code.
@@ -95,6 +101,8 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Solve(args) => solve::run(args, &mut out),
         Command::Risk(args) => risk::run(args, &mut out),
         Command::Gen(args) => generate::run(args, &mut out),
+        Command::View(args) => view::run(args, &mut out),
+        Command::Report(args) => report::run(args, &mut out),
     }
 }
 
