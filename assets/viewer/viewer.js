@@ -93,6 +93,33 @@
   // A node label's size: legible beside the node, never wider than it allows.
   const fontFor = (radius) => Math.max(6, Math.min(radius * 0.95, 28));
 
+  // The links of a network (Skynet, Greedy Spiders): a line per link and a cross that marks it
+  // once cut. `classes[id]` is the line's class while it stands.
+  function graphLinks(parent, nodes, links, r, classes) {
+    const lines = links.map(([a, b], id) => {
+      const [x1, y1] = nodes[a], [x2, y2] = nodes[b];
+      return svgEl('line', { x1, y1, x2, y2, 'data-kind': 'edge', class: classes[id], 'stroke-width': Math.max(1, r * 0.16) }, parent);
+    });
+    const marks = links.map(([a, b]) => {
+      const [x1, y1] = nodes[a], [x2, y2] = nodes[b];
+      const mx = (x1 + x2) / 2, my = (y1 + y2) / 2, s = r * 0.4;
+      return svgEl('path', {
+        d: `M${mx - s} ${my - s}L${mx + s} ${my + s}M${mx - s} ${my + s}L${mx + s} ${my - s}`,
+        class: 'cut-mark', 'stroke-width': Math.max(1, r * 0.2), visibility: 'hidden',
+      }, parent);
+    });
+    return {
+      // Marks the links of `cut` (0/1 per link); `before` is the previous step's, for the one just cut.
+      draw(cut, before) {
+        cut.forEach((c, id) => {
+          const just = before !== null && c && !before[id];
+          setClass(lines[id], classes[id] + (c ? ' cut' : '') + (just ? ' just-cut' : ''));
+          setVisible(marks[id], !!c);
+        });
+      },
+    };
+  }
+
   /* ---------------------------------------------------------------- Skynet */
   const skynet = {
     init(svg, board) {
@@ -104,22 +131,8 @@
       this.path = svgEl('polyline', { class: 'agent-path', 'stroke-width': r * 0.45 }, svg);
       const gNodes = svgEl('g', { class: 'nodes' }, svg);
       const gateways = new Set(board.gateways);
-      this.linkClass = board.links.map(([a, b]) => gateways.has(a) || gateways.has(b) ? 'link gateway-link' : 'link');
-      this.links = board.links.map(([a, b], id) => {
-        const [x1, y1] = board.nodes[a], [x2, y2] = board.nodes[b];
-        return svgEl('line', {
-          x1, y1, x2, y2, 'data-kind': 'edge', class: this.linkClass[id],
-          'stroke-width': Math.max(1, r * 0.22),
-        }, gLinks);
-      });
-      this.cutMarks = board.links.map(([a, b]) => {
-        const [x1, y1] = board.nodes[a], [x2, y2] = board.nodes[b];
-        const mx = (x1 + x2) / 2, my = (y1 + y2) / 2, s = r * 0.4;
-        return svgEl('path', {
-          d: `M${mx - s} ${my - s}L${mx + s} ${my + s}M${mx - s} ${my + s}L${mx + s} ${my - s}`,
-          class: 'cut-mark', 'stroke-width': Math.max(1, r * 0.2), visibility: 'hidden',
-        }, gLinks);
-      });
+      const classes = board.links.map(([a, b]) => gateways.has(a) || gateways.has(b) ? 'link gateway-link' : 'link');
+      this.links = graphLinks(gLinks, board.nodes, board.links, r, classes);
       const font = fontFor(r);
       board.nodes.forEach(([x, y], i) => {
         const g = svgEl('g', { 'data-kind': 'node', 'data-node': i }, gNodes);
@@ -136,11 +149,7 @@
     },
     draw(state, i) {
       const b = this.board;
-      state.cut.forEach((c, id) => {
-        const justCut = i > 0 && c && !states[i - 1].cut[id];
-        setClass(this.links[id], this.linkClass[id] + (c ? ' cut' : '') + (justCut ? ' just-cut' : ''));
-        setVisible(this.cutMarks[id], !!c);
-      });
+      this.links.draw(state.cut, i > 0 ? states[i - 1].cut : null);
       const trail = [];
       for (let k = 0; k <= i; k++) {
         const a = states[k].agent;
@@ -238,18 +247,7 @@
       fitView(svg, board.nodes, r);
       const flies = new Set(board.flies);
       const gEdges = svgEl('g', { class: 'links' }, svg);
-      this.edges = board.edges.map(([a, b]) => {
-        const [x1, y1] = board.nodes[a], [x2, y2] = board.nodes[b];
-        return svgEl('line', { x1, y1, x2, y2, 'data-kind': 'edge', class: 'link', 'stroke-width': Math.max(1, r * 0.22) }, gEdges);
-      });
-      this.cutMarks = board.edges.map(([a, b]) => {
-        const [x1, y1] = board.nodes[a], [x2, y2] = board.nodes[b];
-        const mx = (x1 + x2) / 2, my = (y1 + y2) / 2, s = r * 0.4;
-        return svgEl('path', {
-          d: `M${mx - s} ${my - s}L${mx + s} ${my + s}M${mx - s} ${my + s}L${mx + s} ${my - s}`,
-          class: 'cut-mark', 'stroke-width': Math.max(1, r * 0.2), visibility: 'hidden',
-        }, gEdges);
-      });
+      this.edges = graphLinks(gEdges, board.nodes, board.edges, r, board.edges.map(() => 'link'));
       const gNodes = svgEl('g', { class: 'nodes' }, svg);
       const font = fontFor(r);
       board.nodes.forEach(([x, y], i) => {
@@ -268,11 +266,7 @@
       });
     },
     draw(state, i) {
-      state.removed.forEach((c, id) => {
-        const just = i > 0 && c && !states[i - 1].removed[id];
-        setClass(this.edges[id], 'link' + (c ? ' cut' : '') + (just ? ' just-cut' : ''));
-        setVisible(this.cutMarks[id], !!c);
-      });
+      this.edges.draw(state.removed, i > 0 ? states[i - 1].removed : null);
       // Spiders sharing a vertex are spread around it.
       const at = {};
       state.spiders.forEach((v, k) => { (at[v] = at[v] || []).push(k); });
@@ -280,7 +274,8 @@
         const group = at[v], [x, y] = this.board.nodes[v];
         group.forEach((k, j) => {
           const a = (2 * Math.PI * j) / group.length, d = group.length > 1 ? this.r * 0.7 : 0;
-          this.spiders[k].setAttribute('transform', `translate(${x + d * Math.cos(a)} ${y - this.r * 0.9 + d * Math.sin(a)})`);
+          const cx = x + this.r * 0.85 + d * Math.cos(a), cy = y - this.r * 0.85 + d * Math.sin(a);
+          this.spiders[k].setAttribute('transform', `translate(${cx} ${cy})`);
         });
       }
     },

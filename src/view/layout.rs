@@ -14,7 +14,8 @@ pub const SPACING: f64 = 100.0;
 
 /// FNV-1a, 64 bits: a stable seed from a map's text (std's hashers may change between releases).
 pub fn text_seed(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    text.bytes()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// Positions for `nodes` nodes joined by `edges`, `SPACING` apart on average, deterministic in
@@ -32,7 +33,13 @@ pub fn force_layout(nodes: usize, edges: &[(u32, u32)], seed: u64) -> Vec<Point>
         return vec![(0.0, 0.0)];
     }
     // Fewer rounds for big graphs: each costs about n times the nodes within reach.
-    let rounds = if nodes <= 300 { 400 } else if nodes <= 3000 { 200 } else { 60 };
+    let rounds = if nodes <= 300 {
+        400
+    } else if nodes <= 3000 {
+        200
+    } else {
+        60
+    };
     let mut temperature = side / 8.0;
     let cooling = (0.01f64).powf(1.0 / rounds as f64);
     let reach = 2.0 * k;

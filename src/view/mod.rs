@@ -80,7 +80,8 @@ impl Event {
 /// The page of one replay, as HTML text.
 pub fn render_replay(replay_path: &Path) -> Result<String> {
     let replay = crate::replay::read(replay_path)?;
-    let data = crate::with_game!(replay.header.game, D => frames::build::<D>(replay_path, &replay))?;
+    let data =
+        crate::with_game!(replay.header.game, D => frames::build::<D>(replay_path, &replay))?;
     Ok(page::viewer(&data))
 }
 

@@ -25,7 +25,7 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 
 pub struct Browser {
     child: Child,
-    to_browser: std::io::PipeWriter,
+    to_browser: std::fs::File,
     from_browser: Receiver<Value>,
     next_id: u64,
     session: String,
@@ -36,9 +36,9 @@ pub struct Browser {
 
 /// The browser the tests use, or `None` when it is missing and `ARENA_SKIP_BROWSER=1`.
 pub fn launch() -> Option<Browser> {
-    let chromium = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|name| Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success()));
+    let chromium = ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|name| {
+        Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success())
+    });
     let Some(chromium) = chromium else {
         if std::env::var("ARENA_SKIP_BROWSER").as_deref() == Ok("1") {
             eprintln!("skipping a browser test: no chromium (ARENA_SKIP_BROWSER=1)");
@@ -56,8 +56,12 @@ pub fn launch() -> Option<Browser> {
 impl Browser {
     fn start(program: &str) -> Browser {
         let profile = tempfile::tempdir().expect("a profile folder");
-        let (from_us, to_browser) = std::io::pipe().expect("a pipe");
-        let (mut from_browser, to_us) = std::io::pipe().expect("a pipe");
+        // Close-on-exec, so no other process the tests start inherits them.
+        let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("a pipe");
+        let (from_us, to_browser) = pipe();
+        let (from_browser, to_us) = pipe();
+        let (to_browser, mut from_browser) =
+            (std::fs::File::from(to_browser), std::fs::File::from(from_browser));
         use std::os::fd::AsRawFd;
         let (read_fd, write_fd) = (from_us.as_raw_fd(), to_us.as_raw_fd());
         let mut command = Command::new(program);
@@ -235,7 +239,9 @@ impl Browser {
                     {
                         Some(format!("console.{}: {}", p["type"], p["args"]))
                     }
-                    "Runtime.exceptionThrown" => Some(format!("exception: {}", p["exceptionDetails"])),
+                    "Runtime.exceptionThrown" => {
+                        Some(format!("exception: {}", p["exceptionDetails"]))
+                    }
                     "Log.entryAdded" if p["entry"]["level"] != "verbose" => {
                         Some(format!("log {}: {}", p["entry"]["level"], p["entry"]["text"]))
                     }
@@ -254,10 +260,18 @@ impl Browser {
             .collect()
     }
 
-    /// A PNG of the viewport.
-    pub fn screenshot(&mut self, path: &Path) {
+    /// A PNG of the viewport, or with `page_height` of the page from its top, that many pixels at
+    /// most.
+    pub fn screenshot(&mut self, path: &Path, page_height: Option<u32>) {
         use base64::Engine as _;
-        let shot = self.call("Page.captureScreenshot", json!({"format": "png"}));
+        let mut params = json!({"format": "png"});
+        if let Some(most) = page_height {
+            let height = self.eval("document.documentElement.scrollHeight").as_u64().unwrap_or(0);
+            let height = (height as u32).clamp(HEIGHT, most);
+            params["captureBeyondViewport"] = true.into();
+            params["clip"] = json!({"x": 0, "y": 0, "width": WIDTH, "height": height, "scale": 1});
+        }
+        let shot = self.call("Page.captureScreenshot", params);
         let png = base64::engine::general_purpose::STANDARD
             .decode(shot["data"].as_str().expect("image data"))
             .expect("base64");

@@ -22,9 +22,9 @@ fn screenshots() -> PathBuf {
 }
 
 /// Saves a screenshot under `target/screenshots/`, and as `docs/img/<doc_name>` when asked to.
-fn photograph(b: &mut Browser, name: &str, doc_name: Option<&str>) {
+fn photograph(b: &mut Browser, name: &str, doc_name: Option<&str>, page_height: Option<u32>) {
     let path = screenshots().join(format!("{name}.png"));
-    b.screenshot(&path);
+    b.screenshot(&path, page_height);
     if let Some(doc) = doc_name
         && std::env::var("ARENA_UPDATE_DOC_IMAGES").as_deref() == Ok("1")
     {
@@ -42,9 +42,10 @@ fn shipped(name: &str) -> PathBuf {
 fn view(replay: &Path, dir: &Path) -> PathBuf {
     let out = dir.join(replay.file_stem().unwrap()).with_extension("html");
     let run = Arena::new()
-        .args(["view".as_ref(), replay.as_os_str(), "-o".as_ref(), out.as_os_str()].map(|s| {
-            s.to_str().unwrap().to_string()
-        }))
+        .args(
+            ["view".as_ref(), replay.as_os_str(), "-o".as_ref(), out.as_os_str()]
+                .map(|s| s.to_str().unwrap().to_string()),
+        )
         .run()
         .success();
     assert_eq!(run.stdout().trim(), out.display().to_string());
@@ -72,7 +73,8 @@ fn map_counts(replay: &Replay) -> (usize, usize, usize) {
             } else {
                 arena::games::skynet::Episode::Ep2
             };
-            let m = arena::games::skynet::map::parse_map(&map.name, &map.text, episode).unwrap().map;
+            let m =
+                arena::games::skynet::map::parse_map(&map.name, &map.text, episode).unwrap().map;
             (m.nodes, m.links.len(), 0)
         }
         GameId::Spiders => {
@@ -117,16 +119,24 @@ fn every_shipped_replay_draws_its_map_and_ends_with_its_recorded_result() {
               document.querySelectorAll('#board [data-kind=edge]').length, \
               document.querySelectorAll('#board .room.blocked').length]",
         );
-        assert_eq!(drawn, serde_json::json!([nodes, edges, blocked]), "{name}: nodes, edges, blocked");
+        assert_eq!(
+            drawn,
+            serde_json::json!([nodes, edges, blocked]),
+            "{name}: nodes, edges, blocked"
+        );
 
         let count = b.eval("arenaViewer.count");
         assert_eq!(count, replay.actions.len(), "{name}");
-        assert_eq!(b.eval("document.getElementById('overlay').hidden"), true, "{name}: no result yet");
+        assert_eq!(
+            b.eval("document.getElementById('overlay').hidden"),
+            true,
+            "{name}: no result yet"
+        );
         b.eval(&format!("arenaViewer.goto(Math.round(arenaViewer.count * {at}))"));
         if replay.header.game == GameId::Risk {
             b.eval("arenaViewer.setPov(0)");
         }
-        photograph(&mut b, name.trim_end_matches(".jsonl"), doc);
+        photograph(&mut b, name.trim_end_matches(".jsonl"), doc, None);
 
         b.eval("arenaViewer.goto(arenaViewer.count)");
         let shown = b.eval(
@@ -136,7 +146,8 @@ fn every_shipped_replay_draws_its_map_and_ends_with_its_recorded_result() {
         );
         let text = shown[0].as_str().unwrap();
         let r = &replay.result;
-        let winner = r.winner.as_ref().map_or("no single winner".to_string(), |w| format!("{w} wins"));
+        let winner =
+            r.winner.as_ref().map_or("no single winner".to_string(), |w| format!("{w} wins"));
         for expected in [winner.as_str(), &r.reason, r.termination.as_str()] {
             assert!(text.contains(expected), "{name}: the result shows {text:?}, not {expected:?}");
         }
@@ -181,7 +192,11 @@ fn the_keys_and_buttons_move_through_the_replay() {
          }, 20); })",
     );
     assert_eq!(end, count);
-    assert_eq!(b.eval("document.getElementById('play').textContent"), "▶ play", "paused at the end");
+    assert_eq!(
+        b.eval("document.getElementById('play').textContent"),
+        "▶ play",
+        "paused at the end"
+    );
     // The slider and the buttons.
     b.eval(
         "const s = document.getElementById('slider'); s.value = 5; \
@@ -310,6 +325,31 @@ fn a_crashed_bot_shows_as_the_culprit_with_its_stderr() {
     assert!(b.eval("document.getElementById('overlay').className") == "fault");
 }
 
+#[test]
+fn names_from_a_replay_are_text_never_markup() {
+    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(mut b) = browser::launch() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // A bot's name is its command line, which a stranger writes; so is its stderr.
+    let hostile = "</script><script>window.pwned = 1</script><!-- <b>bold</b>";
+    let text = std::fs::read_to_string(shipped("spiders-path.jsonl")).unwrap();
+    let mut lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    lines[0]["seats"][0]["bot"] = hostile.into();
+    lines[0]["map"]["name"] = hostile.into();
+    let last = lines.len() - 1;
+    lines[last]["result"]["reports"] = serde_json::json!([{"stderr_tail": [hostile]}, {}]);
+    let replay = dir.path().join("hostile.jsonl");
+    let body: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(&replay, body.join("\n") + "\n").unwrap();
+    let page = view(&replay, dir.path());
+    open_clean(&mut b, &page);
+    b.eval("arenaViewer.goto(arenaViewer.count)");
+    assert_eq!(b.eval("typeof window.pwned"), "undefined");
+    assert_eq!(b.eval("document.querySelectorAll('b').length"), 1, "only the map name's own <b>");
+    let shown = b.eval("document.body.innerText");
+    assert!(shown.as_str().unwrap().matches(hostile).count() >= 3, "{shown}");
+}
+
 /// An arena of three random Skynet bots on the shipped Episode 2 maps.
 fn tournament(dir: &Path, games: u32) -> PathBuf {
     let maps = root().join("arenas/maps/skynet");
@@ -384,7 +424,7 @@ fn the_report_draws_every_bot_and_pair_and_links_the_kept_replays() {
     // The decision-time plot draws the limits the kept replays' headers record.
     assert!(b.eval("document.querySelectorAll('#times .limit').length").as_u64().unwrap() > 0);
     // A link opens the replay's page, which loads cleanly too.
-    photograph(&mut b, "report", Some("report.png"));
+    photograph(&mut b, "report", Some("report.png"), Some(1900));
     open_clean(&mut b, &results.join("replays/0.html"));
 }
 
@@ -402,12 +442,65 @@ fn a_report_of_ten_thousand_matches_is_small_and_opens_quickly() {
     eprintln!("report of {rows} matches: {} KiB", size / 1024);
     assert!(size < 5 * 1024 * 1024, "{size} bytes");
     open_clean(&mut b, &page);
-    let load = b
-        .eval("performance.getEntriesByType('navigation')[0].loadEventEnd")
-        .as_f64()
-        .unwrap();
+    let load =
+        b.eval("performance.getEntriesByType('navigation')[0].loadEventEnd").as_f64().unwrap();
     eprintln!("report of {rows} matches: loaded in {load:.0} ms");
     assert!(load < 2000.0, "loaded in {load:.0} ms");
     assert_eq!(b.eval("window.arenaReport.rows"), rows);
     assert_eq!(b.eval("document.querySelectorAll('#match-table tbody tr').length"), 100);
+}
+
+#[test]
+fn a_replay_the_rules_refuse_or_a_missing_one_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.jsonl");
+    let run = Arena::new().args(["view", missing.to_str().unwrap()]).run().failure();
+    assert_eq!(run.output.status.code(), Some(2), "{}", run.stderr());
+    assert!(run.stderr().contains("missing.jsonl"), "{}", run.stderr());
+
+    // The virus's second cut replaced by a link that touches no gateway (illegal in Episode 2).
+    let text = std::fs::read_to_string(shipped("skynet-locked-map.jsonl")).unwrap();
+    let mut lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    lines[3]["action"] = "0 1".into();
+    let tampered = dir.path().join("tampered.jsonl");
+    let body: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(&tampered, body.join("\n") + "\n").unwrap();
+    let run = Arena::new().args(["view", tampered.to_str().unwrap()]).run().failure();
+    assert_eq!(run.output.status.code(), Some(1), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("tampered.jsonl") && run.stderr().contains("action 3"),
+        "{}",
+        run.stderr()
+    );
+    assert!(
+        !dir.path().join("tampered.html").exists(),
+        "no page for a replay that does not verify"
+    );
+}
+
+#[test]
+fn a_results_folder_with_a_bad_row_is_an_error_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = tournament(dir.path(), 2);
+    let matches = results.join("matches.csv");
+    let text = std::fs::read_to_string(&matches).unwrap();
+    // A torn last line (a run killed mid-write) is left out, as a resume would.
+    std::fs::write(&matches, format!("{text}17,3,alpha vs")).unwrap();
+    report(&results, false);
+    // A bad line anywhere else is named.
+    let mut lines: Vec<&str> = text.lines().collect();
+    let broken = lines[2].replacen(',', ",x", 1);
+    lines[2] = &broken;
+    std::fs::write(&matches, lines.join("\n") + "\n").unwrap();
+    let run = Arena::new().args(["report", results.to_str().unwrap()]).run().failure();
+    assert_eq!(run.output.status.code(), Some(4), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("matches.csv") && run.stderr().contains("line 3"),
+        "{}",
+        run.stderr()
+    );
+    // A folder that is no results folder.
+    let run = Arena::new().args(["report", dir.path().to_str().unwrap()]).run().failure();
+    assert_eq!(run.output.status.code(), Some(2), "{}", run.stderr());
+    assert!(run.stderr().contains("meta.json"), "{}", run.stderr());
 }

@@ -173,7 +173,9 @@ impl GameView for Risk {
         let me = player(seat);
         let mut events = Vec::new();
         match *action {
-            RiskAction::Claim(t) => events.push(Event::new("claim", format!("{me} claims {}", name(t)))),
+            RiskAction::Claim(t) => {
+                events.push(Event::new("claim", format!("{me} claims {}", name(t))))
+            }
             RiskAction::Place { territory: t, armies } => {
                 let text = match before.phase {
                     Phase::SetupPlace { own_left: 0, .. } => {
@@ -228,7 +230,11 @@ impl GameView for Risk {
                 if let Phase::Occupy { from, to, .. } = before.phase {
                     events.push(Event::new(
                         "move",
-                        format!("{me} occupies {} with {total} armies from {}", name(to), name(from)),
+                        format!(
+                            "{me} occupies {} with {total} armies from {}",
+                            name(to),
+                            name(from)
+                        ),
                     ));
                 }
             }
@@ -311,10 +317,7 @@ fn battle(before: &Risk, after: &Risk, player: &dyn Fn(usize) -> String) -> Even
     // The dice go in the event's data, which the page draws as dice.
     let mut text = format!(
         "{attacker} attacks {} ({defender}) from {}: losses {}–{}",
-        m.territories[b.to].name,
-        m.territories[b.from].name,
-        b.losses.attacker,
-        b.losses.defender
+        m.territories[b.to].name, m.territories[b.from].name, b.losses.attacker, b.losses.defender
     );
     if b.conquered {
         text.push_str(&format!("; {} conquered", m.territories[b.to].name));

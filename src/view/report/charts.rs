@@ -48,17 +48,17 @@ pub fn ratings(rows: &[Rating<'_>]) -> Markup {
     let right = 150.0;
     let plot = WIDTH - LABELS - right;
     let x = |v: f64| LABELS + (v.clamp(lo, hi) - lo) / (hi - lo) * plot;
-    let height = rows.len() as f64 * ROW + 40.0;
+    let height = rows.len() as f64 * ROW + 52.0;
     let ticks = nice_ticks(lo, hi, 8);
     html! {
         svg.chart viewBox=(format!("0 0 {WIDTH} {height}")) width=(WIDTH) role="img"
             aria-label="ratings with 95% intervals" {
             @for t in &ticks {
-                line.grid x1=(c(x(*t))) x2=(c(x(*t))) y1="4" y2=(c(height - 28.0)) {}
-                text.tick x=(c(x(*t))) y=(c(height - 14.0)) { (format!("{t:.0}")) }
+                line.grid x1=(c(x(*t))) x2=(c(x(*t))) y1="4" y2=(c(height - 40.0)) {}
+                text.tick x=(c(x(*t))) y=(c(height - 28.0)) { (format!("{t:.0}")) }
             }
             @if lo < 0.0 && hi > 0.0 {
-                line.zero x1=(c(x(0.0))) x2=(c(x(0.0))) y1="4" y2=(c(height - 28.0)) {}
+                line.zero x1=(c(x(0.0))) x2=(c(x(0.0))) y1="4" y2=(c(height - 40.0)) {}
             }
             @for (i, r) in rows.iter().enumerate() {
                 @let y = 14.0 + i as f64 * ROW;
@@ -73,7 +73,7 @@ pub fn ratings(rows: &[Rating<'_>]) -> Markup {
                     }
                 }
             }
-            text.axis x=(c(LABELS + plot / 2.0)) y=(c(height - 1.0)) { "Elo (95% interval)" }
+            text.axis x=(c(LABELS + plot / 2.0)) y=(c(height - 10.0)) { "Elo (95% interval)" }
         }
     }
 }
@@ -97,7 +97,8 @@ pub fn rate_colour(rate: f64) -> (String, &'static str) {
         ((247.0, 247.0, 247.0), (5.0, 113.0, 176.0), (t - 0.5) * 2.0)
     };
     let mix = |a: f64, b: f64| (a + (b - a) * u).round() as u8;
-    let colour = format!("#{:02x}{:02x}{:02x}", mix(from.0, to.0), mix(from.1, to.1), mix(from.2, to.2));
+    let colour =
+        format!("#{:02x}{:02x}{:02x}", mix(from.0, to.0), mix(from.1, to.1), mix(from.2, to.2));
     let text = if (t - 0.5).abs() > 0.3 { "#fff" } else { "#1d232a" };
     (colour, text)
 }
@@ -106,7 +107,9 @@ pub fn rate_colour(rate: f64) -> (String, &'static str) {
 pub fn heatmap(bots: &[String], cell: &dyn Fn(usize, usize) -> Option<Cell>) -> Markup {
     let n = bots.len();
     let size = (560.0 / n.max(1) as f64).clamp(14.0, 52.0);
-    let top = 120.0;
+    // Column labels run up at 45 degrees: room for the longest (about 7 px a character).
+    let longest = bots.iter().map(|b| b.chars().count()).max().unwrap_or(1) as f64;
+    let top = 14.0 + longest * 7.0 * std::f64::consts::FRAC_1_SQRT_2;
     let width = LABELS + n as f64 * size + 10.0;
     let height = top + n as f64 * size + 10.0;
     let font = (size * 0.32).clamp(7.0, 12.0);
@@ -130,14 +133,16 @@ pub fn heatmap(bots: &[String], cell: &dyn Fn(usize, usize) -> Option<Cell>) -> 
                                     bots[j], cl.rate * 100.0, cl.games, cl.wins, cl.draws, cl.losses)) }
                                 rect x=(c(x)) y=(c(y)) width=(c(size - 1.0)) height=(c(size - 1.0)) fill=(fill) {}
                                 @if size >= 24.0 {
-                                    text x=(c(x + size / 2.0)) y=(c(y + size / 2.0)) fill=(ink)
-                                        font-size=(c(font)) { (format!("{:.0}%", cl.rate * 100.0)) }
+                                    text x=(c(x + size / 2.0)) y=(c(y + size / 2.0))
+                                        style=(format!("fill:{ink};font-size:{font:.1}px")) {
+                                        (format!("{:.0}%", cl.rate * 100.0))
+                                    }
                                 }
                             }
                         }
                         None => {
                             rect.empty x=(c(x)) y=(c(y)) width=(c(size - 1.0)) height=(c(size - 1.0)) {
-                                title { (if i == j { format!("{a}") } else { format!("{a} never met {}", bots[j]) }) }
+                                title { (if i == j { a.to_string() } else { format!("{a} never met {}", bots[j]) }) }
                             }
                         }
                     }
@@ -213,7 +218,7 @@ pub struct Times<'a> {
 /// Per bot, on a log scale: a bar from the median to the 99th percentile of the longest
 /// decision per match, the maximum, and the time limits.
 pub fn decision_times(rows: &[Times<'_>]) -> Markup {
-    let right = 210.0;
+    let right = 250.0;
     let plot = WIDTH - LABELS - right;
     let top_value = rows
         .iter()
@@ -222,15 +227,23 @@ pub fn decision_times(rows: &[Times<'_>]) -> Markup {
     let lo = 0.01f64.log10();
     let hi = (top_value * 1.5).log10().ceil();
     let x = |v: f64| LABELS + ((v.max(0.01).log10() - lo) / (hi - lo)).clamp(0.0, 1.0) * plot;
-    let height = rows.len() as f64 * ROW + 40.0;
+    let height = rows.len() as f64 * ROW + 52.0;
     let decades: Vec<f64> = (lo.round() as i32..=hi as i32).map(|e| 10f64.powi(e)).collect();
-    let ms = |v: f64| if v < 1.0 { format!("{v:.2}") } else if v < 100.0 { format!("{v:.1}") } else { format!("{v:.0}") };
+    let ms = |v: f64| {
+        if v < 1.0 {
+            format!("{v:.2}")
+        } else if v < 100.0 {
+            format!("{v:.1}")
+        } else {
+            format!("{v:.0}")
+        }
+    };
     html! {
         svg.chart viewBox=(format!("0 0 {WIDTH} {height}")) width=(WIDTH) role="img"
             aria-label="longest decision per match, per bot" {
             @for d in &decades {
-                line.grid x1=(c(x(*d))) x2=(c(x(*d))) y1="4" y2=(c(height - 28.0)) {}
-                text.tick x=(c(x(*d))) y=(c(height - 14.0)) { (ms(*d)) }
+                line.grid x1=(c(x(*d))) x2=(c(x(*d))) y1="4" y2=(c(height - 40.0)) {}
+                text.tick x=(c(x(*d))) y=(c(height - 28.0)) { (ms(*d)) }
             }
             @for (i, r) in rows.iter().enumerate() {
                 @let y = 14.0 + i as f64 * ROW;
@@ -254,7 +267,7 @@ pub fn decision_times(rows: &[Times<'_>]) -> Markup {
                     }
                 }
             }
-            text.axis x=(c(LABELS + plot / 2.0)) y=(c(height - 1.0)) { "longest decision in a match, ms (log scale)" }
+            text.axis x=(c(LABELS + plot / 2.0)) y=(c(height - 10.0)) { "longest decision in a match, ms (log scale)" }
         }
     }
 }

@@ -210,13 +210,21 @@ fn match_table<'a>(
 ) -> MatchTable<'a> {
     let mut table = MatchTable {
         bots,
-        roles: results.matches.first().map(|r| r.seats.iter().map(|s| s.role.clone()).collect()).unwrap_or_default(),
+        roles: results
+            .matches
+            .first()
+            .map(|r| r.seats.iter().map(|s| s.role.clone()).collect())
+            .unwrap_or_default(),
         maps: Vec::new(),
         terminations: Vec::new(),
         reasons: Vec::new(),
         rows: Vec::new(),
     };
-    fn intern<'s>(list: &mut Vec<&'s str>, index: &mut BTreeMap<&'s str, usize>, s: &'s str) -> usize {
+    fn intern<'s>(
+        list: &mut Vec<&'s str>,
+        index: &mut BTreeMap<&'s str, usize>,
+        s: &'s str,
+    ) -> usize {
         *index.entry(s).or_insert_with(|| {
             list.push(s);
             list.len() - 1
@@ -258,7 +266,11 @@ fn match_table<'a>(
     table
 }
 
-fn page(results: &Results, replays: &BTreeSet<String>, limits: &BTreeMap<String, (f64, f64)>) -> String {
+fn page(
+    results: &Results,
+    replays: &BTreeSet<String>,
+    limits: &BTreeMap<String, (f64, f64)>,
+) -> String {
     let bots = bot_order(results);
     let name = results.meta["arena"].as_str().unwrap_or("results");
     let planned = results.meta["planned"].as_u64();
@@ -296,9 +308,8 @@ fn page(results: &Results, replays: &BTreeSet<String>, limits: &BTreeMap<String,
                     "Every match of " code { "matches.csv" } ", by id. "
                     @if kept > 0 {
                         "Replays link to " code { "replays/<id>.html" } " when " code { "arena report --views" }
-                        " (or " code { "arena view" } ") has drawn them, else to the JSON Lines file: "
-                        code { "arena view " (results.dir.join(REPLAYS_DIR).join("ID.jsonl").display()) }
-                        " draws one."
+                        " (or " code { "arena view" } ") has drawn them, else to the JSON Lines file, which "
+                        code { "arena view replays/ID.jsonl" } " (run in this folder) draws."
                     } @else {
                         "This run kept no replays (" code { "replays/" } " is absent)."
                     }
@@ -446,8 +457,8 @@ fn times_section(
                 b { "longest" } " decision (" code { "seat*_max_turn_ms" } "). Per bot, the bar runs from the median to the "
                 "99th percentile of that per-match maximum over all its matches, the cross marks the largest, "
                 "so the plot shows how close a bot's worst moments come to the limit, not the time of a typical decision. "
-                @if limits.is_empty() {
-                    "The limits are not in the results files and this folder has no replays, so no limit is drawn."
+                @if rows.iter().all(|r| r.limits.is_none()) {
+                    "The limits are not in the results files and no kept replay of these bots records them, so no limit is drawn."
                 } @else {
                     "Red ticks: the per-turn limit; grey ticks: the first turn's limit (the longest decision of a match may be its first), "
                     "read from the kept replays' headers."
@@ -500,7 +511,7 @@ fn maps_section(matches: &[MatchRow], bots: &[String]) -> Markup {
                             tr {
                                 td.map { (map) }
                                 td.num { (played[map]) }
-                                td.num.fault[faults.get(map).is_some()] { (faults.get(map).copied().unwrap_or(0)) }
+                                td.num.fault[faults.contains_key(map)] { (faults.get(map).copied().unwrap_or(0)) }
                                 @for &(points, n) in &cells[map] {
                                     @if n == 0 {
                                         td.rate.none { "–" }
