@@ -3,7 +3,8 @@
 //! The layout is the architecture: [`game`] is the rules abstraction, [`games`] holds one folder
 //! per game, [`bot`] the bot interface (in-process and external), [`referee`] plays one match,
 //! [`matches`] turns a user's description of a match into a played one, [`replay`] records
-//! and verifies matches, and [`tournament`] runs many of them and keeps the statistics.
+//! and verifies matches, [`tournament`] runs many of them and keeps the statistics, and [`view`]
+//! draws replays and results as HTML pages.
 
 pub mod bot;
 pub mod cli;
@@ -14,5 +15,6 @@ pub mod matches;
 pub mod referee;
 pub mod replay;
 pub mod tournament;
+pub mod view;
 
 pub use error::{Error, Result};

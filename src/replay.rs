@@ -5,7 +5,7 @@
 //! through the rules with the recorded seed and checks that they give the recorded result.
 //!
 //! The field names are the format: files written by earlier versions must keep reading (the
-//! tests keep some under `tests/data/replays/`), so a field may be added with a default but never
+//! tests keep some under `tests/data/replays/earlier/`), so a field may be added with a default but never
 //! renamed. [`MatchSummary`] is also the record a tournament's row is made from.
 
 use std::collections::BTreeMap;
@@ -309,9 +309,9 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
 mod tests {
     use super::*;
 
-    /// Replays written by an earlier arena (see `tests/data/replays/SOURCE.md`).
+    /// Replays written by an earlier arena (see `tests/data/replays/earlier/SOURCE.md`).
     fn legacy_replays() -> Vec<std::path::PathBuf> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replays");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replays/earlier");
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .expect("the replays folder")
             .map(|e| e.expect("an entry").path())
@@ -343,7 +343,7 @@ mod tests {
 
     #[test]
     fn the_fault_replay_keeps_its_culprit_and_stderr_report() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replays");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replays/earlier");
         let replay = read(&dir.join("skynet_fault.jsonl")).expect("a replay");
         let r = &replay.result;
         assert_eq!(

@@ -9,10 +9,12 @@ mod merge;
 mod play;
 mod render;
 mod replay;
+mod report;
 mod risk;
 mod run;
 mod solve;
 mod sprt;
+mod view;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -60,6 +62,10 @@ enum Command {
     Completions(completions::CompletionsArgs),
     /// Print arena's manual page (roff), or write one page per command with --dir.
     Man(completions::ManArgs),
+    /// Draw a replay as one self-contained HTML page: `arena view REPLAY.jsonl [-o FILE.html]`.
+    View(view::ViewArgs),
+    /// Write a results folder's `report.html`: `arena report DIR`.
+    Report(report::ReportArgs),
 }
 
 /// Runs the command line; returns the exit code.
@@ -129,6 +135,8 @@ fn run(cli: Cli, supervisor: &Supervisor) -> Result<i32> {
         Command::Gen(args) => generate::run(args, &mut out),
         Command::Completions(args) => completions::completions(args, &mut out),
         Command::Man(args) => completions::man(args, &mut out),
+        Command::View(args) => view::run(args, &mut out),
+        Command::Report(args) => report::run(args, &mut out),
     }
 }
 

@@ -184,7 +184,7 @@ fn a_reader_that_goes_away_is_no_error() {
 
 #[test]
 fn replays_of_an_earlier_version_still_print_and_verify() {
-    let dir = root().join("tests/data/replays");
+    let dir = root().join("tests/data/replays/earlier");
     for (file, first_line) in [
         ("skynet_ep2.jsonl", "skynet ep2 on "),
         ("skynet_fault.jsonl", "skynet ep2 on ep2_03.txt (seed 2)"),

@@ -1,5 +1,6 @@
 //! The one integration-test binary: runs the real `arena` executable in temporary folders.
 
+mod browser;
 mod cli;
 mod external;
 mod help;
@@ -10,3 +11,4 @@ mod skynet;
 mod spiders;
 mod support;
 mod tournament;
+mod viewer;

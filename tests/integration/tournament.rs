@@ -120,6 +120,9 @@ fn a_run_writes_rows_summaries_and_a_table() {
     assert_eq!(summary.lines().count(), 4);
     let pairwise = f.read("results/t/pairwise.csv");
     assert!(pairwise.contains("alpha,beta,8,") && !pairwise.contains("alpha,alpha"), "{pairwise}");
+    // The report is drawn from the same files, at the end of every run.
+    let report = f.read("results/t/report.html");
+    assert!(report.contains("<svg") && report.contains("alpha") && report.contains("beta"));
 }
 
 #[test]
@@ -197,6 +200,7 @@ fn three_merged_shards_give_the_summaries_of_one_run() {
     let whole: serde_json::Value =
         serde_json::from_str(&f.ok(&["run", "t.toml", "-q", "--json"])).expect("JSON");
     assert_eq!(merged["standings"], whole["standings"]);
+    assert!(f.read("merged/report.html").contains("<svg"), "merge writes the report too");
     for file in ["summary.csv", "pairwise.csv"] {
         assert_eq!(
             f.read(&format!("merged/{file}")),

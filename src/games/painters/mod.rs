@@ -6,6 +6,7 @@ pub mod board;
 pub mod bots;
 pub mod rules;
 pub mod solver;
+pub mod view;
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};

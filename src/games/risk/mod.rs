@@ -9,6 +9,7 @@ pub mod map;
 pub mod paths;
 pub mod protocol;
 pub mod rules;
+pub mod view;
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -8,6 +8,7 @@ pub mod generator;
 pub mod map;
 pub mod rules;
 pub mod solver;
+pub mod view;
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -78,10 +78,12 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(|e| Error::write(path, e))
 }
 
-/// Writes `summary.csv` and `pairwise.csv`.
+/// Writes `summary.csv` and `pairwise.csv`, then `report.html`, which is drawn from them.
 pub(crate) fn write_summaries(dir: &Path, standings: &Standings) -> Result<()> {
     write_atomically(&dir.join(SUMMARY_FILE), summaries::summary_csv(standings).as_bytes())?;
-    write_atomically(&dir.join(PAIRWISE_FILE), summaries::pairwise_csv(standings).as_bytes())
+    write_atomically(&dir.join(PAIRWISE_FILE), summaries::pairwise_csv(standings).as_bytes())?;
+    let report = crate::view::report::render_report(dir)?;
+    write_atomically(&dir.join(crate::view::report::REPORT_FILE), report.as_bytes())
 }
 
 /// Holds a results folder for this process: two runs writing one folder would play the same
@@ -111,7 +113,8 @@ pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock> {
 pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLock> {
     std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     let lock = lock_dir(dir)?;
-    let files = [MATCHES_FILE, META_FILE, SUMMARY_FILE, PAIRWISE_FILE];
+    let files =
+        [MATCHES_FILE, META_FILE, SUMMARY_FILE, PAIRWISE_FILE, crate::view::report::REPORT_FILE];
     if fresh {
         for f in files {
             let path = dir.join(f);

@@ -1,0 +1,215 @@
+//! From a replay to the data the page draws: the board, the first state, and per step the
+//! action, the input the seat read, the time it took, the events and a patch of the state.
+//!
+//! A patch holds only what changed, so the page stays small however long the match: for each key
+//! of the state object either the new value (`"key"`), the changed elements of an array of the
+//! same length (`"key~": [[index, value], ...]`), or the elements appended to an array that only
+//! grew (`"key+": [...]`). `assets/viewer/viewer.js` applies them in the same three ways.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{Event, GameView};
+use crate::error::{Error, Result};
+use crate::game::{Game, Seat, Status};
+use crate::games::{GameId, Setup};
+use crate::referee::rules_rng;
+use crate::replay::Replay;
+use crate::replay::{MatchSummary, SeatInfo};
+
+/// Everything the page shows, embedded in it as JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewData {
+    /// The replay file's name, for the title.
+    pub source: String,
+    pub game: GameId,
+    pub variant: String,
+    pub options: std::collections::BTreeMap<String, String>,
+    pub map: String,
+    pub seed: u64,
+    pub seats: Vec<SeatInfo>,
+    pub private_inputs: bool,
+    /// What each seat read once, before its first turn.
+    pub init_inputs: Vec<String>,
+    pub board: Value,
+    /// The state before the first action.
+    pub initial: Value,
+    pub steps: Vec<StepData>,
+    pub result: MatchSummary,
+}
+
+/// One recorded action and what it did.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepData {
+    pub seat: Seat,
+    pub action: String,
+    pub micros: u64,
+    /// The turn input the seat read before answering.
+    pub input: String,
+    pub patch: Map<String, Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Event>,
+}
+
+/// Replays `replay` through the rules and collects what the page needs. A replay whose actions
+/// the rules refuse is an error naming the action, as for `arena replay --verify`.
+pub fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewData> {
+    let mismatch = |message: String| Error::ReplayMismatch { path: path.to_path_buf(), message };
+    let h = &replay.header;
+    let setup = Setup {
+        variant: h.variant.clone(),
+        options: h.options.clone(),
+        map: h.map.clone(),
+        seed: h.seed,
+    };
+    let (mut game, _) = D::new_game(&setup)?;
+    let roles = game.roles();
+    let recorded: Vec<&str> = h.seats.iter().map(|s| s.role.as_str()).collect();
+    if roles != recorded {
+        return Err(mismatch(format!("roles {roles:?}, the replay says {recorded:?}")));
+    }
+    let board = D::board(&game, &h.map);
+    let initial = D::state(&game);
+    let init_inputs = (0..roles.len()).map(|s| D::G::init_input(&game.view(s))).collect();
+    let mut rng = rules_rng(h.seed);
+    let mut state = initial.clone();
+    let mut steps = Vec::with_capacity(replay.actions.len());
+    for (i, a) in replay.actions.iter().enumerate() {
+        let seat = match game.status() {
+            Status::ToAct(seat) => seat,
+            Status::Over(_) => return Err(mismatch(format!("action {} after the end", i + 1))),
+        };
+        if seat != a.seat {
+            return Err(mismatch(format!(
+                "action {}: seat {seat} ({}) to act, not seat {}",
+                i + 1,
+                roles[seat],
+                a.seat
+            )));
+        }
+        let view = game.view(seat);
+        let input = D::G::turn_input(&view);
+        let action = D::G::parse_action(&view, &a.action)
+            .map_err(|e| mismatch(format!("action {} {:?}: {e}", i + 1, a.action)))?;
+        let before = game.clone();
+        game.play(seat, &action, &mut rng)
+            .map_err(|e| mismatch(format!("action {} {:?} is illegal: {e}", i + 1, a.action)))?;
+        let next = D::state(&game);
+        steps.push(StepData {
+            seat,
+            action: a.action.clone(),
+            micros: a.micros,
+            input,
+            patch: patch(&state, &next),
+            events: D::events(&before, &game, seat, &action),
+        });
+        state = next;
+    }
+    Ok(ViewData {
+        source: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        game: h.game,
+        variant: h.variant.clone(),
+        options: h.options.clone(),
+        map: h.map.name.clone(),
+        seed: h.seed,
+        seats: h.seats.clone(),
+        private_inputs: D::PRIVATE_INPUTS,
+        init_inputs,
+        board,
+        initial,
+        steps,
+        result: replay.result.clone(),
+    })
+}
+
+/// What turns state `old` into `new` (both objects with the same keys).
+pub fn patch(old: &Value, new: &Value) -> Map<String, Value> {
+    let mut out = Map::new();
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
+        out.insert("=".into(), new.clone());
+        return out;
+    };
+    for (key, value) in new {
+        let before = old.get(key);
+        if before == Some(value) {
+            continue;
+        }
+        match (before, value) {
+            (Some(Value::Array(a)), Value::Array(b)) if a.len() == b.len() => {
+                let changed: Vec<Value> = (0..b.len())
+                    .filter(|&i| a[i] != b[i])
+                    .map(|i| Value::Array(vec![i.into(), b[i].clone()]))
+                    .collect();
+                out.insert(format!("{key}~"), Value::Array(changed));
+            }
+            (Some(Value::Array(a)), Value::Array(b)) if b.len() > a.len() && b.starts_with(a) => {
+                out.insert(format!("{key}+"), Value::Array(b[a.len()..].to_vec()));
+            }
+            _ => {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Applies a patch, as the page does (for tests).
+pub fn apply(state: &Value, patch: &Map<String, Value>) -> Value {
+    if let Some(whole) = patch.get("=") {
+        return whole.clone();
+    }
+    let mut s = state.as_object().cloned().unwrap_or_default();
+    for (key, value) in patch {
+        if let Some(k) = key.strip_suffix('~') {
+            if let (Some(Value::Array(arr)), Value::Array(changes)) = (s.get_mut(k), value) {
+                for c in changes {
+                    if let (Some(i), Some(v)) = (c[0].as_u64(), c.get(1)) {
+                        arr[i as usize] = v.clone();
+                    }
+                }
+            }
+        } else if let Some(k) = key.strip_suffix('+') {
+            if let (Some(Value::Array(arr)), Value::Array(more)) = (s.get_mut(k), value) {
+                arr.extend(more.iter().cloned());
+            }
+        } else {
+            s.insert(key.clone(), value.clone());
+        }
+    }
+    Value::Object(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_patch_holds_only_what_changed() {
+        let old = json!({"agent": 3, "cut": [false, false, true], "path": [3], "turn": 1});
+        let new = json!({"agent": 4, "cut": [false, true, true], "path": [3, 4], "turn": 1});
+        let p = patch(&old, &new);
+        assert_eq!(
+            Value::Object(p.clone()),
+            json!({"agent": 4, "cut~": [[1, true]], "path+": [4]})
+        );
+        assert_eq!(apply(&old, &p), new);
+    }
+
+    proptest! {
+        #[test]
+        fn applying_the_patch_gives_the_new_state(
+            a in prop::collection::vec(0u8..4, 0..8),
+            b in prop::collection::vec(0u8..4, 0..8),
+            x in 0u8..3, y in 0u8..3,
+        ) {
+            let old = json!({"list": a, "x": x, "nested": [[x], [y]]});
+            let new = json!({"list": b, "x": y, "nested": [[y], [x]]});
+            prop_assert_eq!(apply(&old, &patch(&old, &new)), new);
+        }
+    }
+}
