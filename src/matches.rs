@@ -253,7 +253,8 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
 }
 
 /// Creates the bot a player's spec names for one seat. An external command that cannot be
-/// started is not an error here: its first turn fails with `startup_failed`.
+/// started, or a `cg:` source that does not compile, is not an error here: its first turn fails
+/// with `startup_failed`.
 pub fn make_bot<D: GameDef>(
     player: &Player,
     setup: &Setup,
@@ -276,6 +277,11 @@ pub fn make_bot<D: GameDef>(
         BotSpec::Command(words) => {
             let identity = BotIdentity { game: D::NAME, role, seed };
             Ok(Box::new(ExternalBot::<D::G>::spawn(words, &identity, player.external.clone())))
+        }
+        BotSpec::CodinGame(source) => {
+            let identity = BotIdentity { game: D::NAME, role, seed };
+            crate::bot::codingame::bot::<D::G>(source, &identity, player.external.clone())
+                .map_err(|e| e.into_error(bot_error))
         }
     }
 }

@@ -193,6 +193,7 @@ pub fn install_interrupt_handler() {
 /// Refuses new bots, then TERMs every live group, waits `grace`, and KILLs what is left.
 async fn stop_all_groups(grace: Duration) -> usize {
     SHUTTING_DOWN.store(true, Ordering::SeqCst);
+    super::codingame::stop_compiles();
     let groups: Vec<i32> = live_groups().groups.iter().copied().collect();
     for &g in &groups {
         let _ = killpg(Pid::from_raw(g), Signal::SIGTERM);
