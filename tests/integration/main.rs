@@ -1,6 +1,7 @@
 //! The one integration-test binary: runs the real `arena` executable in temporary folders.
 
 mod cli;
+mod codingame;
 mod external;
 mod help;
 mod painters;
