@@ -138,6 +138,7 @@ impl Language {
     /// The arguments that make the compiler build `source` (a file name in the current folder)
     /// into the current folder. Part of the cache key: changing them recompiles.
     pub fn compile_args(self, source: &str) -> Vec<OsString> {
+        let csharp_out = format!("-out:{CSHARP_EXE}");
         let words: Vec<&str> = match self {
             Language::Python | Language::JavaScript => vec![],
             Language::C => [C_FLAGS, &["-o", BINARY, source], C_LIBS].concat(),
@@ -146,7 +147,7 @@ impl Language {
             Language::Rust => vec!["--edition", "2021", "-O", "-o", BINARY, source],
             Language::Go => vec!["build", "-o", BINARY, source],
             Language::Kotlin => vec![source, "-include-runtime", "-d", KOTLIN_JAR],
-            Language::CSharp => vec!["-optimize+", "-out:bot.exe", source],
+            Language::CSharp => vec!["-optimize+", &csharp_out, source],
         };
         words.into_iter().map(OsString::from).collect()
     }
