@@ -181,6 +181,17 @@ fn a_compile_error_is_startup_failed_with_the_compilers_message() {
     assert!(s["detail"].as_str().unwrap().contains("static void main"), "{s}");
 }
 
+#[test]
+fn a_source_that_makes_its_compiler_read_forever_is_startup_failed() {
+    let cache = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let bomb = folder.path().join("zero.cpp");
+    std::fs::write(&bomb, "#include \"/dev/zero\"\nint main() {}\n").unwrap();
+    let s = summary(&play(&cg(&bomb), cache.path(), |a| a).success());
+    assert_eq!(s["termination"], "startup_failed", "{s}");
+    assert!(s["detail"].as_str().unwrap().contains("memory"), "{s}");
+}
+
 /// The build folders in a cache (not the JavaScript preload, not temporary folders).
 fn builds(cache: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(cache.join("cg"))

@@ -50,6 +50,10 @@ const C_FLAGS: &[&str] = &["-std=gnu17", "-Werror=return-type", "-g", "-pthread"
 const CPP_FLAGS: &[&str] = &["-std=gnu++17", "-Werror=return-type", "-g", "-pthread"];
 const C_LIBS: &[&str] = &["-lm", "-lpthread", "-ldl"];
 
+/// The address space of a native compiler: far beyond what compiling a bot takes (g++, rustc,
+/// go and mcs compile the test bots in 1 GiB).
+pub const COMPILE_ADDRESS_SPACE: u64 = 4 << 30;
+
 /// The file the compiled program is written to, in its cache folder.
 pub const BINARY: &str = "bot";
 /// Java's class folder, Kotlin's jar and C#'s assembly, in their cache folder.
@@ -150,6 +154,19 @@ impl Language {
             Language::CSharp => vec!["-optimize+", &csharp_out, source],
         };
         words.into_iter().map(OsString::from).collect()
+    }
+
+    /// The address space a compile may use. A hostile source can make a compiler read without
+    /// end (`#include "/dev/zero"`, `include_bytes!("/dev/zero")`); the limit turns that into a
+    /// compile error instead of a machine out of memory. The JVM compilers are left alone (the
+    /// JVM reserves address space by the gigabyte up front, and Java has no such include).
+    pub fn compile_address_space(self) -> Option<u64> {
+        match self {
+            Language::C | Language::Cpp | Language::Rust | Language::Go | Language::CSharp => {
+                Some(COMPILE_ADDRESS_SPACE)
+            }
+            Language::Python | Language::JavaScript | Language::Java | Language::Kotlin => None,
+        }
     }
 
     /// The arguments that print the compiler's version, for the cache key.

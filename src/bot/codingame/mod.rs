@@ -208,6 +208,7 @@ pub fn resolve(source: &Path) -> Result<Resolved, CgError> {
     if build.is_none() {
         let compile = Compile {
             source,
+            language,
             compiler: &compiler_path,
             file_name: &file_name,
             args: &args,
@@ -284,7 +285,7 @@ fn compiler_version(language: Language, compiler: &Path, root: &Path) -> Result<
     let args: Vec<_> = language.version_args().iter().map(Into::into).collect();
     // Asked in the cache, where compiles run: a toolchain chosen by folder (rustup's override
     // files) is the same for both.
-    let run = tool::run(compiler, &args, root, VERSION_TIMEOUT).map_err(|e| CgError::Io {
+    let run = tool::run(compiler, &args, root, VERSION_TIMEOUT, None).map_err(|e| CgError::Io {
         context: format!("cannot run `{}`", compiler.display()),
         source: e,
     })?;
@@ -300,6 +301,7 @@ fn cache_error(path: &Path, source: std::io::Error) -> CgError {
 /// One compile of one source.
 struct Compile<'a> {
     source: &'a Path,
+    language: Language,
     compiler: &'a Path,
     file_name: &'a str,
     args: &'a [std::ffi::OsString],
@@ -314,9 +316,14 @@ impl Compile<'_> {
         std::fs::write(&copy, self.text).map_err(|e| cache_error(&copy, e))?;
         let program = self.compiler.file_name().unwrap_or_default().to_string_lossy().into_owned();
         tracing::info!("compiling `{}` with {program}", self.source.display());
-        let run = tool::run(self.compiler, self.args, temp.path(), timeout).map_err(|e| {
-            CgError::Io { context: format!("cannot run `{}`", self.compiler.display()), source: e }
-        })?;
+        let memory = self.language.compile_address_space();
+        let run =
+            tool::run(self.compiler, self.args, temp.path(), timeout, memory).map_err(|e| {
+                CgError::Io {
+                    context: format!("cannot run `{}`", self.compiler.display()),
+                    source: e,
+                }
+            })?;
         let output: Vec<String> = run.output.lines().map(str::to_string).collect();
         if run.status.is_none() {
             return Ok(Build::Failed(CompileFailure {

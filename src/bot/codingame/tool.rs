@@ -83,12 +83,14 @@ fn park_if_stopping() {
     }
 }
 
-/// Runs `program args` in `cwd` with stdin closed, for at most `limit`.
+/// Runs `program args` in `cwd` with stdin closed, for at most `limit`, and in at most
+/// `address_space` bytes of memory when given.
 pub fn run(
     program: &Path,
     args: &[OsString],
     cwd: &Path,
     limit: Duration,
+    address_space: Option<u64>,
 ) -> std::io::Result<ToolRun> {
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -116,6 +118,9 @@ pub fn run(
             let _ = parent;
             use nix::sys::resource::{Resource, setrlimit};
             setrlimit(Resource::RLIMIT_CPU, cpu_seconds, cpu_seconds.saturating_add(1))?;
+            if let Some(bytes) = address_space {
+                setrlimit(Resource::RLIMIT_AS, bytes, bytes)?;
+            }
             Ok(())
         });
     }
@@ -222,7 +227,7 @@ mod tests {
 
     fn sh(script: &str, limit: Duration) -> ToolRun {
         let args = vec!["-c".into(), script.into()];
-        run(Path::new("/bin/sh"), &args, Path::new("/"), limit).unwrap()
+        run(Path::new("/bin/sh"), &args, Path::new("/"), limit, None).unwrap()
     }
 
     #[test]
@@ -245,6 +250,20 @@ mod tests {
         let stat = std::fs::read_to_string(format!("/proc/{helper}/stat")).unwrap_or_default();
         let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
         assert!(matches!(state, None | Some(Some('Z'))), "the compiler's helper lives: {stat}");
+    }
+
+    #[test]
+    fn the_memory_limit_applies_to_the_tool_and_its_helpers() {
+        let args = vec!["-c".into(), "ulimit -v".into()];
+        let r = run(
+            Path::new("/bin/sh"),
+            &args,
+            Path::new("/"),
+            Duration::from_secs(30),
+            Some(1 << 30),
+        )
+        .unwrap();
+        assert_eq!(r.output.trim(), "1048576", "KiB");
     }
 
     #[test]
