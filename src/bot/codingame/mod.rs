@@ -130,20 +130,7 @@ pub fn prepare(source: &Path) -> Result<(), CgError> {
 /// Checks a source, compiles it if it must be compiled and is not in the cache, and returns the
 /// command that runs it. Relative paths are relative to the current folder.
 pub fn resolve(source: &Path) -> Result<Resolved, CgError> {
-    let absolute = std::path::absolute(source)
-        .map_err(|e| CgError::Read { path: source.to_path_buf(), source: e })?;
-    let meta = std::fs::metadata(&absolute).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => CgError::Missing { path: source.to_path_buf() },
-        _ => CgError::Read { path: source.to_path_buf(), source: e },
-    })?;
-    if !meta.is_file() {
-        return Err(CgError::NotAFile { path: source.to_path_buf() });
-    }
-    if meta.len() > MAX_SOURCE_BYTES {
-        return Err(CgError::TooBig { path: source.to_path_buf(), bytes: meta.len() });
-    }
-    let language =
-        Language::of(source).ok_or_else(|| CgError::UnknownExtension { path: source.into() })?;
+    let (absolute, language) = check_source(source)?;
     let runner = language
         .runner()
         .map(|tool| locate(tool, format!("needed to run {} sources", language.name())))
@@ -162,21 +149,9 @@ pub fn resolve(source: &Path) -> Result<Resolved, CgError> {
     let timeout = compile_timeout()?;
     let root = cache::root().ok_or(CgError::NoCacheDir)?;
 
-    // Java wants the file named after its public class, and runs the class holding `main`.
-    let (file_name, main_class) = if language == Language::Java {
-        let Some(entry) = java::entry(&String::from_utf8_lossy(&text)) else {
-            return Ok(Resolved::Failed(CompileFailure {
-                message: format!(
-                    "`{}` has no class with `public static void main(String[] args)`",
-                    source.display()
-                ),
-                output: Vec::new(),
-            }));
-        };
-        (format!("{}.java", entry.file_stem), Some(entry.main_class))
-    } else {
-        let name = absolute.file_name().map(|n| n.to_string_lossy().into_owned());
-        (name.unwrap_or_else(|| format!("bot.{}", language.slug())), None)
+    let (file_name, main_class) = match compile_name(source, &absolute, language, &text) {
+        Ok(names) => names,
+        Err(failure) => return Ok(Resolved::Failed(failure)),
     };
     // A name like `-o.cpp` must not read as an option.
     let argument =
@@ -226,6 +201,51 @@ pub fn resolve(source: &Path) -> Result<Resolved, CgError> {
         )),
         Build::Failed(failure) => Resolved::Failed(failure.clone()),
     })
+}
+
+/// The source's absolute path and language, once it is known to be a readable file of a
+/// language `cg:` knows, and not too big.
+fn check_source(source: &Path) -> Result<(PathBuf, Language), CgError> {
+    let absolute = std::path::absolute(source)
+        .map_err(|e| CgError::Read { path: source.to_path_buf(), source: e })?;
+    let meta = std::fs::metadata(&absolute).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => CgError::Missing { path: source.to_path_buf() },
+        _ => CgError::Read { path: source.to_path_buf(), source: e },
+    })?;
+    if !meta.is_file() {
+        return Err(CgError::NotAFile { path: source.to_path_buf() });
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(CgError::TooBig { path: source.to_path_buf(), bytes: meta.len() });
+    }
+    let language =
+        Language::of(source).ok_or_else(|| CgError::UnknownExtension { path: source.into() })?;
+    Ok((absolute, language))
+}
+
+/// The name the source is compiled under, and Java's class to run. Java wants the file named
+/// after its public class, and runs the class holding `main`; a Java source without `main`
+/// cannot run, which is the bot's fault.
+fn compile_name(
+    source: &Path,
+    absolute: &Path,
+    language: Language,
+    text: &[u8],
+) -> Result<(String, Option<String>), CompileFailure> {
+    if language != Language::Java {
+        let name = absolute.file_name().map(|n| n.to_string_lossy().into_owned());
+        return Ok((name.unwrap_or_else(|| format!("bot.{}", language.slug())), None));
+    }
+    match java::entry(&String::from_utf8_lossy(text)) {
+        Some(entry) => Ok((format!("{}.java", entry.file_stem), Some(entry.main_class))),
+        None => Err(CompileFailure {
+            message: format!(
+                "`{}` has no class with `public static void main(String[] args)`",
+                source.display()
+            ),
+            output: Vec::new(),
+        }),
+    }
 }
 
 /// The outcome of compiling one source, kept for the process's life (a tournament's thousand
