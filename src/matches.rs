@@ -192,8 +192,8 @@ fn play_game<D: GameDef>(spec: &MatchSpec, supervisor: &Supervisor) -> Result<Pl
 }
 
 /// Creates the bot a player's spec names for one seat; `supervisor` starts an external one. An
-/// external command that cannot be started is not an error here: its first turn fails with
-/// `startup_failed`.
+/// external command that cannot be started, or a `cg:` source that does not compile, is not an
+/// error here: its first turn fails with `startup_failed`.
 pub(crate) fn make_bot<D: GameDef>(
     player: &Player,
     setup: &Setup,
@@ -218,6 +218,16 @@ pub(crate) fn make_bot<D: GameDef>(
             let identity = BotIdentity { game: D::NAME, role, seed };
             let options = player.external.clone();
             Ok(Box::new(ExternalBot::<D::G>::spawn(words, &identity, options, supervisor)))
+        }
+        BotSpec::CodinGame(source) => {
+            let identity = BotIdentity { game: D::NAME, role, seed };
+            crate::bot::codingame::bot::<D::G>(
+                source,
+                &identity,
+                player.external.clone(),
+                supervisor,
+            )
+            .map_err(|e| e.into_error(bot_error))
         }
     }
 }

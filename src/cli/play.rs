@@ -24,7 +24,8 @@ pub(super) struct PlayArgs {
     /// Play a generated map: generator settings `key=value,key=value` (the map's seed is --seed).
     #[arg(long = "gen", value_name = "KEY=VALUE,...")]
     generate: Option<String>,
-    /// A bot for a role: `ROLE=SPEC`, SPEC a built-in name or `cmd:COMMAND ARGS...`. Repeatable.
+    /// A bot for a role: `ROLE=SPEC`, SPEC a built-in name, `cmd:COMMAND ARGS...` or
+    /// `cg:SOURCE` (a CodinGame source file: .py .js .c .cpp .java .rs ...). Repeatable.
     #[arg(long = "bot", value_name = "ROLE=SPEC")]
     bots: Vec<String>,
     /// A game option `KEY=VALUE`. Repeatable.

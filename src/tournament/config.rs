@@ -500,6 +500,12 @@ fn validate_game<D: GameDef>(
                 roles.iter().filter(|r| info.roles.contains(&r.as_str())).cloned().collect()
             }
             BotSpec::Command(_) => roles.clone(),
+            // Compiled now, before the first match, so compile time never counts against a turn.
+            BotSpec::CodinGame(source) => {
+                crate::bot::codingame::prepare(source)
+                    .map_err(|e| format!("key `{key}.spec`: {e}"))?;
+                roles.clone()
+            }
         };
         let bot_roles = match b.roles {
             None => can_play,
@@ -534,7 +540,7 @@ fn validate_game<D: GameDef>(
         }
         if b.external.is_some() && matches!(spec, BotSpec::Builtin(_)) {
             return Err(format!(
-                "key `{key}.external`: `{spec}` is a built-in bot; `external` is for `cmd:` bots"
+                "key `{key}.external`: `{spec}` is a built-in bot; `external` is for `cmd:` and `cg:` bots"
             ));
         }
         bots.push(ArenaBot {

@@ -2,6 +2,7 @@
 
 mod browser;
 mod cli;
+mod codingame;
 mod external;
 mod help;
 mod painters;

@@ -11,6 +11,7 @@ pub fn root() -> PathBuf {
 pub struct Arena {
     dir: tempfile::TempDir,
     args: Vec<String>,
+    envs: Vec<(String, String)>,
 }
 
 /// A finished run; it keeps the temporary folder alive for the checks that follow.
@@ -22,7 +23,7 @@ pub struct Run {
 
 impl Arena {
     pub fn new() -> Arena {
-        Arena { dir: tempfile::tempdir().expect("a temp dir"), args: Vec::new() }
+        Arena { dir: tempfile::tempdir().expect("a temp dir"), args: Vec::new(), envs: Vec::new() }
     }
 
     pub fn dir(&self) -> &Path {
@@ -38,12 +39,22 @@ impl Arena {
         self
     }
 
+    /// Sets an environment variable for arena.
+    pub fn env(mut self, key: &str, value: impl AsRef<str>) -> Arena {
+        self.envs.push((key.to_string(), value.as_ref().to_string()));
+        self
+    }
+
+    /// The command `run` runs, for a test that starts arena in the background.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arena"));
+        cmd.args(&self.args).current_dir(self.dir.path());
+        cmd.envs(self.envs.iter().map(|(k, v)| (k, v)));
+        cmd
+    }
+
     pub fn run(self) -> Run {
-        let output = Command::new(env!("CARGO_BIN_EXE_arena"))
-            .args(&self.args)
-            .current_dir(self.dir.path())
-            .output()
-            .expect("arena runs");
+        let output = self.command().output().expect("arena runs");
         Run { output, dir: self.dir.path().to_path_buf(), _temp: self.dir }
     }
 }

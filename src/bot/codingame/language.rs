@@ -1,0 +1,258 @@
+//! The languages a `cg:` source may be written in, picked by its extension as CodinGame picks the
+//! runtime from the language chosen in its editor, and how each is compiled and run: the one
+//! table the docs (docs/external-bots.md, "CodinGame sources") describe.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// The program a language needs, and what to tell a user who does not have it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tool {
+    pub program: &'static str,
+    /// How to get it, for the error when it is missing ("install it with ...").
+    pub install: &'static str,
+}
+
+/// A language arena can run as CodinGame does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Language {
+    Python,
+    JavaScript,
+    C,
+    Cpp,
+    Java,
+    Rust,
+    Go,
+    Kotlin,
+    CSharp,
+}
+
+/// The extensions `cg:` knows (compared without case), with their language.
+pub const EXTENSIONS: &[(&str, Language)] = &[
+    ("py", Language::Python),
+    ("js", Language::JavaScript),
+    ("c", Language::C),
+    ("cpp", Language::Cpp),
+    ("cc", Language::Cpp),
+    ("cxx", Language::Cpp),
+    ("java", Language::Java),
+    ("rs", Language::Rust),
+    ("go", Language::Go),
+    ("kt", Language::Kotlin),
+    ("cs", Language::CSharp),
+];
+
+/// CodinGame's C and C++ flags, as its "languages update" announcement gives them (g++ 11,
+/// `-std=gnu++17 -Werror=return-type -g -pthread`, linking `-lm -lpthread -ldl -lcrypt`). No
+/// `-O`: CodinGame compiles unoptimised, and bots that want more say `#pragma GCC optimize`.
+/// `-lcrypt` is left out: no bot needs crypt(3), and its development files are not everywhere.
+const C_FLAGS: &[&str] = &["-std=gnu17", "-Werror=return-type", "-g", "-pthread"];
+const CPP_FLAGS: &[&str] = &["-std=gnu++17", "-Werror=return-type", "-g", "-pthread"];
+const C_LIBS: &[&str] = &["-lm", "-lpthread", "-ldl"];
+
+/// The address space of a native compiler: far beyond what compiling a bot takes (g++, rustc,
+/// go and mcs compile the test bots in 1 GiB).
+pub const COMPILE_ADDRESS_SPACE: u64 = 4 << 30;
+
+/// The file the compiled program is written to, in its cache folder.
+pub const BINARY: &str = "bot";
+/// Java's class folder, Kotlin's jar and C#'s assembly, in their cache folder.
+pub const JAVA_CLASSES: &str = "classes";
+pub const KOTLIN_JAR: &str = "bot.jar";
+pub const CSHARP_EXE: &str = "bot.exe";
+
+impl Language {
+    /// The language of a source file, by its extension.
+    pub fn of(path: &Path) -> Option<Language> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        EXTENSIONS.iter().find(|(e, _)| *e == ext).map(|&(_, l)| l)
+    }
+
+    /// Every extension with its language, for the error about an unknown one.
+    pub fn supported() -> String {
+        let list: Vec<String> =
+            EXTENSIONS.iter().map(|(e, l)| format!(".{e} ({})", l.name())).collect();
+        list.join(", ")
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "Python 3",
+            Language::JavaScript => "JavaScript",
+            Language::C => "C",
+            Language::Cpp => "C++",
+            Language::Java => "Java",
+            Language::Rust => "Rust",
+            Language::Go => "Go",
+            Language::Kotlin => "Kotlin",
+            Language::CSharp => "C#",
+        }
+    }
+
+    /// A short name for cache folders.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Language::Python => "py",
+            Language::JavaScript => "js",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::Java => "java",
+            Language::Rust => "rs",
+            Language::Go => "go",
+            Language::Kotlin => "kt",
+            Language::CSharp => "cs",
+        }
+    }
+
+    /// The compiler, for languages compiled before they run.
+    pub fn compiler(self) -> Option<Tool> {
+        let tool = |program, install| Some(Tool { program, install });
+        match self {
+            Language::Python | Language::JavaScript => None,
+            Language::C => tool("gcc", "`apt-get install gcc` (Debian, Ubuntu)"),
+            Language::Cpp => tool("g++", "`apt-get install g++` (Debian, Ubuntu)"),
+            Language::Java => {
+                tool("javac", "`apt-get install default-jdk-headless` (Debian, Ubuntu)")
+            }
+            Language::Rust => tool("rustc", "rustup (https://rustup.rs)"),
+            Language::Go => tool("go", "`apt-get install golang-go` (Debian, Ubuntu)"),
+            Language::Kotlin => tool(
+                "kotlinc",
+                "SDKMAN! (`sdk install kotlin`) or a release from https://kotlinlang.org",
+            ),
+            Language::CSharp => tool("mcs", "`apt-get install mono-mcs` (Debian, Ubuntu)"),
+        }
+    }
+
+    /// The program that runs the source or its compiled form, when it is not the compiled
+    /// binary itself.
+    pub fn runner(self) -> Option<Tool> {
+        let tool = |program, install| Some(Tool { program, install });
+        match self {
+            Language::Python => tool("python3", "`apt-get install python3` (Debian, Ubuntu)"),
+            Language::JavaScript => tool("node", "`apt-get install nodejs` (Debian, Ubuntu)"),
+            Language::Java | Language::Kotlin => {
+                tool("java", "`apt-get install default-jre-headless` (Debian, Ubuntu)")
+            }
+            Language::CSharp => tool("mono", "`apt-get install mono-runtime` (Debian, Ubuntu)"),
+            Language::C | Language::Cpp | Language::Rust | Language::Go => None,
+        }
+    }
+
+    /// The arguments that make the compiler build `source` (a file name in the current folder)
+    /// into the current folder. Part of the cache key: changing them recompiles.
+    pub fn compile_args(self, source: &str) -> Vec<OsString> {
+        let csharp_out = format!("-out:{CSHARP_EXE}");
+        let words: Vec<&str> = match self {
+            Language::Python | Language::JavaScript => vec![],
+            Language::C => [C_FLAGS, &["-o", BINARY, source], C_LIBS].concat(),
+            Language::Cpp => [CPP_FLAGS, &["-o", BINARY, source], C_LIBS].concat(),
+            Language::Java => vec!["-encoding", "UTF-8", "-d", JAVA_CLASSES, source],
+            Language::Rust => vec!["--edition", "2021", "-O", "-o", BINARY, source],
+            Language::Go => vec!["build", "-o", BINARY, source],
+            Language::Kotlin => vec![source, "-include-runtime", "-d", KOTLIN_JAR],
+            Language::CSharp => vec!["-optimize+", &csharp_out, source],
+        };
+        words.into_iter().map(OsString::from).collect()
+    }
+
+    /// The address space a compile may use. A hostile source can make a compiler read without
+    /// end (`#include "/dev/zero"`, `include_bytes!("/dev/zero")`); the limit turns that into a
+    /// compile error instead of a machine out of memory. The JVM compilers are left alone (the
+    /// JVM reserves address space by the gigabyte up front, and Java has no such include).
+    pub fn compile_address_space(self) -> Option<u64> {
+        match self {
+            Language::C | Language::Cpp | Language::Rust | Language::Go | Language::CSharp => {
+                Some(COMPILE_ADDRESS_SPACE)
+            }
+            Language::Python | Language::JavaScript | Language::Java | Language::Kotlin => None,
+        }
+    }
+
+    /// The arguments that print the compiler's version, for the cache key.
+    pub fn version_args(self) -> &'static [&'static str] {
+        match self {
+            Language::Java | Language::Kotlin => &["-version"],
+            Language::Go => &["version"],
+            _ => &["--version"],
+        }
+    }
+
+    /// The command line that runs the bot. `runner` is the runner's path (when the language has
+    /// one), `build` the cache folder of the compiled source, `main_class` Java's entry point.
+    pub fn command(
+        self,
+        runner: Option<&Path>,
+        source: &Path,
+        build: &Path,
+        preload: Option<&Path>,
+        main_class: Option<&str>,
+    ) -> Vec<String> {
+        let text = |p: &Path| p.display().to_string();
+        let runner = runner.map(text).unwrap_or_default();
+        match self {
+            Language::Python => vec![runner, "-u".into(), text(source)],
+            Language::JavaScript => {
+                let preload = preload.map(text).unwrap_or_default();
+                vec![runner, "--require".into(), preload, text(source)]
+            }
+            Language::C | Language::Cpp | Language::Rust | Language::Go => {
+                vec![text(&build.join(BINARY))]
+            }
+            Language::Java => vec![
+                runner,
+                "-cp".into(),
+                text(&build.join(JAVA_CLASSES)),
+                main_class.unwrap_or("Player").to_string(),
+            ],
+            Language::Kotlin => vec![runner, "-jar".into(), text(&build.join(KOTLIN_JAR))],
+            Language::CSharp => vec![runner, text(&build.join(CSHARP_EXE))],
+        }
+    }
+}
+
+/// Where `program` is on `PATH` (or on the default path bots get when arena has none).
+pub fn find_on_path(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    std::env::split_paths(&path).filter(|dir| dir.is_absolute()).map(|dir| dir.join(program)).find(
+        |candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_extension_picks_the_language_whatever_its_case() {
+        assert_eq!(Language::of(Path::new("a/b.cpp")), Some(Language::Cpp));
+        assert_eq!(Language::of(Path::new("Player.JAVA")), Some(Language::Java));
+        assert_eq!(Language::of(Path::new("my bot.py")), Some(Language::Python));
+        assert_eq!(Language::of(Path::new("bot.rb")), None);
+        assert_eq!(Language::of(Path::new("Makefile")), None);
+        assert!(Language::supported().contains(".cpp (C++)"));
+    }
+
+    #[test]
+    fn every_compiled_language_has_a_compiler_and_every_other_a_runner() {
+        for &(_, language) in EXTENSIONS {
+            assert!(
+                language.compiler().is_some() || language.runner().is_some(),
+                "{language:?} can neither be compiled nor run"
+            );
+        }
+    }
+
+    #[test]
+    fn c_and_cpp_link_their_libraries_after_the_source() {
+        let args = Language::Cpp.compile_args("x.cpp");
+        let at = |w: &str| args.iter().position(|a| a == w).unwrap();
+        assert!(at("x.cpp") < at("-lm"), "{args:?}");
+        assert!(args.iter().any(|a| a == "-std=gnu++17"));
+        assert!(!args.iter().any(|a| a.to_string_lossy().starts_with("-O")), "CodinGame uses -O0");
+    }
+}

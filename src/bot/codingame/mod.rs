@@ -1,0 +1,419 @@
+//! `cg:` bots: CodinGame sources run as they are, without a hand-made command line.
+//!
+//! CodinGame picks a runtime from the language of the code in its editor; arena picks it from the
+//! source's extension ([`language`]): Python unbuffered, JavaScript with CodinGame's `readline()`
+//! and `print()` globals (a preload arena ships), compiled languages compiled once with
+//! CodinGame's flags into a content-addressed [`cache`]. Resolution happens while a match is set
+//! up (or a tournament's arena file is loaded), so compile time never counts against a turn.
+//!
+//! A source that does not compile is the bot's fault, so a result of its matches
+//! (`startup_failed`, with the compiler's message); a missing file, an unknown extension or a
+//! missing compiler is the user's to fix, so an error before any match.
+
+pub mod cache;
+mod java;
+pub mod language;
+mod tool;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use super::external::{BotIdentity, ExternalBot, ExternalOptions, Supervisor};
+use super::{Bot, BotFailure, BotReport, TurnContext};
+use crate::error::Error;
+use crate::game::Game;
+use language::{Language, Tool, find_on_path};
+pub use tool::stop_compiles;
+
+/// The variable that sets the compile time limit, in seconds.
+pub const COMPILE_TIMEOUT_VAR: &str = "ARENA_COMPILE_TIMEOUT";
+
+/// How long a compile may take unless [`COMPILE_TIMEOUT_VAR`] says otherwise.
+pub const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long asking a compiler its version may take.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The largest source `cg:` reads. CodinGame's own limit is 100,000 characters; this one only
+/// keeps a careless path (a disk image, a log) from being copied into the cache.
+pub const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// CodinGame's JavaScript globals, loaded before a `.js` bot.
+const JS_PRELOAD: &str = include_str!("../../../assets/codingame/preload.js");
+
+/// Why a `cg:` source cannot be set up. None of these is a bot's fault: each stops arena before
+/// a match is played.
+#[derive(Debug, thiserror::Error)]
+pub enum CgError {
+    #[error("source `{}` does not exist", path.display())]
+    Missing { path: PathBuf },
+    #[error("source `{}` is not a regular file", path.display())]
+    NotAFile { path: PathBuf },
+    #[error("cannot read source `{}`: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error(
+        "source `{}` is {bytes} bytes, more than the {MAX_SOURCE_BYTES} a `cg:` source may have",
+        path.display()
+    )]
+    TooBig { path: PathBuf, bytes: u64 },
+    #[error("source `{}`: unknown extension; `cg:` knows {}", path.display(), Language::supported())]
+    UnknownExtension { path: PathBuf },
+    #[error("`{program}` ({purpose}) is not installed or not on PATH; install it with {install}")]
+    MissingTool { program: &'static str, purpose: String, install: &'static str },
+    #[error(
+        "no folder for compiled `cg:` sources: set {} (or XDG_CACHE_HOME or HOME)",
+        cache::CACHE_DIR_VAR
+    )]
+    NoCacheDir,
+    #[error("{COMPILE_TIMEOUT_VAR}={0:?}: not a number of seconds above 0")]
+    BadTimeout(String),
+    /// The cache cannot be written, or a compiler cannot be started: the machine's problem.
+    #[error("{context}: {source}")]
+    Io { context: String, source: std::io::Error },
+}
+
+impl CgError {
+    /// The harness's error: input errors through `input` (which names the bot), the machine's
+    /// as I/O errors.
+    pub fn into_error(self, input: impl FnOnce(String) -> Error) -> Error {
+        match self {
+            CgError::Io { context, source } => Error::Io { context, source },
+            other => input(other.to_string()),
+        }
+    }
+}
+
+/// A source that does not compile: what the match records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileFailure {
+    /// One line, for the match's detail.
+    pub message: String,
+    /// The compiler's output.
+    pub output: Vec<String>,
+}
+
+/// What a `cg:` source resolves to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// The command line that runs it.
+    Command(Vec<String>),
+    /// It does not compile.
+    Failed(CompileFailure),
+}
+
+/// The bot a `cg:` source plays as: its compiled or interpreted process, or, for a source that
+/// does not compile, a bot whose first turn fails with `startup_failed`.
+pub fn bot<G: Game + 'static>(
+    source: &Path,
+    identity: &BotIdentity<'_>,
+    options: ExternalOptions,
+    supervisor: &Supervisor,
+) -> Result<Box<dyn Bot<G>>, CgError> {
+    Ok(match resolve(source)? {
+        Resolved::Command(words) => {
+            Box::new(ExternalBot::<G>::spawn(&words, identity, options, supervisor))
+        }
+        Resolved::Failed(failure) => Box::new(UncompiledBot::<G> {
+            failure,
+            report_lines: options.stderr_lines,
+            _game: PhantomData,
+        }),
+    })
+}
+
+/// Checks a `cg:` source and compiles it now, so that the matches that use it start at once.
+pub fn prepare(source: &Path) -> Result<(), CgError> {
+    resolve(source).map(|_| ())
+}
+
+/// Checks a source, compiles it if it must be compiled and is not in the cache, and returns the
+/// command that runs it. Relative paths are relative to the current folder.
+pub fn resolve(source: &Path) -> Result<Resolved, CgError> {
+    let (absolute, language) = check_source(source)?;
+    let runner = language
+        .runner()
+        .map(|tool| locate(tool, format!("needed to run {} sources", language.name())))
+        .transpose()?;
+    let Some(compiler) = language.compiler() else {
+        let preload = match language {
+            Language::JavaScript => Some(js_preload()?),
+            _ => None,
+        };
+        let command =
+            language.command(runner.as_deref(), &absolute, Path::new(""), preload.as_deref(), None);
+        return Ok(Resolved::Command(command));
+    };
+    let compiler_path = locate(compiler, format!("needed to compile {} sources", language.name()))?;
+    let text = read_source(source, &absolute)?;
+    let timeout = compile_timeout()?;
+    let root = cache::root().ok_or(CgError::NoCacheDir)?;
+
+    let (file_name, main_class) = match compile_name(source, &absolute, language, &text) {
+        Ok(names) => names,
+        Err(failure) => return Ok(Resolved::Failed(failure)),
+    };
+    // A name like `-o.cpp` must not read as an option.
+    let argument =
+        if file_name.starts_with('-') { format!("./{file_name}") } else { file_name.clone() };
+    let args = language.compile_args(&argument);
+    let version = compiler_version(language, &compiler_path, &root)?;
+    let flags: Vec<u8> =
+        args.iter().flat_map(|a| a.as_encoded_bytes().iter().copied().chain([0])).collect();
+    let key = cache::key(&[
+        language.slug().as_bytes(),
+        compiler_path.as_os_str().as_encoded_bytes(),
+        version.as_bytes(),
+        &flags,
+        file_name.as_bytes(),
+        &text,
+    ]);
+    let entry = root.join(format!("{}-{key}", language.slug()));
+
+    // One compile per key in this process; other processes are handled by the atomic install.
+    let slot = Arc::clone(lock(&BUILDS).entry(key).or_default());
+    let mut build = lock(&slot);
+    // The entry on disk is the truth: another process may have compiled it, a user cleared it.
+    let on_disk = entry.is_dir();
+    match *build {
+        None if on_disk => *build = Some(Build::Ready),
+        Some(Build::Ready) if !on_disk => *build = None,
+        _ => {}
+    }
+    if build.is_none() {
+        let compile = Compile {
+            source,
+            language,
+            compiler: &compiler_path,
+            file_name: &file_name,
+            args: &args,
+            text: &text,
+        };
+        *build = Some(compile.run(&root, &entry, timeout)?);
+    }
+    Ok(match build.as_ref().expect("set above") {
+        Build::Ready => Resolved::Command(language.command(
+            runner.as_deref(),
+            &absolute,
+            &entry,
+            None,
+            main_class.as_deref(),
+        )),
+        Build::Failed(failure) => Resolved::Failed(failure.clone()),
+    })
+}
+
+/// The source's absolute path and language, once it is known to be a readable file of a
+/// language `cg:` knows, and not too big.
+fn check_source(source: &Path) -> Result<(PathBuf, Language), CgError> {
+    let absolute = std::path::absolute(source)
+        .map_err(|e| CgError::Read { path: source.to_path_buf(), source: e })?;
+    let meta = std::fs::metadata(&absolute).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => CgError::Missing { path: source.to_path_buf() },
+        _ => CgError::Read { path: source.to_path_buf(), source: e },
+    })?;
+    if !meta.is_file() {
+        return Err(CgError::NotAFile { path: source.to_path_buf() });
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(CgError::TooBig { path: source.to_path_buf(), bytes: meta.len() });
+    }
+    let language =
+        Language::of(source).ok_or_else(|| CgError::UnknownExtension { path: source.into() })?;
+    Ok((absolute, language))
+}
+
+/// The name the source is compiled under, and Java's class to run. Java wants the file named
+/// after its public class, and runs the class holding `main`; a Java source without `main`
+/// cannot run, which is the bot's fault.
+fn compile_name(
+    source: &Path,
+    absolute: &Path,
+    language: Language,
+    text: &[u8],
+) -> Result<(String, Option<String>), CompileFailure> {
+    if language != Language::Java {
+        let name = absolute.file_name().map(|n| n.to_string_lossy().into_owned());
+        return Ok((name.unwrap_or_else(|| format!("bot.{}", language.slug())), None));
+    }
+    match java::entry(&String::from_utf8_lossy(text)) {
+        Some(entry) => Ok((format!("{}.java", entry.file_stem), Some(entry.main_class))),
+        None => Err(CompileFailure {
+            message: format!(
+                "`{}` has no class with `public static void main(String[] args)`",
+                source.display()
+            ),
+            output: Vec::new(),
+        }),
+    }
+}
+
+/// The outcome of compiling one source, kept for the process's life (a tournament's thousand
+/// matches of a bot that does not compile compile it once).
+#[derive(Clone, Debug)]
+enum Build {
+    Ready,
+    Failed(CompileFailure),
+}
+
+static BUILDS: Mutex<BTreeMap<String, Arc<Mutex<Option<Build>>>>> = Mutex::new(BTreeMap::new());
+
+/// Compiler versions by path, asked once per process.
+static VERSIONS: Mutex<BTreeMap<PathBuf, String>> = Mutex::new(BTreeMap::new());
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn locate(tool: Tool, purpose: String) -> Result<PathBuf, CgError> {
+    find_on_path(tool.program).ok_or(CgError::MissingTool {
+        program: tool.program,
+        purpose,
+        install: tool.install,
+    })
+}
+
+fn read_source(source: &Path, absolute: &Path) -> Result<Vec<u8>, CgError> {
+    let read_error = |e| CgError::Read { path: source.to_path_buf(), source: e };
+    let file = std::fs::File::open(absolute).map_err(read_error)?;
+    let mut text = Vec::new();
+    // The file may have grown since its size was checked.
+    file.take(MAX_SOURCE_BYTES + 1).read_to_end(&mut text).map_err(read_error)?;
+    if text.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(CgError::TooBig { path: source.to_path_buf(), bytes: text.len() as u64 });
+    }
+    Ok(text)
+}
+
+/// The compile time limit: [`COMPILE_TIMEOUT_VAR`] seconds, else the default.
+pub fn compile_timeout() -> Result<Duration, CgError> {
+    let Some(value) = std::env::var_os(COMPILE_TIMEOUT_VAR) else {
+        return Ok(DEFAULT_COMPILE_TIMEOUT);
+    };
+    let text = value.to_string_lossy().into_owned();
+    match text.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(CgError::BadTimeout(text)),
+    }
+}
+
+fn compiler_version(language: Language, compiler: &Path, root: &Path) -> Result<String, CgError> {
+    if let Some(version) = lock(&VERSIONS).get(compiler) {
+        return Ok(version.clone());
+    }
+    std::fs::create_dir_all(root).map_err(|e| cache_error(root, e))?;
+    let args: Vec<_> = language.version_args().iter().map(Into::into).collect();
+    // Asked in the cache, where compiles run: a toolchain chosen by folder (rustup's override
+    // files) is the same for both.
+    let run = tool::run(compiler, &args, root, VERSION_TIMEOUT, None).map_err(|e| CgError::Io {
+        context: format!("cannot run `{}`", compiler.display()),
+        source: e,
+    })?;
+    let version = run.output;
+    lock(&VERSIONS).insert(compiler.to_path_buf(), version.clone());
+    Ok(version)
+}
+
+fn cache_error(path: &Path, source: std::io::Error) -> CgError {
+    CgError::Io { context: format!("cannot write the compile cache `{}`", path.display()), source }
+}
+
+/// One compile of one source.
+struct Compile<'a> {
+    source: &'a Path,
+    language: Language,
+    compiler: &'a Path,
+    file_name: &'a str,
+    args: &'a [std::ffi::OsString],
+    text: &'a [u8],
+}
+
+impl Compile<'_> {
+    /// Compiles in a temporary folder of the cache, and moves the result to `entry`.
+    fn run(&self, root: &Path, entry: &Path, timeout: Duration) -> Result<Build, CgError> {
+        let temp = cache::temp_dir(root).map_err(|e| cache_error(root, e))?;
+        let copy = temp.path().join(self.file_name);
+        std::fs::write(&copy, self.text).map_err(|e| cache_error(&copy, e))?;
+        let program = self.compiler.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        tracing::info!("compiling `{}` with {program}", self.source.display());
+        let memory = self.language.compile_address_space();
+        let run =
+            tool::run(self.compiler, self.args, temp.path(), timeout, memory).map_err(|e| {
+                CgError::Io {
+                    context: format!("cannot run `{}`", self.compiler.display()),
+                    source: e,
+                }
+            })?;
+        let output: Vec<String> = run.output.lines().map(str::to_string).collect();
+        if run.status.is_none() {
+            return Ok(Build::Failed(CompileFailure {
+                message: format!(
+                    "`{}` did not compile within {} s ({COMPILE_TIMEOUT_VAR} sets the limit)",
+                    self.source.display(),
+                    timeout.as_secs_f64()
+                ),
+                output,
+            }));
+        }
+        if !run.succeeded() {
+            let first_error = output
+                .iter()
+                .find(|l| l.to_ascii_lowercase().contains("error"))
+                .or_else(|| output.iter().find(|l| !l.trim().is_empty()))
+                .map(|l| format!(": {}", l.trim()))
+                .unwrap_or_default();
+            return Ok(Build::Failed(CompileFailure {
+                message: format!(
+                    "`{}` does not compile ({program} {}){first_error}",
+                    self.source.display(),
+                    run.how_it_ended()
+                ),
+                output,
+            }));
+        }
+        cache::install(temp, entry).map_err(|e| cache_error(entry, e))?;
+        Ok(Build::Ready)
+    }
+}
+
+/// The JavaScript preload, written once into the cache under a name that is its content's hash.
+fn js_preload() -> Result<PathBuf, CgError> {
+    let root = cache::root().ok_or(CgError::NoCacheDir)?;
+    let path = root.join(format!("preload-{}.js", cache::key(&[JS_PRELOAD.as_bytes()])));
+    if std::fs::read_to_string(&path).is_ok_and(|text| text == JS_PRELOAD) {
+        return Ok(path);
+    }
+    let temp = cache::temp_dir(&root).map_err(|e| cache_error(&root, e))?;
+    let written = temp.path().join("preload.js");
+    std::fs::write(&written, JS_PRELOAD).map_err(|e| cache_error(&written, e))?;
+    std::fs::rename(&written, &path).map_err(|e| cache_error(&path, e))?;
+    Ok(path)
+}
+
+/// The player of a source that does not compile: its first turn fails with `startup_failed`,
+/// and the report carries the compiler's first lines.
+struct UncompiledBot<G> {
+    failure: CompileFailure,
+    report_lines: usize,
+    _game: PhantomData<fn() -> G>,
+}
+
+impl<G: Game> Bot<G> for UncompiledBot<G> {
+    fn act(&mut self, _view: &G::View, _ctx: &TurnContext) -> Result<G::Action, BotFailure> {
+        Err(BotFailure::StartupFailed(self.failure.message.clone()))
+    }
+
+    fn finish(&mut self) -> BotReport {
+        let mut lines: Vec<String> = self.failure.output.clone();
+        if lines.len() > self.report_lines && self.report_lines > 0 {
+            let more = lines.len() - self.report_lines + 1;
+            lines.truncate(self.report_lines.saturating_sub(1));
+            lines.push(format!("[... {more} more lines of compiler output]"));
+        }
+        lines.truncate(self.report_lines);
+        BotReport { stderr_tail: lines }
+    }
+}
