@@ -28,9 +28,16 @@ impl Progress {
             let bar = indicatif::ProgressBar::new(total);
             bar.set_style(
                 indicatif::ProgressStyle::with_template(
-                    "{bar:40.cyan/blue} {pos}/{len} matches  {per_sec}  ETA {eta}",
+                    "{bar:40.cyan/blue} {pos}/{len} matches  {rate}  ETA {eta}",
                 )
-                .expect("a valid template"),
+                .expect("a valid template")
+                // indicatif's own `{per_sec}` prints four decimals (`7,506.7918/s`).
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.1}/s", state.per_sec());
+                    },
+                ),
             );
             bar.enable_steady_tick(Duration::from_millis(200));
             Progress { bar: Some(bar), plain: None }
@@ -63,9 +70,10 @@ impl Progress {
         }
     }
 
+    /// Clears the bar, so the tables printed next start on a line of their own.
     pub(crate) fn finish(&self) {
         if let Some(bar) = &self.bar {
-            bar.finish();
+            bar.finish_and_clear();
         }
     }
 }
