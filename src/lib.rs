@@ -13,6 +13,7 @@ pub mod games;
 pub mod matches;
 pub mod referee;
 pub mod replay;
+pub mod seed;
 pub mod tournament;
 
 pub use error::{Error, Result};

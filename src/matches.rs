@@ -13,7 +13,8 @@ use crate::bot::{Bot, BotReport, BotSpec, Termination, TimeLimits};
 use crate::error::{Error, Result};
 use crate::game::{Game, Outcome, Seat};
 use crate::games::{BotSetup, GameDef, GameId, MapText, Setup, resolve_variant};
-use crate::referee::{Step, bot_seed, play_match};
+use crate::referee::{Step, play_match};
+use crate::seed::bot_seed;
 
 /// Where a match's map comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,12 +7,11 @@
 
 use std::time::{Duration, Instant};
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::{Bot, BotFailure, BotReport, Termination, TimeLimits, TurnContext};
 use crate::game::{Game, Outcome, Seat, Status};
+use crate::seed::rules_rng;
 
 /// One action played, as the replay records it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,25 +46,6 @@ impl MatchResult {
     pub fn turns(&self) -> usize {
         self.steps.len()
     }
-}
-
-/// The seed of the rules' RNG and the per-seat seeds of the bots, all from one match seed.
-pub fn rules_rng(seed: u64) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(seed)
-}
-
-/// The seed a bot at `seat` gets in a match seeded with `match_seed`: distinct per seat, and
-/// independent of the rules' RNG stream.
-pub fn bot_seed(match_seed: u64, seat: Seat) -> u64 {
-    splitmix64(match_seed ^ splitmix64(0xB07_5EED + seat as u64))
-}
-
-/// The SplitMix64 finaliser: a fast, well-mixed bijection on u64, used to derive seeds.
-pub fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// Plays `game` to its end with one bot per seat.
@@ -343,12 +323,5 @@ mod tests {
         let r = play_match(race(), &mut bots, &limits(1000), 1);
         assert_eq!(r.termination, Termination::Eof);
         assert_eq!(finished.load(Ordering::SeqCst), 2);
-    }
-
-    #[test]
-    fn bot_seeds_differ_by_seat_and_match() {
-        assert_ne!(bot_seed(1, 0), bot_seed(1, 1));
-        assert_ne!(bot_seed(1, 0), bot_seed(2, 0));
-        assert_eq!(bot_seed(9, 1), bot_seed(9, 1));
     }
 }

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::game::{Game, Seat, Status};
 use crate::games::{GameDef, Setup};
 use crate::matches::{Header, MatchSummary, PlayedMatch, REPLAY_VERSION};
-use crate::referee::rules_rng;
+use crate::seed::rules_rng;
 
 /// One action line of a replay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

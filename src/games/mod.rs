@@ -146,7 +146,7 @@ pub struct BotInfo {
 pub struct BotSetup<'a> {
     pub seat: Seat,
     pub role: String,
-    /// The bot's own seed (see [`crate::referee::bot_seed`]).
+    /// The bot's own seed (see [`crate::seed::bot_seed`]).
     pub seed: u64,
     pub setup: &'a Setup,
 }

@@ -11,7 +11,7 @@
 //! bot sits in every seat once.
 
 use super::config::{Arena, Format};
-use crate::referee::splitmix64;
+use crate::seed::game_seed;
 
 /// A group of bots that meet, and the seat orders it is played in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,11 +35,6 @@ pub struct Planned {
     /// An index into the arena's maps.
     pub map: usize,
     pub seed: u64,
-}
-
-/// The seed of game `k`: a pure function of the master seed and `k`.
-pub fn game_seed(master: u64, k: u64) -> u64 {
-    splitmix64(master ^ splitmix64(k))
 }
 
 /// A deterministic slice of the schedule: shard `index` (1-based) of `count` takes the ids

@@ -25,9 +25,10 @@ use serde::Serialize;
 use super::config::{Arena, SprtConfig};
 use super::csv::{MATCHES_FILE, RowWriter, write_atomically};
 use super::run::{Progress, cores, play_seats, prepare_dir, row_of};
-use super::schedule::{Planned, game_seed};
+use super::schedule::Planned;
 use crate::error::{Error, Result};
 use crate::matches::PlayedMatch;
+use crate::seed::game_seed;
 
 /// Before this many pairs the test does not stop: the normal approximation needs a sample
 /// (a single won pair would otherwise "prove" a small Elo gain).

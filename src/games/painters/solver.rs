@@ -24,6 +24,7 @@
 use std::time::Instant;
 
 use super::board::{Board, Geometry, Rooms, bit, rooms};
+use crate::seed::mix_key;
 
 /// Larger than any score difference (at most 121 rooms).
 pub const INF: i32 = 1000;
@@ -104,17 +105,6 @@ pub struct Solver {
     /// Whether the current depth-limited iteration used a heuristic value.
     inexact: bool,
     pub stats: Stats,
-}
-
-fn mix(open: Rooms, a: u8, b: u8) -> u64 {
-    let lo = open as u64;
-    let hi = (open >> 64) as u64;
-    let mut z = lo
-        ^ hi.rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ ((a as u64) << 48 | (b as u64) << 56);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 impl Solver {
@@ -278,7 +268,7 @@ impl Solver {
         if self.tick() {
             return 0;
         }
-        let slot = (mix(region, from, 0xFF) as usize) & (self.paths.len() - 1);
+        let slot = (mix_key(region, from, 0xFF) as usize) & (self.paths.len() - 1);
         let e = self.paths[slot];
         if e.used && e.open == region && e.from == from {
             return e.length as i32;
@@ -334,7 +324,7 @@ impl Solver {
         let old = std::mem::replace(&mut self.paths, vec![PathEntry::default(); len]);
         self.paths_used = 0;
         for e in old.into_iter().filter(|e| e.used) {
-            let slot = (mix(e.open, e.from, 0xFF) as usize) & (len - 1);
+            let slot = (mix_key(e.open, e.from, 0xFF) as usize) & (len - 1);
             self.paths_used += usize::from(!self.paths[slot].used);
             self.paths[slot] = e;
         }
@@ -354,7 +344,7 @@ impl Solver {
 
     #[inline]
     fn bucket(&self, open: Rooms, mover: u8, other: u8) -> usize {
-        (mix(open, mover, other) as usize) & (self.table.len() - 2)
+        (mix_key(open, mover, other) as usize) & (self.table.len() - 2)
     }
 
     fn probe(&self, open: Rooms, mover: u8, other: u8) -> Option<Entry> {

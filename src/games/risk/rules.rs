@@ -11,8 +11,7 @@
 use std::sync::Arc;
 
 use rand::seq::SliceRandom;
-use rand::{Rng, RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::{Rng, RngExt};
 
 use super::battle;
 use super::cards::{self, Card};
@@ -224,7 +223,7 @@ impl Risk {
         }
         if seats == 2 || opts.random_deal {
             // Shuffle the territory cards and deal them round-robin: player1, player2, (neutral).
-            let mut rng = ChaCha8Rng::seed_from_u64(crate::referee::splitmix64(seed ^ 0xDEA1));
+            let mut rng = crate::seed::deal_rng(seed);
             let mut order: Vec<usize> = (0..n).collect();
             order.shuffle(&mut rng);
             for (i, t) in order.into_iter().enumerate() {

@@ -13,11 +13,11 @@
 //!   calls, so a bot's later turns are cheap).
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Instant;
 
 use super::bots::greedy_round;
 use super::map::{Cuts, SpiderMap, fly_distances};
+use crate::seed::MixBuild;
 
 /// The largest graphs the solver takes: the removed-edge mask is a `u64`, spider vertices are
 /// packed into bytes.
@@ -34,26 +34,7 @@ pub enum Policy {
     Greedy,
 }
 
-/// A fast hasher for the memo's integer keys (the memo is never iterated, so its order does not
-/// matter).
-#[derive(Default)]
-struct MixHasher(u64);
-
-impl Hasher for MixHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Memo = HashMap<(u64, u64), bool, BuildHasherDefault<MixHasher>>;
+type Memo = HashMap<(u64, u64), bool, MixBuild>;
 
 pub struct Solver {
     map: SpiderMap,
@@ -273,7 +254,7 @@ impl Solver {
             })
             .collect();
         let mut out = Vec::new();
-        let mut seen: HashSet<u64, BuildHasherDefault<MixHasher>> = HashSet::default();
+        let mut seen: HashSet<u64, MixBuild> = HashSet::default();
         let mut pick = vec![0usize; spiders.len()];
         loop {
             let mut next: Vec<u32> = pick.iter().enumerate().map(|(i, &k)| options[i][k]).collect();
