@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use crate::games::SetupError;
+use crate::game::SetupError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -6,12 +6,14 @@
 //! and verifies matches, and [`tournament`] runs many of them and keeps the statistics.
 
 pub mod bot;
+pub mod budget;
 pub mod cli;
 pub mod error;
 pub mod game;
 pub mod games;
 pub mod matches;
 pub mod referee;
+pub mod registry;
 pub mod replay;
 pub mod seed;
 pub mod tournament;

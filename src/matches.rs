@@ -12,8 +12,10 @@ use crate::bot::process::{BotIdentity, ExternalBot, ExternalOptions};
 use crate::bot::{Bot, BotReport, BotSpec, Termination, TimeLimits};
 use crate::error::{Error, Result};
 use crate::game::{Game, Outcome, Seat};
-use crate::games::{BotSetup, GameDef, GameId, MapText, Setup, resolve_variant};
+use crate::game::{MapText, Setup};
+use crate::games::GameId;
 use crate::referee::{Step, play_match};
+use crate::registry::{GameDef, SeatSetup, builtin_bot, resolve_variant};
 use crate::seed::bot_seed;
 
 /// Where a match's map comes from.
@@ -207,7 +209,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
             Error::Usage(format!("no bot for role `{role}` (give one with --bot {role}=NAME)"))
         })?;
         let limits = spec.limits.or(&player.limits).apply(base);
-        bots.push(make_bot::<D>(player, &setup, seat, role)?);
+        bots.push(make_bot::<D>(player, &setup, &game, seat, role)?);
         seats.push(SeatInfo {
             seat,
             role: role.clone(),
@@ -258,6 +260,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec) -> Result<PlayedMatch> {
 pub fn make_bot<D: GameDef>(
     player: &Player,
     setup: &Setup,
+    game: &D::G,
     seat: Seat,
     role: &str,
 ) -> Result<Box<dyn Bot<D::G>>> {
@@ -271,8 +274,8 @@ pub fn make_bot<D: GameDef>(
     };
     match spec {
         BotSpec::Builtin(name) => {
-            let bot = BotSetup { seat, role: role.to_string(), seed, setup };
-            D::builtin_bot(name, &bot).map_err(bot_error)
+            let seat_setup = SeatSetup { seat, role, seed, setup, game };
+            builtin_bot::<D>(name, &seat_setup).map_err(|e| bot_error(e.to_string()))
         }
         BotSpec::Command(words) => {
             let identity = BotIdentity { game: D::NAME, role, seed };

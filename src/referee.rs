@@ -183,6 +183,13 @@ mod tests {
             Ok(())
         }
 
+        fn legal_actions_of(view: &Race) -> Vec<Step2> {
+            if view.total >= 20 {
+                return Vec::new();
+            }
+            vec![Step2::Add(1), Step2::Add(2), Step2::Roll]
+        }
+
         fn init_input(_: &Race) -> String {
             String::new()
         }

@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::Termination;
 use crate::error::{Error, Result};
+use crate::game::Setup;
 use crate::game::{Game, Seat, Status};
-use crate::games::{GameDef, Setup};
 use crate::matches::{Header, MatchSummary, PlayedMatch, REPLAY_VERSION};
+use crate::registry::GameDef;
 use crate::seed::rules_rng;
 
 /// One action line of a replay.

@@ -867,8 +867,9 @@ mod tests {
 
     #[test]
     fn a_bot_refused_during_ctrl_c_gives_no_result() {
+        use crate::game::Setup;
         use crate::games::skynet::Skynet;
-        use crate::games::{GameDef, Setup, resolve_variant};
+        use crate::registry::{GameDef, resolve_variant};
         let variant = resolve_variant::<Skynet>(None).unwrap();
         let map = Skynet::default_map(&variant);
         let setup = Setup { variant, options: BTreeMap::new(), map, seed: 1 };

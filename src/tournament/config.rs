@@ -14,8 +14,10 @@ use crate::bot::BotSpec;
 use crate::bot::process::ExternalOptions;
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::games::{GameDef, GameId, MapText, Setup, bot_info, resolve_variant};
+use crate::game::{MapText, Setup};
+use crate::games::GameId;
 use crate::matches::LimitOverrides;
+use crate::registry::{GameDef, find_bot, resolve_variant};
 
 /// The arena `arena run` plays without a file: Skynet Episode 2's built-in bots.
 pub const DEFAULT_ARENA: &str = include_str!("../../arenas/default.toml");
@@ -424,8 +426,8 @@ fn validate_game<D: GameDef>(
         let spec: BotSpec = spec_text.parse().map_err(|e| format!("key `{key}.spec`: {e}"))?;
         let can_play: Vec<String> = match &spec {
             BotSpec::Builtin(builtin) => {
-                let info = bot_info::<D>(builtin).ok_or_else(|| {
-                    let known: Vec<&str> = D::bots().iter().map(|b| b.name).collect();
+                let info = find_bot::<D>(builtin).map_err(|_| {
+                    let known: Vec<&str> = D::BOTS.iter().map(|b| b.name).collect();
                     format!(
                         "key `{key}.spec`: {} has no built-in bot `{builtin}` (known: {})",
                         D::NAME,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rand::Rng;
 
-use super::board::{Board, Rooms, bit, coords, index};
+use super::board::{Board, Rooms, bit, coords, index, rooms};
 use crate::game::{Game, Illegal, Outcome, Seat, Status};
 
 pub const ALMA: Seat = 0;
@@ -173,6 +173,15 @@ impl Game for Painters {
         self.moves.push((seat, room));
         self.to_act = self.next_to_act(seat);
         Ok(())
+    }
+
+    /// A move into each open room next to the painter, lowest room index first.
+    fn legal_actions_of(view: &PaintersView) -> Vec<PaintersAction> {
+        let g = &view.game;
+        if g.to_act != Some(view.seat) {
+            return Vec::new();
+        }
+        rooms(g.moves_of(view.seat)).map(PaintersAction::to_room).collect()
     }
 
     /// `alma` or `berthe`, then the board as one Kick Start case: `S RA PA RB PB C` and `C`

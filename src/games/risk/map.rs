@@ -20,7 +20,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::games::SetupError;
+use crate::game::SetupError;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Territory {

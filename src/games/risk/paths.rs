@@ -81,6 +81,29 @@ impl<'a> Board<'a> {
         self.fortify_path(source, target).is_some()
     }
 
+    /// A component label for every territory of `owner` (territories it can fortify between
+    /// share one), `usize::MAX` for the others.
+    pub fn components_of(&self, owner: u32) -> Vec<usize> {
+        let n = self.map.len();
+        let mut label = vec![usize::MAX; n];
+        for start in 0..n {
+            if self.owner[start] != owner || label[start] != usize::MAX {
+                continue;
+            }
+            label[start] = start;
+            let mut stack = vec![start];
+            while let Some(t) = stack.pop() {
+                for &u in &self.map.adj[t] {
+                    if self.owner[u] == owner && label[u] == usize::MAX {
+                        label[u] = start;
+                        stack.push(u);
+                    }
+                }
+            }
+        }
+        label
+    }
+
     /// The shortest own-territory path `can_fortify` looks for.
     pub fn fortify_path(&self, source: usize, target: usize) -> Option<Vec<usize>> {
         if !self.in_range(source) || !self.in_range(target) {

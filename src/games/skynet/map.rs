@@ -12,8 +12,8 @@
 
 use std::sync::Arc;
 
-use super::rules::Episode;
-use crate::games::SetupError;
+use super::episode::Episode;
+use crate::game::SetupError;
 
 /// The largest node count accepted at all: beyond CodinGame's 500 a map plays with a warning,
 /// but a typo such as `5000000000` must not allocate the machine away.
@@ -139,10 +139,7 @@ impl SkynetMap {
         if self.gateways.len() > 20 {
             w.push(format!("E = {} is above CodinGame's limit of 20", self.gateways.len()));
         }
-        let allowed = match episode {
-            Episode::Ep1 => 1,
-            Episode::Ep2 => 2,
-        };
+        let allowed = episode.gateway_links_per_node();
         let crowded: Vec<String> = (0..self.nodes as u32)
             .filter(|&v| !self.is_gateway[v as usize] && self.gateway_links_at(v) > allowed)
             .map(|v| v.to_string())

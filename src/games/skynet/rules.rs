@@ -9,17 +9,12 @@ use std::sync::Arc;
 
 use rand::Rng;
 
+use super::episode::Episode;
 use super::map::SkynetMap;
 use crate::game::{Game, Illegal, Outcome, Seat, Status};
 
 pub const VIRUS: Seat = 0;
 pub const AGENT: Seat = 1;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Episode {
-    Ep1,
-    Ep2,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SkynetAction {
@@ -190,6 +185,30 @@ impl Game for Skynet {
             _ => return Err(Illegal::new("the agent moves: `NODE`")),
         }
         Ok(())
+    }
+
+    /// The virus: every remaining link it may cut, named both ways (`a b` and `b a` are both
+    /// legal, and the agent is told the cut as named), sorted. The agent: a step to each
+    /// neighbour, in adjacency order.
+    fn legal_actions_of(view: &SkynetView) -> Vec<SkynetAction> {
+        let g = &view.game;
+        if g.over.is_some() || g.to_act != view.seat {
+            return Vec::new();
+        }
+        if view.seat == VIRUS {
+            let mut cuts: Vec<SkynetAction> = g
+                .legal_cuts()
+                .into_iter()
+                .flat_map(|(a, b)| [SkynetAction::Cut(a, b), SkynetAction::Cut(b, a)])
+                .collect();
+            cuts.sort_unstable_by_key(|c| match *c {
+                SkynetAction::Cut(a, b) => (a, b),
+                SkynetAction::Move(n) => (n, u32::MAX),
+            });
+            cuts
+        } else {
+            g.neighbours(g.agent).map(SkynetAction::Move).collect()
+        }
     }
 
     fn init_input(view: &SkynetView) -> String {
