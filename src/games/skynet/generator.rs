@@ -325,17 +325,15 @@ mod tests {
             assert_eq!(map.gateways.len(), p.gateways);
             assert!(!map.is_gateway[map.agent_start as usize]);
             assert_eq!(map.gateway_links_at(map.agent_start), 0, "{episode:?} {nodes}");
-            let mut seen = vec![false; nodes];
-            let mut stack = vec![map.agent_start];
-            seen[map.agent_start as usize] = true;
-            while let Some(v) = stack.pop() {
-                for &(w, _) in &map.adj[v as usize] {
-                    if !std::mem::replace(&mut seen[w as usize], true) {
-                        stack.push(w);
-                    }
-                }
+            let mut graph = petgraph::graph::UnGraph::<(), ()>::from_edges(&map.links);
+            while graph.node_count() < nodes {
+                graph.add_node(());
             }
-            assert!(seen.iter().all(|&s| s), "{episode:?} {nodes}: the map is connected");
+            assert_eq!(
+                petgraph::algo::connected_components(&graph),
+                1,
+                "{episode:?} {nodes}: the map is connected"
+            );
         }
     }
 

@@ -557,7 +557,10 @@ mod tests {
             assert_ne!(a.text, generate(&p, 8).unwrap().text);
             let map = parse_map(&a.name, &a.text).unwrap();
             assert_eq!((map.nodes, map.spiders.len(), map.flies.len()), (30, 3, 2));
-            // Connected: every vertex reaches a fly.
+            // Connected (by petgraph's count, apart from the game's own searches), so every
+            // vertex reaches a fly.
+            let graph = petgraph::graph::UnGraph::<(), ()>::from_edges(&map.edges);
+            assert_eq!((graph.node_count(), petgraph::algo::connected_components(&graph)), (30, 1));
             assert!(
                 fly_distances(&map, &vec![false; map.edges.len()]).iter().all(|&d| d < u32::MAX)
             );
