@@ -134,7 +134,7 @@ mod tests {
     use rand::{Rng, RngExt};
 
     use super::*;
-    use crate::game::Illegal;
+    use crate::game::{BadLine, Illegal};
 
     /// A race to 20: each seat in turn adds 1 or 2, or rolls a die (chance from the referee).
     #[derive(Clone, Debug, PartialEq)]
@@ -198,10 +198,10 @@ mod tests {
             format!("{}\n", view.total)
         }
 
-        fn parse_action(_: &Race, line: &str) -> Result<Step2, String> {
+        fn parse_action(_: &Race, line: &str) -> Result<Step2, BadLine> {
             match line.trim() {
                 "roll" => Ok(Step2::Roll),
-                n => n.parse().map(Step2::Add).map_err(|_| format!("bad {n:?}")),
+                n => n.parse().map(Step2::Add).map_err(|_| format!("bad {n:?}").into()),
             }
         }
 

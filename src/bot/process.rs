@@ -269,7 +269,7 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
         let answer = process.exchange(input.as_bytes(), ctx.hard_deadline, self.options.max_line);
         wait_for_exit_if_interrupted();
         let line = answer?;
-        G::parse_action(view, &line).map_err(|reason| BotFailure::Garbage { line, reason })
+        G::parse_action(view, &line).map_err(|e| BotFailure::Garbage { line, reason: e.reason })
     }
 
     fn finish(&mut self) -> BotReport {

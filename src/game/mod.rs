@@ -17,7 +17,9 @@ use std::fmt::Debug;
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
-pub use setup::{MapText, Setting, Setup, SetupError, bounded, known_keys, parse_settings};
+pub use setup::{
+    InvalidMap, MapText, Setting, Setup, SetupError, bounded, known_keys, parse_settings,
+};
 
 /// A seat at the table: an index into the game's roles, `0..roles().len()`.
 pub type Seat = usize;
@@ -100,6 +102,25 @@ impl Illegal {
     }
 }
 
+/// A line a bot wrote that is not an action at all (garbage), with the reason in words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct BadLine {
+    pub reason: String,
+}
+
+impl From<String> for BadLine {
+    fn from(reason: String) -> BadLine {
+        BadLine { reason }
+    }
+}
+
+impl From<&str> for BadLine {
+    fn from(reason: &str) -> BadLine {
+        BadLine { reason: reason.to_string() }
+    }
+}
+
 /// The rules of one game, and its wire protocol.
 ///
 /// `PartialEq` lets tests check the rule every game keeps: a refused action leaves the state
@@ -168,7 +189,7 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     /// Reads the one line a bot wrote (without its newline) into an action.
     /// `Err` is a line that does not parse (garbage), with the reason; whether a parsed action is
     /// legal is for [`Game::play`] to say.
-    fn parse_action(view: &Self::View, line: &str) -> Result<Self::Action, String>;
+    fn parse_action(view: &Self::View, line: &str) -> Result<Self::Action, BadLine>;
 
     /// The protocol text of an action, as a bot would write it (recorded in replays).
     fn format_action(action: &Self::Action) -> String;

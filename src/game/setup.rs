@@ -55,6 +55,18 @@ impl SetupError {
     }
 }
 
+/// What is wrong with a map's content, said without a place: the reader that met it adds the
+/// file and line (it is the message of a [`SetupError::Map`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidMap(pub String);
+
+impl From<InvalidMap> for String {
+    fn from(e: InvalidMap) -> String {
+        e.0
+    }
+}
+
 /// A generator setting, as `arena gen GAME --help` lists it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Setting {

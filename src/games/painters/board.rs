@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::game::{Setting, SetupError, bounded, parse_settings};
+use crate::game::{InvalidMap, Setting, SetupError, bounded, parse_settings};
 
 /// The largest side a board may have: 11 * 11 = 121 rooms fit a `u128`.
 pub const MAX_SIZE: u32 = 11;
@@ -176,6 +176,15 @@ pub struct Board {
 impl Board {
     /// Checks a board; `Err` says what is wrong in words.
     pub fn new(
+        size: u32,
+        alma: (u32, u32),
+        berthe: (u32, u32),
+        blocked: &[(u32, u32)],
+    ) -> Result<Board, InvalidMap> {
+        Board::build(size, alma, berthe, blocked).map_err(InvalidMap)
+    }
+
+    fn build(
         size: u32,
         alma: (u32, u32),
         berthe: (u32, u32),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rand::Rng;
 
 use super::board::{Board, Rooms, bit, coords, index, rooms};
-use crate::game::{Game, Illegal, Outcome, Seat, Status};
+use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
 
 pub const ALMA: Seat = 0;
 pub const BERTHE: Seat = 1;
@@ -202,12 +202,12 @@ impl Game for Painters {
         s
     }
 
-    fn parse_action(_view: &PaintersView, line: &str) -> Result<PaintersAction, String> {
+    fn parse_action(_view: &PaintersView, line: &str) -> Result<PaintersAction, BadLine> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let int = |w: &str| w.parse::<u32>().map_err(|_| format!("`{w}` is not a number"));
         match words.as_slice() {
             [r, p] => Ok(PaintersAction { row: int(r)?, pos: int(p)? }),
-            _ => Err("expected the room to move to: `ROW POSITION`".to_string()),
+            _ => Err("expected the room to move to: `ROW POSITION`".into()),
         }
     }
 

@@ -5,7 +5,7 @@ use rand::Rng;
 
 use super::protocol;
 use super::rules::{Risk, RiskAction, RiskView};
-use crate::game::{Game, Illegal, Seat, Status};
+use crate::game::{BadLine, Game, Illegal, Seat, Status};
 
 impl Game for Risk {
     type Action = RiskAction;
@@ -49,7 +49,7 @@ impl Game for Risk {
         protocol::turn_input(view)
     }
 
-    fn parse_action(view: &RiskView, line: &str) -> Result<RiskAction, String> {
+    fn parse_action(view: &RiskView, line: &str) -> Result<RiskAction, BadLine> {
         protocol::parse_action(view, line)
     }
 

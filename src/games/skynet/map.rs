@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use super::episode::Episode;
-use crate::game::SetupError;
+use crate::game::{InvalidMap, SetupError};
 
 /// The largest node count accepted at all: beyond CodinGame's 500 a map plays with a warning,
 /// but a typo such as `5000000000` must not allocate the machine away.
@@ -48,6 +48,15 @@ pub struct ParsedMap {
 impl SkynetMap {
     /// Builds a map and its adjacency, checking every index. Links must be distinct non-loops.
     pub fn new(
+        nodes: usize,
+        links: Vec<(u32, u32)>,
+        gateways: Vec<u32>,
+        agent_start: u32,
+    ) -> Result<SkynetMap, InvalidMap> {
+        SkynetMap::build(nodes, links, gateways, agent_start).map_err(InvalidMap)
+    }
+
+    fn build(
         nodes: usize,
         links: Vec<(u32, u32)>,
         gateways: Vec<u32>,

@@ -11,7 +11,7 @@ use rand::Rng;
 
 use super::episode::Episode;
 use super::map::SkynetMap;
-use crate::game::{Game, Illegal, Outcome, Seat, Status};
+use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
 
 pub const VIRUS: Seat = 0;
 pub const AGENT: Seat = 1;
@@ -224,18 +224,18 @@ impl Game for Skynet {
         }
     }
 
-    fn parse_action(view: &SkynetView, line: &str) -> Result<SkynetAction, String> {
+    fn parse_action(view: &SkynetView, line: &str) -> Result<SkynetAction, BadLine> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let int = |w: &str| w.parse::<u32>().map_err(|_| format!("`{w}` is not a node index"));
         if view.seat == VIRUS {
             match words.as_slice() {
                 [a, b] => Ok(SkynetAction::Cut(int(a)?, int(b)?)),
-                _ => Err("expected two node indices `C1 C2`".to_string()),
+                _ => Err("expected two node indices `C1 C2`".into()),
             }
         } else {
             match words.as_slice() {
                 [n] => Ok(SkynetAction::Move(int(n)?)),
-                _ => Err("expected one node index".to_string()),
+                _ => Err("expected one node index".into()),
             }
         }
     }

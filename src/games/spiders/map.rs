@@ -24,7 +24,7 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::game::{MapText, Setting, SetupError, parse_settings};
+use crate::game::{InvalidMap, MapText, Setting, SetupError, parse_settings};
 
 /// A graph with the spiders' start vertices and the flies.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +45,15 @@ impl SpiderMap {
     /// Builds a map, checking every index. Errors are sentences without a location; the readers
     /// add the file and line.
     pub fn new(
+        nodes: usize,
+        edges: Vec<(u32, u32)>,
+        spiders: Vec<u32>,
+        flies: Vec<u32>,
+    ) -> Result<SpiderMap, InvalidMap> {
+        SpiderMap::build(nodes, edges, spiders, flies).map_err(InvalidMap)
+    }
+
+    fn build(
         nodes: usize,
         edges: Vec<(u32, u32)>,
         spiders: Vec<u32>,
@@ -128,7 +137,7 @@ impl SpiderMap {
 
     /// The same game as a Skynet network: one spider on the agent's start, flies on the gateways.
     /// Repeated links collapse into one edge.
-    pub fn from_skynet(net: &crate::games::skynet::SkynetMap) -> Result<SpiderMap, String> {
+    pub fn from_skynet(net: &crate::games::skynet::SkynetMap) -> Result<SpiderMap, InvalidMap> {
         let mut seen = std::collections::BTreeSet::new();
         let edges: Vec<(u32, u32)> = net
             .links
@@ -320,7 +329,7 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
             return Err(err(Some(spider_line), format!("spider {i} starts on fly vertex {s}")));
         }
     }
-    SpiderMap::new(nodes, edges, spiders, flies).map_err(|m| err(Some(nodes_line), m))
+    SpiderMap::new(nodes, edges, spiders, flies).map_err(|m| err(Some(nodes_line), m.into()))
 }
 
 /// The generator's settings, as `arena gen spiders --help` lists them.

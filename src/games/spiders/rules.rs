@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rand::{Rng, RngExt};
 
 use super::map::{Cuts, SpiderMap, fly_distances};
-use crate::game::{Game, Illegal, Outcome, Seat, Status};
+use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
 
 pub const DEFENDER: Seat = 0;
 pub const SPIDERS: Seat = 1;
@@ -321,19 +321,19 @@ impl Game for SpidersGame {
         format!("{cut}\n{}\n", spiders.join(" "))
     }
 
-    fn parse_action(view: &SpidersView, line: &str) -> Result<SpiderAction, String> {
+    fn parse_action(view: &SpidersView, line: &str) -> Result<SpiderAction, BadLine> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let int = |w: &str| w.parse::<u32>().map_err(|_| format!("`{w}` is not a vertex"));
         if view.seat == DEFENDER {
             match words.as_slice() {
                 ["PASS"] => Ok(SpiderAction::Pass),
                 [a, b] => Ok(SpiderAction::Cut(int(a)?, int(b)?)),
-                _ => Err("expected `U V` (the edge to remove) or `PASS`".to_string()),
+                _ => Err("expected `U V` (the edge to remove) or `PASS`".into()),
             }
         } else {
             match words.as_slice() {
                 ["WAIT"] => Ok(SpiderAction::Moves(Vec::new())),
-                [] => Err("expected `WAIT` or `SPIDER:VERTEX ...`".to_string()),
+                [] => Err("expected `WAIT` or `SPIDER:VERTEX ...`".into()),
                 moves => moves
                     .iter()
                     .map(|m| {
@@ -346,7 +346,8 @@ impl Game for SpidersGame {
                         Ok((i, int(v)?))
                     })
                     .collect::<Result<Vec<_>, String>>()
-                    .map(SpiderAction::Moves),
+                    .map(SpiderAction::Moves)
+                    .map_err(BadLine::from),
             }
         }
     }
