@@ -134,7 +134,8 @@ mod tests {
     use rand::{Rng, RngExt};
 
     use super::*;
-    use crate::game::{BadLine, Illegal};
+    use crate::game::{BadLine, Illegal, MapText, Setup, SetupError};
+    use crate::registry::{BotEntry, GameDef, RandomBot};
 
     /// A race to 20: each seat in turn adds 1 or 2, or rolls a die (chance from the referee).
     #[derive(Clone, Debug, PartialEq)]
@@ -243,6 +244,59 @@ mod tests {
 
     fn race() -> Race {
         Race { total: 0, to_act: 0 }
+    }
+
+    /// Race registered as a game: everything a game adds to the harness besides its rules.
+    struct RaceDef;
+
+    #[derive(Clone, Debug, Default, serde::Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    struct RaceOptions {}
+
+    impl GameDef for RaceDef {
+        type G = Race;
+        type Options = RaceOptions;
+
+        const NAME: &'static str = "race";
+        const SUMMARY: &'static str = "a race to 20: add 1 or 2, or roll a die";
+        const VARIANTS: &'static [&'static str] = &["standard"];
+        const BOTS: &'static [BotEntry<RaceDef>] = &[BotEntry {
+            name: "random",
+            roles: &["first", "second"],
+            summary: "a uniformly random legal action (seeded)",
+            make: |b| Box::new(RandomBot::new(b.seed)),
+        }];
+
+        fn default_limits(_variant: &str) -> TimeLimits {
+            TimeLimits::new(1000, 100)
+        }
+
+        fn default_map(_variant: &str) -> MapText {
+            MapText { name: "track".into(), text: String::new() }
+        }
+
+        fn create(
+            _variant: &str,
+            _options: &RaceOptions,
+            _map: &MapText,
+            _seed: u64,
+        ) -> Result<(Race, Vec<String>), SetupError> {
+            Ok((race(), Vec::new()))
+        }
+    }
+
+    #[test]
+    fn a_game_registered_as_data_keeps_the_contract_every_game_keeps() {
+        crate::registry::conformance::conformance::<RaceDef>(16);
+        let setup = Setup {
+            variant: "standard".into(),
+            options: [("laps".to_string(), "3".to_string())].into(),
+            map: RaceDef::default_map("standard"),
+            seed: 1,
+        };
+        assert!(
+            matches!(RaceDef::new_game(&setup), Err(SetupError::Option { key, .. }) if key == "laps")
+        );
     }
 
     #[test]

@@ -218,7 +218,9 @@ fn play_out<D: GameDef>(
     Ok(())
 }
 
-fn conformance<D: GameDef>(cases: u32) {
+/// Plays `cases` random games of `D` under the contract above (any game, the fake ones of other
+/// modules' tests included).
+pub(crate) fn conformance<D: GameDef>(cases: u32) {
     let setups = setups::<D>();
     let mut runner =
         TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });

@@ -22,7 +22,7 @@ use crate::game::{Game, MapText, Seat, Setting, Setup, SetupError, parse_setting
 pub use random::RandomBot;
 
 #[cfg(test)]
-mod conformance;
+pub(crate) mod conformance;
 
 /// Makes a built-in bot for one seat of a match that is set up.
 pub type MakeBot<D> = fn(&BotContext<'_, D>) -> Box<dyn Bot<<D as GameDef>::G>>;
