@@ -890,7 +890,8 @@ impl Risk {
     }
 
     /// An action drawn uniformly from [`Risk::legal`], or `None` when `seat` has none. The long
-    /// lists (placing reinforcements, fortifying) are counted, not built.
+    /// lists (placing reinforcements, attacking, fortifying) are counted, not built; the index
+    /// drawn picks the same action the list would hold there.
     pub fn random_legal(&self, seat: Seat, rng: &mut dyn Rng) -> Option<RiskAction> {
         if self.over.is_some() || seat != self.to_act() {
             return None;
@@ -915,6 +916,18 @@ impl Risk {
                         return Some(RiskAction::Fortify { from, to, armies: i as u32 + 1 });
                     }
                     i -= k;
+                }
+                Some(RiskAction::End)
+            }
+            Phase::Attack => {
+                let dice = |from: usize| self.armies[from].saturating_sub(1).min(3) as usize;
+                let total: usize = self.attacks(me).map(|(from, _)| dice(from)).sum();
+                let mut i = rng.random_range(0..=total);
+                for (from, to) in self.attacks(me) {
+                    if i < dice(from) {
+                        return Some(RiskAction::Attack { from, to, dice: i as u32 + 1 });
+                    }
+                    i -= dice(from);
                 }
                 Some(RiskAction::End)
             }

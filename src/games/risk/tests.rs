@@ -612,3 +612,29 @@ fn board_files_name_their_problems() {
     assert!(e.contains("Mordor") && e.contains("b.toml"), "{e}");
     assert!(err("map = \"classic\"\ncolour = 3\n").contains("colour"));
 }
+
+#[test]
+fn the_random_draw_picks_the_legal_list_entry_its_index_names() {
+    // Counting the long lists instead of building them must give a uniform draw from them: with
+    // the same RNG state, the draw is the entry of `legal` at the index a plain draw would take.
+    use rand::RngExt;
+    let mut checked = std::collections::BTreeSet::new();
+    for seed in 0..6u64 {
+        let opts = Options { players: 2 + seed as usize % 3, max_rounds: 15, ..Options::default() };
+        let mut g = Risk::new(classic(), opts, seed).unwrap();
+        play_random(&mut g, seed, 3000, |before, _, _| {
+            let Status::ToAct(seat) = before.status() else { return };
+            let legal = before.legal(seat);
+            let mut a = ChaCha8Rng::seed_from_u64(seed);
+            let mut b = a.clone();
+            let drawn = before.random_legal(seat, &mut a).expect("an action");
+            assert_eq!(drawn, legal[b.random_range(0..legal.len())], "{:?}", before.phase);
+            checked.insert(
+                format!("{:?}", before.phase).split([' ', '{']).next().unwrap().to_string(),
+            );
+        });
+    }
+    for phase in ["Reinforce", "Attack", "Fortify", "Occupy"] {
+        assert!(checked.contains(phase), "{phase} never checked: {checked:?}");
+    }
+}
