@@ -5,7 +5,7 @@
 //!
 //! Each action is validated completely before anything changes ([`Risk::validate`]), so a refused
 //! action leaves the state as it was. Chance (dice, the card drawn) comes only from the RNG passed
-//! to [`Game::play`]; the deal of the two-player game and of the random-deal option comes from the
+//! to [`Game::play`](crate::game::Game::play); the deal of the two-player game and of the random-deal option comes from the
 //! match seed, which the replay records.
 
 use std::sync::Arc;

@@ -21,8 +21,8 @@
 //!
 //! `solve` stays exact: entries only ever record what a search proved for its window.
 //!
-//! The solver's parts: this file holds the exact game-tree search, [`table`] the transposition
-//! and longest-path tables, [`paths`] the longest-path search and its bounds, [`anytime`] the
+//! The solver's parts: this file holds the exact game-tree search, `table.rs` the transposition
+//! and longest-path tables, `paths.rs` the longest-path search and its bounds, `anytime.rs` the
 //! depth-limited iterative deepening of the `search` bot.
 
 mod anytime;
