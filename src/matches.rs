@@ -15,7 +15,7 @@ use crate::game::{Game, Outcome, Seat};
 use crate::game::{MapText, Setup};
 use crate::games::GameId;
 use crate::referee::{Step, play_match};
-use crate::registry::{GameDef, SeatSetup, builtin_bot, resolve_variant};
+use crate::registry::{GameDef, builtin_bot, resolve_variant};
 use crate::seed::bot_seed;
 
 /// Where a match's map comes from.
@@ -273,10 +273,8 @@ pub fn make_bot<D: GameDef>(
         message,
     };
     match spec {
-        BotSpec::Builtin(name) => {
-            let seat_setup = SeatSetup { seat, role, seed, setup, game };
-            builtin_bot::<D>(name, &seat_setup).map_err(|e| bot_error(e.to_string()))
-        }
+        BotSpec::Builtin(name) => builtin_bot::<D>(name, seat, role, seed, setup, game)
+            .map_err(|e| bot_error(e.to_string())),
         BotSpec::Command(words) => {
             let identity = BotIdentity { game: D::NAME, role, seed };
             Ok(Box::new(ExternalBot::<D::G>::spawn(words, &identity, player.external.clone())))

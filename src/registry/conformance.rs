@@ -256,8 +256,7 @@ fn every_game_registers_bots_that_play_their_roles_and_only_those() {
         assert!(D::BOTS.iter().any(|b| b.name == "random"), "{} has no random bot", D::NAME);
         for entry in D::BOTS {
             for (seat, role) in roles.iter().enumerate() {
-                let s = super::SeatSetup { seat, role, seed: 1, setup: &setup, game: &game };
-                let built = super::builtin_bot::<D>(entry.name, &s);
+                let built = super::builtin_bot::<D>(entry.name, seat, role, 1, &setup, &game);
                 assert_eq!(
                     built.is_ok(),
                     entry.roles.contains(&role.as_str()),
@@ -267,10 +266,7 @@ fn every_game_registers_bots_that_play_their_roles_and_only_those() {
                 );
             }
         }
-        let unknown = super::builtin_bot::<D>(
-            "no-such-bot",
-            &super::SeatSetup { seat: 0, role: &roles[0], seed: 1, setup: &setup, game: &game },
-        );
+        let unknown = super::builtin_bot::<D>("no-such-bot", 0, &roles[0], 1, &setup, &game);
         assert!(matches!(unknown, Err(super::BotError::Unknown { .. })));
         for role in &roles {
             if let Some(name) = D::default_bot(variant, role) {

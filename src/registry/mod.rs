@@ -142,37 +142,26 @@ pub fn find_bot<D: GameDef>(name: &str) -> Result<&'static BotEntry<D>, BotError
     })
 }
 
-/// A seat of a match that is set up, for [`builtin_bot`].
-pub struct SeatSetup<'a, D: GameDef> {
-    pub seat: Seat,
-    pub role: &'a str,
-    pub seed: u64,
-    pub setup: &'a Setup,
-    pub game: &'a D::G,
-}
-
-/// Makes the built-in bot `name` for a seat, after checking that it plays the seat's role.
+/// Makes the built-in bot `name` for `seat` (playing `role`, with its own `seed`) of the match
+/// `setup` describes, set up as `game`, after checking that it plays the role.
 pub fn builtin_bot<D: GameDef>(
     name: &str,
-    seat: &SeatSetup<'_, D>,
+    seat: Seat,
+    role: &str,
+    seed: u64,
+    setup: &Setup,
+    game: &D::G,
 ) -> Result<Box<dyn Bot<D::G>>, BotError> {
     let entry = find_bot::<D>(name)?;
-    if !entry.roles.contains(&seat.role) {
+    if !entry.roles.contains(&role) {
         return Err(BotError::WrongRole {
             name: entry.name,
             roles: entry.roles,
-            role: seat.role.to_string(),
+            role: role.into(),
         });
     }
-    let options = D::options(&seat.setup.options)?;
-    let context = BotContext {
-        seat: seat.seat,
-        role: seat.role,
-        seed: seat.seed,
-        variant: &seat.setup.variant,
-        options: &options,
-        game: seat.game,
-    };
+    let options = D::options(&setup.options)?;
+    let context = BotContext { seat, role, seed, variant: &setup.variant, options: &options, game };
     Ok((entry.make)(&context))
 }
 
