@@ -17,9 +17,11 @@ use std::time::{Duration, Instant};
 use arena::bot::external::{BotIdentity, ExternalBot, ExternalOptions};
 use arena::bot::{Bot, BotSpec, Supervisor, TurnContext};
 use arena::game::Game;
+use arena::game::Setup;
+use arena::games::GameId;
 use arena::games::skynet::Skynet;
-use arena::games::{GameDef, GameId, Setup};
 use arena::matches::{LimitOverrides, MapSource, MatchSpec, Player};
+use arena::registry::GameDef;
 
 const TURNS: usize = 20_000;
 const WARM_UP: usize = 1_000;

@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use arena::budget::Budget;
 use arena::games::painters::board::{parse_kickstart, random_board};
 use arena::games::painters::{Solver, solve_cases};
 
@@ -71,8 +72,8 @@ fn main() {
             let [a, b] = board.starts;
             let open = board.geometry.all & !(1u128 << a) & !(1u128 << b);
             let (started, cpu_started) = (Instant::now(), cpu());
-            let deadline = (size > 8).then(|| started + cap);
-            let value = solver.value(open, a, b, deadline);
+            let budget = if size > 8 { Budget::new(cap) } else { Budget::unlimited() };
+            let value = solver.value(open, a, b, budget);
             let t = started.elapsed();
             let cpu_t = cpu() - cpu_started;
             match value {

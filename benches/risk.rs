@@ -7,7 +7,6 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use arena::game::{Game, Status};
-use arena::games::risk::bots::RandomBot;
 use arena::games::risk::map;
 use arena::games::risk::{Board, Options, Risk};
 use rand::{RngExt, SeedableRng};
@@ -20,8 +19,9 @@ fn games(players: usize, count: u64) {
     for seed in 0..count {
         let opts = Options { players, ..Options::default() };
         let mut g = Risk::new(map.clone(), opts, seed).expect("a valid setup");
-        let mut bots: Vec<RandomBot> =
-            (0..players).map(|s| RandomBot::new(seed * 10 + s as u64)).collect();
+        // Each seat's uniformly random decisions, from its own RNG (the `random` bot's draw).
+        let mut bots: Vec<ChaCha8Rng> =
+            (0..players).map(|s| ChaCha8Rng::seed_from_u64(seed * 10 + s as u64)).collect();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut last = (g.round, g.current);
         loop {
@@ -31,7 +31,8 @@ fn games(players: usize, count: u64) {
                     break;
                 }
                 Status::ToAct(seat) => {
-                    let action = bots[seat].decide(&g.view(seat));
+                    let action = Risk::random_action_of(&g.view(seat), &mut bots[seat])
+                        .expect("a seat to act has a legal action");
                     g.play(seat, &action, &mut rng).expect("random bots play legal actions");
                     actions += 1;
                     if g.round > 0 && (g.round, g.current) != last {

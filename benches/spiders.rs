@@ -5,8 +5,10 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use arena::budget::Budget;
 use arena::game::{Game, Status};
-use arena::games::spiders::bots::{cut_or_any, greedy_round};
+use arena::games::spiders::bots::cut_or_any;
+use arena::games::spiders::greedy::greedy_round;
 use arena::games::spiders::map::{generate, parse_map};
 use arena::games::spiders::paths::PathsDefender;
 use arena::games::spiders::rules::{DEFENDER, Options, SPIDERS, SpiderAction, SpidersGame};
@@ -50,7 +52,7 @@ fn solver_sweep(
                 return largest;
             };
             let started = Instant::now();
-            solver.set_deadline(Some(started + limit));
+            solver.set_budget(Budget::new(limit));
             let result = solver.defender_wins(0, &map.spiders);
             secs += started.elapsed().as_secs_f64();
             states += solver.states;

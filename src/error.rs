@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use crate::games::SetupError;
+use crate::game::SetupError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -69,7 +69,7 @@ pub mod exit {
     pub const CHECK_FAILED: i32 = 1;
     /// A usage or input error.
     pub const INPUT: i32 = 2;
-    /// `arena sprt` stopped without a verdict.
+    /// `arena sprt` stopped without a verdict; `arena solve spiders` ran out of time.
     pub const UNDECIDED: i32 = 3;
     /// The harness could not do its work; a retry may help.
     pub const HARNESS: i32 = 4;

@@ -13,10 +13,12 @@ use serde::{Deserialize, Serialize};
 use crate::bot::external::{BotIdentity, ExternalBot, ExternalOptions};
 use crate::bot::{Bot, BotSpec, Supervisor, TimeLimits};
 use crate::error::{Error, Result};
-use crate::game::{Game, Seat};
-use crate::games::{BotSetup, GameDef, GameId, MapText, Setup, resolve_variant};
-use crate::referee::{Step, bot_seed, play_match};
+use crate::game::{Game, MapText, Seat, Setup};
+use crate::games::GameId;
+use crate::referee::{Step, play_match};
+use crate::registry::{GameDef, builtin_bot, resolve_variant};
 use crate::replay::{Header, MatchSummary, REPLAY_VERSION, SeatInfo};
+use crate::seed::bot_seed;
 
 /// Where a match's map comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,7 +165,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec, supervisor: &Supervisor) -> Result<Pl
             Error::Usage(format!("no bot for role `{role}` (give one with --bot {role}=NAME)"))
         })?;
         let limits = spec.limits.or(&player.limits).apply(base);
-        bots.push(make_bot::<D>(player, &setup, seat, role, supervisor)?);
+        bots.push(make_bot::<D>(player, &setup, &game, seat, role, supervisor)?);
         seats.push(SeatInfo {
             seat,
             role: role.clone(),
@@ -197,6 +199,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec, supervisor: &Supervisor) -> Result<Pl
 pub(crate) fn make_bot<D: GameDef>(
     player: &Player,
     setup: &Setup,
+    game: &D::G,
     seat: Seat,
     role: &str,
     supervisor: &Supervisor,
@@ -210,10 +213,8 @@ pub(crate) fn make_bot<D: GameDef>(
         message,
     };
     match spec {
-        BotSpec::Builtin(name) => {
-            let bot = BotSetup { seat, role: role.to_string(), seed, setup };
-            D::builtin_bot(name, &bot).map_err(bot_error)
-        }
+        BotSpec::Builtin(name) => builtin_bot::<D>(name, seat, role, seed, setup, game)
+            .map_err(|e| bot_error(e.to_string())),
         BotSpec::Command(words) => {
             let identity = BotIdentity { game: D::NAME, role, seed };
             let options = player.external.clone();

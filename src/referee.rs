@@ -7,12 +7,11 @@
 
 use std::time::{Duration, Instant};
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::{Bot, BotFailure, BotReport, Termination, TimeLimits, TurnContext};
 use crate::game::{Game, Outcome, Seat, Status};
+use crate::seed::rules_rng;
 
 /// One action played, as the replay records it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,25 +46,6 @@ impl MatchResult {
     pub fn turns(&self) -> usize {
         self.steps.len()
     }
-}
-
-/// The seed of the rules' RNG and the per-seat seeds of the bots, all from one match seed.
-pub fn rules_rng(seed: u64) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(seed)
-}
-
-/// The seed a bot at `seat` gets in a match seeded with `match_seed`: distinct per seat, and
-/// independent of the rules' RNG stream.
-pub fn bot_seed(match_seed: u64, seat: Seat) -> u64 {
-    splitmix64(match_seed ^ splitmix64(0xB07_5EED + seat as u64))
-}
-
-/// The SplitMix64 finaliser: a fast, well-mixed bijection on u64, used to derive seeds.
-pub fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// Plays `game` to its end with one bot per seat.
@@ -154,7 +134,8 @@ mod tests {
     use rand::{Rng, RngExt};
 
     use super::*;
-    use crate::game::Illegal;
+    use crate::game::{BadLine, Illegal, MapText, Setup, SetupError};
+    use crate::registry::{BotEntry, GameDef, RandomBot};
 
     /// A race to 20: each seat in turn adds 1 or 2, or rolls a die (chance from the referee).
     #[derive(Clone, Debug, PartialEq)]
@@ -203,6 +184,13 @@ mod tests {
             Ok(())
         }
 
+        fn legal_actions_of(view: &Race) -> Vec<Step2> {
+            if view.total >= 20 {
+                return Vec::new();
+            }
+            vec![Step2::Add(1), Step2::Add(2), Step2::Roll]
+        }
+
         fn init_input(_: &Race) -> String {
             String::new()
         }
@@ -211,10 +199,10 @@ mod tests {
             format!("{}\n", view.total)
         }
 
-        fn parse_action(_: &Race, line: &str) -> Result<Step2, String> {
+        fn parse_action(_: &Race, line: &str) -> Result<Step2, BadLine> {
             match line.trim() {
                 "roll" => Ok(Step2::Roll),
-                n => n.parse().map(Step2::Add).map_err(|_| format!("bad {n:?}")),
+                n => n.parse().map(Step2::Add).map_err(|_| format!("bad {n:?}").into()),
             }
         }
 
@@ -256,6 +244,59 @@ mod tests {
 
     fn race() -> Race {
         Race { total: 0, to_act: 0 }
+    }
+
+    /// Race registered as a game: everything a game adds to the harness besides its rules.
+    struct RaceDef;
+
+    #[derive(Clone, Debug, Default, serde::Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    struct RaceOptions {}
+
+    impl GameDef for RaceDef {
+        type G = Race;
+        type Options = RaceOptions;
+
+        const NAME: &'static str = "race";
+        const SUMMARY: &'static str = "a race to 20: add 1 or 2, or roll a die";
+        const VARIANTS: &'static [&'static str] = &["standard"];
+        const BOTS: &'static [BotEntry<RaceDef>] = &[BotEntry {
+            name: "random",
+            roles: &["first", "second"],
+            summary: "a uniformly random legal action (seeded)",
+            make: |b| Box::new(RandomBot::new(b.seed)),
+        }];
+
+        fn default_limits(_variant: &str) -> TimeLimits {
+            TimeLimits::new(1000, 100)
+        }
+
+        fn default_map(_variant: &str) -> MapText {
+            MapText { name: "track".into(), text: String::new() }
+        }
+
+        fn create(
+            _variant: &str,
+            _options: &RaceOptions,
+            _map: &MapText,
+            _seed: u64,
+        ) -> Result<(Race, Vec<String>), SetupError> {
+            Ok((race(), Vec::new()))
+        }
+    }
+
+    #[test]
+    fn a_game_registered_as_data_keeps_the_contract_every_game_keeps() {
+        crate::registry::conformance::conformance::<RaceDef>(16);
+        let setup = Setup {
+            variant: "standard".into(),
+            options: [("laps".to_string(), "3".to_string())].into(),
+            map: RaceDef::default_map("standard"),
+            seed: 1,
+        };
+        assert!(
+            matches!(RaceDef::new_game(&setup), Err(SetupError::Option { key, .. }) if key == "laps")
+        );
     }
 
     #[test]
@@ -343,12 +384,5 @@ mod tests {
         let r = play_match(race(), &mut bots, &limits(1000), 1);
         assert_eq!(r.termination, Termination::Eof);
         assert_eq!(finished.load(Ordering::SeqCst), 2);
-    }
-
-    #[test]
-    fn bot_seeds_differ_by_seat_and_match() {
-        assert_ne!(bot_seed(1, 0), bot_seed(1, 1));
-        assert_ne!(bot_seed(1, 0), bot_seed(2, 0));
-        assert_eq!(bot_seed(9, 1), bot_seed(9, 1));
     }
 }

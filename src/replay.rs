@@ -16,9 +16,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::{BotReport, Termination, TimeLimits};
 use crate::error::{Error, Result};
-use crate::game::{Game, Outcome, Seat, Status};
-use crate::games::{GameDef, GameId, MapText, Setup};
-use crate::referee::{MatchResult, Step, rules_rng};
+use crate::game::{Game, MapText, Outcome, Seat, Setup, Status};
+use crate::games::GameId;
+use crate::referee::{MatchResult, Step};
+use crate::registry::GameDef;
+use crate::seed::rules_rng;
 
 /// The version of the format, the header's `arena_replay`.
 pub const REPLAY_VERSION: u32 = 1;

@@ -16,7 +16,6 @@ mod solve;
 mod sprt;
 mod view;
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
 use clap::{Parser, Subcommand};
@@ -44,8 +43,7 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// List the built-in bots of each game.
     Bots(bots::BotsArgs),
-    /// Run a game's solver: `arena solve GAME ARGS...` (`arena solve GAME --help`).
-    #[command(disable_help_flag = true)]
+    /// Run a game's exact solver (`arena solve GAME --help`).
     Solve(solve::SolveArgs),
     /// Run a tournament: `arena run [ARENA.toml]` (no file: the built-in default arena).
     Run(run::RunArgs),
@@ -54,9 +52,8 @@ enum Command {
     /// Test a candidate against a baseline until an SPRT decides (exit 0 = H1, 1 = H0, 3 = none).
     Sprt(sprt::SprtArgs),
     /// Risk tools: `arena risk paths --board B.toml --from X --to Y [--json]`.
-    #[command(disable_help_flag = true)]
     Risk(risk::RiskArgs),
-    /// Print a seeded random map: `arena gen GAME --seed S [--KEY VALUE]...` (e.g. --nodes 50).
+    /// Print a seeded random map (`arena gen GAME --help` lists the settings).
     Gen(generate::GenArgs),
     /// Print a shell completion script: `arena completions bash > /etc/bash_completion.d/arena`.
     Completions(completions::CompletionsArgs),
@@ -146,25 +143,4 @@ fn key_value(s: &str, what: &str) -> Result<(String, String)> {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
         _ => Err(Error::Usage(format!("{what} `{s}` is not KEY=VALUE"))),
     }
-}
-
-/// Reads `--key value` / `--key=value` pairs.
-fn parse_flag_params(words: &[String]) -> Result<BTreeMap<String, String>> {
-    let mut params = BTreeMap::new();
-    let mut it = words.iter();
-    while let Some(w) = it.next() {
-        let flag = w.strip_prefix("--").ok_or_else(|| {
-            Error::Usage(format!("expected a `--key value` setting, found `{w}`"))
-        })?;
-        let (key, value) = match flag.split_once('=') {
-            Some((k, v)) => (k.to_string(), v.to_string()),
-            None => {
-                let v =
-                    it.next().ok_or_else(|| Error::Usage(format!("`--{flag}` needs a value")))?;
-                (flag.to_string(), v.clone())
-            }
-        };
-        params.insert(key, value);
-    }
-    Ok(params)
 }

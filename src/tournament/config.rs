@@ -14,9 +14,10 @@ use crate::bot::BotSpec;
 use crate::bot::external::ExternalOptions;
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::games::{GameDef, GameId, MapText, Setup, bot_info, resolve_variant};
+use crate::game::{MapText, Setup};
+use crate::games::GameId;
 use crate::matches::LimitOverrides;
-use crate::referee::splitmix64;
+use crate::registry::{GameDef, find_bot, resolve_variant};
 
 pub(crate) use super::schedule::Format;
 use super::schedule::{Plan, Schedule};
@@ -284,7 +285,7 @@ impl Arena {
     /// resuming or merging checks it, so rows of different configs never mix.
     pub fn fingerprint(&self) -> String {
         let canonical = serde_json::to_string(self).expect("an arena serializes");
-        format!("{:016x}", fnv1a64(canonical.as_bytes()))
+        format!("{:016x}", crate::seed::text_hash(canonical.as_bytes()))
     }
 
     /// The arena's schedule: every planned match, computed on demand.
@@ -369,16 +370,6 @@ fn map_name(rel: &str) -> String {
 /// match, so this bounds that bitmap at 512 MiB.
 pub(crate) const MAX_PLANNED: u64 = 1 << 32;
 
-/// FNV-1a, 64 bits: a stable hash (std's hasher may change between Rust versions).
-pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
-}
-
-/// The seed of the `i`-th generated map when the file asks for a count, not for seeds.
-pub(crate) fn generated_map_seed(master: u64, i: u64) -> u64 {
-    splitmix64(master ^ splitmix64(0x3A95_0000 + i))
-}
-
 fn validate(raw: RawArena, source: &Path, files: &Files) -> std::result::Result<Arena, String> {
     let name = raw.name.trim().to_string();
     if name.is_empty()
@@ -430,7 +421,7 @@ fn validate_game<D: GameDef>(
             }
             (None, Some(seeds)) if !seeds.is_empty() => seeds,
             (Some(count), None) if count >= 1 => {
-                (0..count as u64).map(|i| generated_map_seed(seed, i)).collect()
+                (0..count as u64).map(|i| crate::seed::map_seed(seed, i)).collect()
             }
             (Some(count), None) => {
                 return Err(format!("key `maps.generate.count`: {count} must be at least 1"));
@@ -489,8 +480,8 @@ fn validate_game<D: GameDef>(
         let spec: BotSpec = spec_text.parse().map_err(|e| format!("key `{key}.spec`: {e}"))?;
         let can_play: Vec<String> = match &spec {
             BotSpec::Builtin(builtin) => {
-                let info = bot_info::<D>(builtin).ok_or_else(|| {
-                    let known: Vec<&str> = D::bots().iter().map(|b| b.name).collect();
+                let info = find_bot::<D>(builtin).map_err(|_| {
+                    let known: Vec<&str> = D::BOTS.iter().map(|b| b.name).collect();
                     format!(
                         "key `{key}.spec`: {} has no built-in bot `{builtin}` (known: {})",
                         D::NAME,

@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 
-use crate::referee::splitmix64;
+use crate::seed::game_seed;
 
 /// How bots are paired.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -64,11 +64,6 @@ pub(crate) struct Planned {
     /// An index into the arena's maps.
     pub map: usize,
     pub seed: u64,
-}
-
-/// The seed of game `k`: a pure function of the master seed and `k`.
-pub(crate) fn game_seed(master: u64, k: u64) -> u64 {
-    splitmix64(master ^ splitmix64(k))
 }
 
 /// A deterministic slice of the schedule: shard `index` (1-based) of `count` takes the ids

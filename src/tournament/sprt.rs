@@ -17,11 +17,12 @@ use super::progress::Progress;
 use super::results::matches::RowWriter;
 use super::results::{MATCHES_FILE, SPRT_FILE, prepare_dir, write_atomically};
 use super::run::{cores, meta_of, play_seats, row_of};
-use super::schedule::{Planned, Shard, game_seed};
+use super::schedule::{Planned, Shard};
 use super::stats::sprt::{Penta, bounds, elo_estimate, llr};
 use crate::bot::Supervisor;
 use crate::error::{Error, Result};
 use crate::matches::PlayedMatch;
+use crate::seed::game_seed;
 
 /// Before this many pairs the test does not stop: the normal approximation needs a sample
 /// (a single won pair would otherwise "prove" a small Elo gain).

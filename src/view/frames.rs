@@ -13,11 +13,12 @@ use serde_json::{Map, Value};
 
 use super::{Event, GameView};
 use crate::error::{Error, Result};
+use crate::game::Setup;
 use crate::game::{Game, Seat, Status};
-use crate::games::{GameId, Setup};
-use crate::referee::rules_rng;
+use crate::games::GameId;
 use crate::replay::Replay;
 use crate::replay::{MatchSummary, SeatInfo};
+use crate::seed::rules_rng;
 
 /// Everything the page shows, embedded in it as JSON.
 #[derive(Clone, Debug, Serialize)]

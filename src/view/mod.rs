@@ -20,8 +20,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::game::MapText;
 use crate::game::{Game, Seat};
-use crate::games::{GameDef, MapText};
+use crate::registry::GameDef;
 
 pub use frames::ViewData;
 

@@ -208,3 +208,19 @@ fn replays_of_an_earlier_version_still_print_and_verify() {
         fault.stdout()
     );
 }
+
+#[test]
+fn bots_lists_every_game_as_text_or_one_json_document() {
+    let run = Arena::new().args(["bots", "--json"]).run().success();
+    let v: serde_json::Value = serde_json::from_str(run.stdout().trim()).unwrap();
+    let games: Vec<&str> =
+        v["games"].as_array().unwrap().iter().map(|g| g["game"].as_str().unwrap()).collect();
+    assert_eq!(games, vec!["skynet", "painters", "spiders", "risk"]);
+    for g in v["games"].as_array().unwrap() {
+        let bots = g["bots"].as_array().unwrap();
+        assert!(bots.iter().any(|b| b["name"] == "random"), "{g}");
+        assert!(bots.iter().all(|b| !b["roles"].as_array().unwrap().is_empty()), "{g}");
+    }
+    let text = Arena::new().args(["bots"]).run().success();
+    assert!(text.stdout().starts_with("skynet (ep2, ep1): "), "{}", text.stdout());
+}

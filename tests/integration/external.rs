@@ -311,7 +311,7 @@ fn the_environment_is_cleared_but_for_the_allow_list_and_arena_variables() {
     let names: Vec<&str> = env.lines().filter_map(|l| l.split_once('=').map(|(k, _)| k)).collect();
     assert!(env.contains("ARENA_GAME=skynet\n"), "{env}");
     assert!(env.contains("ARENA_ROLE=virus\n"), "{env}");
-    let seed = arena::referee::bot_seed(7, 0);
+    let seed = arena::seed::bot_seed(7, 0);
     assert!(env.contains(&format!("ARENA_SEED={seed}\n")), "{env}");
     assert!(!names.contains(&"CARGO_MANIFEST_DIR"), "{env}");
     let allowed = arena::bot::external::ENV_ALLOW_LIST;

@@ -119,3 +119,21 @@ fn a_malformed_board_names_file_and_line() {
         run.stderr()
     );
 }
+
+#[test]
+fn solve_describes_its_arguments_and_answers_in_json() {
+    let help = Arena::new().args(["solve", "painters", "--help"]).run().success();
+    for text in ["--stats", "--json", "[FILE]"] {
+        assert!(help.stdout().contains(text), "{text}: {}", help.stdout());
+    }
+    let run =
+        Arena::new().args(["solve", "painters", &data("sample.in"), "--json"]).run().success();
+    let v: serde_json::Value = serde_json::from_str(run.stdout().trim()).unwrap();
+    let values: Vec<i64> =
+        v["cases"].as_array().unwrap().iter().map(|c| c["value"].as_i64().unwrap()).collect();
+    assert_eq!(values, vec![2, 0]);
+    let help = Arena::new().args(["gen", "painters", "--help"]).run().success();
+    for text in ["--size", "2 to 11", "--blocked"] {
+        assert!(help.stdout().contains(text), "{text}: {}", help.stdout());
+    }
+}

@@ -125,3 +125,39 @@ fn paths_on_a_written_board_and_its_errors() {
         run.stderr()
     );
 }
+
+#[test]
+fn only_games_with_a_solver_or_a_generator_are_offered() {
+    let help = Arena::new().args(["solve", "--help"]).run().success();
+    assert!(!help.stdout().contains("risk"), "{}", help.stdout());
+    assert_eq!(Arena::new().args(["solve", "risk"]).run().failure().output.status.code(), Some(2));
+    assert_eq!(Arena::new().args(["gen", "risk"]).run().failure().output.status.code(), Some(2));
+    let help = Arena::new().args(["risk", "paths", "--help"]).run().success();
+    for flag in ["--board", "--from", "--to", "--json"] {
+        assert!(help.stdout().contains(flag), "{flag}: {}", help.stdout());
+    }
+}
+
+#[test]
+fn options_keep_their_aliases_and_refuse_bad_values_by_key() {
+    Arena::new()
+        .args(["play", "risk", "--opt", "players=2", "--opt", "defense=max", "--opt", "turns=3"])
+        .args(["--opt", "fortify=1993", "--bot", "player1=random", "--bot", "player2=random"])
+        .run()
+        .success();
+    let run = Arena::new()
+        .args(["play", "risk", "--opt", "fortify=sideways", "--bot", "player1=random"])
+        .run()
+        .failure();
+    assert!(
+        run.stderr().contains("fortify") && run.stderr().contains("sideways"),
+        "{}",
+        run.stderr()
+    );
+    // A built-in bot is checked against its roles in Risk as in every game.
+    let run = Arena::new()
+        .args(["play", "risk", "--opt", "players=2", "--bot", "player1=cg-ep2"])
+        .run()
+        .failure();
+    assert!(run.stderr().contains("cg-ep2"), "{}", run.stderr());
+}

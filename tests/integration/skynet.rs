@@ -183,3 +183,28 @@ fn the_tiebreak_option_is_checked() {
         .failure();
     assert!(run.stderr().contains("tiebreak"), "{}", run.stderr());
 }
+
+#[test]
+fn solve_and_gen_describe_their_arguments_and_answer_in_json() {
+    let help = Arena::new().args(["solve", "skynet", "--help"]).run().success();
+    for flag in ["--map", "--variant", "--json"] {
+        assert!(help.stdout().contains(flag), "{flag}: {}", help.stdout());
+    }
+    // The generator's settings are listed with their ranges and defaults.
+    let help = Arena::new().args(["gen", "skynet", "--help"]).run().success();
+    for text in ["--nodes", "2 to 2000", "[default: 50]", "--gateways", "--seed", "--variant"] {
+        assert!(help.stdout().contains(text), "{text}: {}", help.stdout());
+    }
+    let map = root().join("arenas/maps/skynet/ep2_custom_forum_12nodes.txt");
+    let run = Arena::new()
+        .args(["solve", "skynet", "--map", map.to_str().unwrap(), "--json"])
+        .run()
+        .success();
+    let v: serde_json::Value = serde_json::from_str(run.stdout().trim()).unwrap();
+    assert_eq!(v["answer"]["virus_wins"]["first_cut"], serde_json::json!([2, 6]));
+    assert!(v["positions"].as_u64().unwrap() > 0);
+    // A setting out of range is refused with its name, as a usage error.
+    let run = Arena::new().args(["gen", "skynet", "--nodes", "1"]).run().failure();
+    assert_eq!(run.output.status.code(), Some(2));
+    assert!(run.stderr().contains("nodes"), "{}", run.stderr());
+}

@@ -112,3 +112,45 @@ fn bad_maps_and_options_are_refused_with_their_place() {
     let run = Arena::new().args(["solve", "spiders", "--map", "missing.txt"]).run().failure();
     assert!(run.stderr().contains("missing.txt"), "{}", run.stderr());
 }
+
+#[test]
+fn solve_answers_in_json_and_an_unfinished_search_exits_3() {
+    let help = Arena::new().args(["solve", "spiders", "--help"]).run().success();
+    for text in ["--map", "--path", "--spiders", "--opt", "--time-ms", "--json"] {
+        assert!(help.stdout().contains(text), "{text}: {}", help.stdout());
+    }
+    let run = Arena::new()
+        .args(["solve", "spiders", "--path", "F B S B S B F", "--spiders", "greedy", "--json"])
+        .run()
+        .success();
+    let v: serde_json::Value = serde_json::from_str(run.stdout().trim()).unwrap();
+    assert_eq!(v["against"], "greedy");
+    assert!(v["verdict"]["defender_wins"]["first_move"].is_array(), "{v}");
+    // No time at all on a map that takes thousands of positions: the search cannot finish;
+    // `unknown`, exit code 3 (as an undecided sprt).
+    let arena = Arena::new();
+    let generated = Arena::new()
+        .args([
+            "gen",
+            "spiders",
+            "--kind",
+            "graph",
+            "--nodes",
+            "32",
+            "--spiders",
+            "3",
+            "--seed",
+            "1",
+        ])
+        .run()
+        .success();
+    std::fs::write(arena.dir().join("g.txt"), generated.stdout()).unwrap();
+    let run = arena.args(["solve", "spiders", "--map", "g.txt", "--time-ms", "0"]).run();
+    assert_eq!(run.output.status.code(), Some(3), "{}", run.stdout());
+    assert!(run.stdout().starts_with("unknown"), "{}", run.stdout());
+    // The aliases of the spiders' play are kept.
+    Arena::new()
+        .args(["solve", "spiders", "--path", "F S S F", "--spiders", "adversary"])
+        .run()
+        .success();
+}

@@ -133,7 +133,7 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             Err(NoAnswer::Failure(failure)) => return Err(failure),
             Err(NoAnswer::Gone) => return Err(process.exit.failure(ctx.hard_deadline)),
         };
-        G::parse_action(view, &line).map_err(|reason| BotFailure::Garbage { line, reason })
+        G::parse_action(view, &line).map_err(|e| BotFailure::Garbage { line, reason: e.reason })
     }
 
     fn finish(&mut self) -> BotReport {

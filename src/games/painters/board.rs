@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::games::SetupError;
+use crate::game::{InvalidMap, Setting, SetupError, bounded, parse_settings};
 
 /// The largest side a board may have: 11 * 11 = 121 rooms fit a `u128`.
 pub const MAX_SIZE: u32 = 11;
@@ -176,6 +176,15 @@ pub struct Board {
 impl Board {
     /// Checks a board; `Err` says what is wrong in words.
     pub fn new(
+        size: u32,
+        alma: (u32, u32),
+        berthe: (u32, u32),
+        blocked: &[(u32, u32)],
+    ) -> Result<Board, InvalidMap> {
+        Board::build(size, alma, berthe, blocked).map_err(InvalidMap)
+    }
+
+    fn build(
         size: u32,
         alma: (u32, u32),
         berthe: (u32, u32),
@@ -382,30 +391,47 @@ pub fn parse_kickstart(name: &str, text: &str) -> Result<Vec<Board>, SetupError>
     Ok(boards)
 }
 
-/// A seeded random board: side `size` (default 6), each room other than the starts under
-/// construction with probability `blocked` (default 0), starts uniformly among distinct rooms.
-pub fn generate(params: &BTreeMap<String, String>, seed: u64) -> Result<Board, SetupError> {
-    let mut size = 6u32;
-    let mut blocked = 0.0f64;
-    for (key, value) in params {
-        match key.as_str() {
-            "size" => {
-                size =
-                    value.parse().ok().filter(|s| (2..=MAX_SIZE).contains(s)).ok_or_else(|| {
-                        SetupError::option(key, format!("a side in 2..={MAX_SIZE}"))
-                    })?;
-            }
-            "blocked" => {
-                blocked = value
-                    .parse()
-                    .ok()
-                    .filter(|f: &f64| (0.0..1.0).contains(f))
-                    .ok_or_else(|| SetupError::option(key, "a fraction in [0, 1)"))?;
-            }
-            _ => return Err(SetupError::option(key, "unknown setting (size, blocked)")),
-        }
+/// The generator's settings, as `arena gen painters --help` lists them.
+pub const SETTINGS: &[Setting] = &[
+    Setting { key: "size", help: "the museum's side", range: "2 to 11", default: "6" },
+    Setting {
+        key: "blocked",
+        help: "the chance that a room (other than the starts) is under construction",
+        range: "0 to 1, 1 excluded",
+        default: "0",
+    },
+];
+
+#[derive(serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct GenSettings {
+    #[serde(deserialize_with = "bounded::<_, 2, { MAX_SIZE as u64 }>")]
+    size: usize,
+    #[serde(deserialize_with = "fraction")]
+    blocked: f64,
+}
+
+impl Default for GenSettings {
+    fn default() -> GenSettings {
+        GenSettings { size: 6, blocked: 0.0 }
     }
-    Ok(random_board(size, blocked, seed))
+}
+
+/// A fraction in `[0, 1)`.
+fn fraction<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let f = <f64 as serde::Deserialize>::deserialize(d)?;
+    if (0.0..1.0).contains(&f) {
+        Ok(f)
+    } else {
+        Err(serde::de::Error::custom(format!("`{f}` is not a fraction in [0, 1)")))
+    }
+}
+
+/// A seeded random board (see [`SETTINGS`]): each room other than the starts under construction
+/// with probability `blocked`, starts uniformly among distinct rooms.
+pub fn generate(params: &BTreeMap<String, String>, seed: u64) -> Result<Board, SetupError> {
+    let settings: GenSettings = parse_settings("generator setting of painters", params)?;
+    Ok(random_board(settings.size as u32, settings.blocked, seed))
 }
 
 /// The board [`generate`] makes.

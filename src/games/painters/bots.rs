@@ -1,16 +1,17 @@
-//! Built-in Painters' Duel bots: `random`, `greedy`, `perfect` (the exact solver) and `search`
-//! (iterative-deepening alpha-beta that answers by the deadline).
+//! Built-in Painters' Duel bots: `greedy`, `perfect` (the exact solver) and `search`
+//! (iterative-deepening alpha-beta that answers by the deadline); `random` is the registry's.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::SeedableRng;
-use rand::seq::{IndexedRandom, SliceRandom};
+use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use super::board::{Rooms, bit, rooms};
 use super::rules::{Painters, PaintersAction, PaintersView};
 use super::solver::Solver;
 use crate::bot::{Bot, BotFailure, TurnContext};
+use crate::budget::{Budget, allowance};
 
 /// What every bot reads off its view: the open rooms, its room and the other painter's.
 fn position(view: &PaintersView) -> (Rooms, u8, u8) {
@@ -23,30 +24,12 @@ fn no_move() -> BotFailure {
     BotFailure::Crash("asked to move with no open room next to it".to_string())
 }
 
-/// When a search stops: a quarter of the turn (at most 50 ms) is kept back for answering and
-/// for scheduling noise, which on a loaded machine easily reaches tens of milliseconds.
-fn safety(ctx: &TurnContext) -> Instant {
-    let budget = ctx.deadline.saturating_duration_since(ctx.started);
-    ctx.deadline - (budget / 4).min(Duration::from_millis(50))
-}
-
-/// A uniformly random legal move, from its own seeded RNG.
-pub struct RandomBot {
-    rng: ChaCha8Rng,
-}
-
-impl RandomBot {
-    pub fn new(seed: u64) -> RandomBot {
-        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
-    }
-}
-
-impl Bot<Painters> for RandomBot {
-    fn act(&mut self, view: &PaintersView, _: &TurnContext) -> Result<PaintersAction, BotFailure> {
-        let moves: Vec<u8> = rooms(view.game.moves_of(view.seat)).collect();
-        let &room = moves.choose(&mut self.rng).ok_or_else(no_move)?;
-        Ok(PaintersAction::to_room(room))
-    }
+/// A search's budget: the turn's remaining time, less a quarter of the turn (at most 50 ms) kept
+/// back for answering and for scheduling noise, which on a loaded machine easily reaches tens of
+/// milliseconds.
+fn search_budget(ctx: &TurnContext) -> Budget {
+    let turn = ctx.deadline.saturating_duration_since(ctx.started);
+    Budget::new(allowance(ctx.remaining(), 1.0, (turn / 4).min(Duration::from_millis(50))))
 }
 
 /// One ply: the move after which my reachable region most outgrows the other's (rooms I reach
@@ -128,7 +111,7 @@ impl Bot<Painters> for PerfectBot {
             solver
         });
         let (open, me, other) = position(view);
-        let room = match solver.best_move(open, me, other, Some(safety(ctx))) {
+        let room = match solver.best_move(open, me, other, search_budget(ctx)) {
             Some((room, _)) => room,
             None => {
                 tracing::info!("perfect: no proof by the deadline, playing the greedy move");
@@ -163,7 +146,8 @@ impl Bot<Painters> for SearchBot {
         let (open, me, other) = position(view);
         let mut order: Vec<u8> = rooms(view.game.moves_of(view.seat)).collect();
         order.shuffle(&mut self.rng);
-        let found = solver.iterative(open, me, other, order, safety(ctx)).ok_or_else(no_move)?;
+        let found =
+            solver.iterative(open, me, other, order, search_budget(ctx)).ok_or_else(no_move)?;
         tracing::debug!(
             "search: depth {} value {} exact {}",
             found.depth,
@@ -178,6 +162,8 @@ impl Bot<Painters> for SearchBot {
 mod tests {
     use std::sync::Arc;
 
+    use std::time::Instant;
+
     use super::*;
     use crate::bot::TimeLimits;
     use crate::game::{Game, Status};
@@ -186,7 +172,7 @@ mod tests {
 
     fn bot(name: &str, seed: u64) -> Box<dyn Bot<Painters>> {
         match name {
-            "random" => Box::new(RandomBot::new(seed)),
+            "random" => Box::new(crate::registry::RandomBot::new(seed)),
             "greedy" => Box::new(GreedyBot::new()),
             "perfect" => Box::new(PerfectBot::new()),
             _ => Box::new(SearchBot::new(seed)),

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use rand::Rng;
 
-use super::board::{Board, Rooms, bit, coords, index};
-use crate::game::{Game, Illegal, Outcome, Seat, Status};
+use super::board::{Board, Rooms, bit, coords, index, rooms};
+use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
 
 pub const ALMA: Seat = 0;
 pub const BERTHE: Seat = 1;
@@ -175,6 +175,15 @@ impl Game for Painters {
         Ok(())
     }
 
+    /// A move into each open room next to the painter, lowest room index first.
+    fn legal_actions_of(view: &PaintersView) -> Vec<PaintersAction> {
+        let g = &view.game;
+        if g.to_act != Some(view.seat) {
+            return Vec::new();
+        }
+        rooms(g.moves_of(view.seat)).map(PaintersAction::to_room).collect()
+    }
+
     /// `alma` or `berthe`, then the board as one Kick Start case: `S RA PA RB PB C` and `C`
     /// lines `R P`.
     fn init_input(view: &PaintersView) -> String {
@@ -193,12 +202,12 @@ impl Game for Painters {
         s
     }
 
-    fn parse_action(_view: &PaintersView, line: &str) -> Result<PaintersAction, String> {
+    fn parse_action(_view: &PaintersView, line: &str) -> Result<PaintersAction, BadLine> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let int = |w: &str| w.parse::<u32>().map_err(|_| format!("`{w}` is not a number"));
         match words.as_slice() {
             [r, p] => Ok(PaintersAction { row: int(r)?, pos: int(p)? }),
-            _ => Err("expected the room to move to: `ROW POSITION`".to_string()),
+            _ => Err("expected the room to move to: `ROW POSITION`".into()),
         }
     }
 

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use super::board::{bit, coords};
 use super::rules::{ALMA, BERTHE, Painters, PaintersAction, ROLES};
+use crate::game::MapText;
 use crate::game::Seat;
-use crate::games::MapText;
 use crate::view::{Event, GameView};
 
 /// A room's state in [`GameView::state`]'s `rooms` array.

@@ -1,13 +1,9 @@
-//! Built-in Risk bots: `random` (a seeded random legal decision), `greedy` (attacks while the exact
-//! odds favour it) and `planner` (targets continents along the cheapest attack paths of
-//! [`super::paths`], holds its borders and times its card trades).
+//! Built-in Risk bots: `greedy` (attacks while the exact odds favour it) and `planner` (targets
+//! continents along the cheapest attack paths of [`super::paths`], holds its borders and times its
+//! card trades); `random` is the registry's.
 //!
-//! All three decide from the view alone (their own cards, the others' card counts) and every
+//! Both decide from the view alone (their own cards, the others' card counts) and every
 //! answer they give is legal: the tests play thousands of their decisions through the rules.
-
-use rand::seq::IndexedRandom;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use super::battle::Odds;
 use super::cards::{self, Card};
@@ -132,81 +128,6 @@ fn best_set(g: &Risk, seat: Seat) -> Option<[Card; 3]> {
         }
         s
     })
-}
-
-/// Plays a random legal decision from its own seeded RNG.
-pub struct RandomBot {
-    rng: ChaCha8Rng,
-}
-
-impl RandomBot {
-    pub fn new(seed: u64) -> RandomBot {
-        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
-    }
-
-    pub fn decide(&mut self, view: &RiskView) -> RiskAction {
-        let g = &view.game;
-        let me = view.seat as u32;
-        let rng = &mut self.rng;
-        let pick = |rng: &mut ChaCha8Rng, v: Vec<usize>| *v.choose(rng).expect("a choice exists");
-        match g.phase {
-            Phase::Claim => RiskAction::Claim(pick(
-                rng,
-                territories(g).filter(|&t| g.owner[t] == UNCLAIMED).collect(),
-            )),
-            Phase::SetupPlace { own_left, .. } => {
-                let holder = if own_left > 0 { me } else { 2 };
-                let t = pick(rng, territories(g).filter(|&t| g.owner[t] == holder).collect());
-                RiskAction::Place { territory: t, armies: 1 }
-            }
-            Phase::Trade { forced } => {
-                let sets = cards::sets_in(&g.hands[view.seat], g.map.len());
-                if forced || g.hands[view.seat].len() >= 5 || rng.random_bool(0.5) {
-                    RiskAction::Trade(*sets.choose(rng).expect("the trade phase has a set"))
-                } else {
-                    RiskAction::End
-                }
-            }
-            Phase::Reinforce => {
-                let t = pick(rng, territories(g).filter(|&t| g.owner[t] == me).collect());
-                RiskAction::Place { territory: t, armies: rng.random_range(1..=g.pool) }
-            }
-            Phase::Attack => {
-                let attacks = legal_attacks(g, me);
-                if attacks.is_empty() || rng.random_bool(0.1) {
-                    return RiskAction::End;
-                }
-                let &(from, to) = attacks.choose(rng).expect("not empty");
-                RiskAction::Attack { from, to, dice: rng.random_range(1..=max_dice(g, from)) }
-            }
-            Phase::Defend { to, .. } => {
-                RiskAction::Defend(rng.random_range(1..=g.armies[to].min(2)))
-            }
-            Phase::Occupy { from, min, .. } => {
-                RiskAction::Occupy(rng.random_range(min..=min + g.armies[from] - 1))
-            }
-            Phase::Fortify => {
-                let sources: Vec<usize> =
-                    territories(g).filter(|&t| g.owner[t] == me && g.armies[t] > 1).collect();
-                if sources.is_empty() || rng.random_bool(0.5) {
-                    return RiskAction::End;
-                }
-                let from = pick(rng, sources);
-                let targets = fortify_targets(g, from);
-                if targets.is_empty() {
-                    return RiskAction::End;
-                }
-                let to = pick(rng, targets);
-                RiskAction::Fortify { from, to, armies: rng.random_range(1..g.armies[from]) }
-            }
-        }
-    }
-}
-
-impl Bot<Risk> for RandomBot {
-    fn act(&mut self, view: &RiskView, _ctx: &TurnContext) -> Result<RiskAction, BotFailure> {
-        Ok(self.decide(view))
-    }
 }
 
 /// Reinforces the territory with the best attack, attacks while the exact odds of conquering

@@ -20,7 +20,11 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::games::SetupError;
+use petgraph::Directed;
+use petgraph::csr::Csr;
+use petgraph::visit::Bfs;
+
+use crate::game::SetupError;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Territory {
@@ -36,16 +40,44 @@ pub struct Continent {
     pub territories: Vec<usize>,
 }
 
+/// The board's graph for petgraph's algorithms: a node per territory (its id), each border
+/// stored both ways, neighbours in ascending id order.
+pub type BorderGraph = Csr<(), (), Directed, u32>;
+
 /// A validated map: every territory belongs to one continent, borders are symmetric.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct RiskMap {
     pub name: String,
     pub territories: Vec<Territory>,
     pub continents: Vec<Continent>,
     /// Undirected borders `(a, b)` with `a < b`, in file order.
     pub borders: Vec<(usize, usize)>,
-    /// Neighbour ids of each territory, ascending (so searches are deterministic).
+    /// Neighbour ids of each territory, ascending (so searches are deterministic): the rules'
+    /// and the bots' view of the borders.
     pub adj: Vec<Vec<usize>>,
+    /// The same borders as a petgraph graph, for the path algorithms.
+    pub graph: BorderGraph,
+}
+
+impl PartialEq for RiskMap {
+    /// The graph is made from the borders, so it is not compared.
+    fn eq(&self, other: &RiskMap) -> bool {
+        (&self.name, &self.territories, &self.continents, &self.borders)
+            == (&other.name, &other.territories, &other.continents, &other.borders)
+    }
+}
+
+impl Eq for RiskMap {}
+
+/// The border graph of `n` territories with neighbour lists `adj` (ascending).
+fn border_graph(adj: &[Vec<usize>]) -> BorderGraph {
+    let mut graph = BorderGraph::with_nodes(adj.len());
+    for (a, neighbours) in adj.iter().enumerate() {
+        for &b in neighbours {
+            graph.add_edge(a as u32, b as u32, ());
+        }
+    }
+    graph
 }
 
 /// The built-in maps, by the names a board file or `--map` may use.
@@ -331,25 +363,17 @@ pub fn parse(file: &str, text: &str) -> Result<RiskMap, SetupError> {
         ));
     }
     // A player must be able to reach every territory, or no one could ever win.
-    let mut reached = vec![false; n];
-    let mut stack = vec![0];
-    reached[0] = true;
-    while let Some(t) = stack.pop() {
-        for &u in &adj[t] {
-            if !reached[u] {
-                reached[u] = true;
-                stack.push(u);
-            }
-        }
-    }
-    if let Some(far) = (0..n).find(|&t| !reached[t]) {
+    let graph = border_graph(&adj);
+    let mut reached = Bfs::new(&graph, 0);
+    while reached.next(&graph).is_some() {}
+    if let Some(far) = (0..n).find(|&t| !reached.discovered.contains(t)) {
         return Err(SetupError::map(
             file,
             None,
             format!("the map is not connected: `{}` cannot be reached", terr[far].name),
         ));
     }
-    Ok(RiskMap { name: file.to_string(), territories: terr, continents: cont, borders, adj })
+    Ok(RiskMap { name: file.to_string(), territories: terr, continents: cont, borders, adj, graph })
 }
 
 #[cfg(test)]

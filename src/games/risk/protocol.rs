@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 
 use super::cards::{self, Card};
 use super::rules::{Defence, FortifyRule, Phase, RiskAction, RiskView, UNCLAIMED};
+use crate::game::BadLine;
 
 fn owner_number(owner: u32) -> u32 {
     if owner == UNCLAIMED { 0 } else { owner + 1 }
@@ -156,7 +157,7 @@ fn numbers<const K: usize>(words: &[&str], what: &str) -> Result<[usize; K], Str
     Ok(out)
 }
 
-pub fn parse_action(_view: &RiskView, line: &str) -> Result<RiskAction, String> {
+pub fn parse_action(_view: &RiskView, line: &str) -> Result<RiskAction, BadLine> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some(&verb) = words.first() else {
         return Err("an empty line".into());
@@ -189,9 +190,9 @@ pub fn parse_action(_view: &RiskView, line: &str) -> Result<RiskAction, String> 
         }
         "end" if words.len() == 1 => RiskAction::End,
         _ => {
-            return Err(format!(
+            return Err(BadLine::from(format!(
                 "unknown command `{verb}` (claim, place, trade, attack, defend, move, fortify, end)"
-            ));
+            )));
         }
     })
 }

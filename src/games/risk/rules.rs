@@ -5,49 +5,77 @@
 //!
 //! Each action is validated completely before anything changes ([`Risk::validate`]), so a refused
 //! action leaves the state as it was. Chance (dice, the card drawn) comes only from the RNG passed
-//! to [`Game::play`]; the deal of the two-player game and of the random-deal option comes from the
+//! to [`Game::play`](crate::game::Game::play); the deal of the two-player game and of the random-deal option comes from the
 //! match seed, which the replay records.
 
 use std::sync::Arc;
 
 use rand::seq::SliceRandom;
-use rand::{Rng, RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::{Rng, RngExt};
+
+use serde::Deserialize;
 
 use super::battle;
 use super::cards::{self, Card};
 use super::map::RiskMap;
 use super::paths::Board;
-use crate::game::{Game, Illegal, Outcome, Seat, Status};
+use crate::game::{Illegal, Outcome, Seat, SetupError, bounded};
 
 /// The owner of a territory nobody has claimed yet.
 pub const UNCLAIMED: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Who decides the defence dice (option `defence`, alias `defense`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Defence {
     /// The defender chooses 1 or 2 dice (a decision of the defending seat).
     Choose,
     /// The defender always rolls the most dice it may.
+    #[serde(alias = "max")]
     Auto,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where a fortification may go (option `fortify`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FortifyRule {
     /// Modern rules: along any chain of the player's own territories.
+    #[serde(alias = "modern")]
     Chain,
     /// 1993 rules: to an adjacent own territory only.
+    #[serde(alias = "1993")]
     Adjacent,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The game options (`--opt key=value`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Options {
+    /// 2 to 6.
+    #[serde(deserialize_with = "bounded::<_, 2, 6>")]
     pub players: usize,
-    /// Deal the territories at random (from the match seed) instead of claiming them.
+    /// Deal the territories at random (from the match seed) instead of claiming them: option
+    /// `deal`, `claim` or `random`.
+    #[serde(rename = "deal", deserialize_with = "deal")]
     pub random_deal: bool,
+    #[serde(alias = "defense")]
     pub defence: Defence,
     pub fortify: FortifyRule,
-    /// Rounds before the game stops and ranks players by territories, then armies; 0 = none.
+    /// Rounds before the game stops and ranks players by territories, then armies; 0 = none
+    /// (alias `turns`).
+    #[serde(alias = "turns")]
     pub max_rounds: u32,
+}
+
+/// Option `deal`: `claim` (one army at a time) or `random`.
+fn deal<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match String::deserialize(d)?.as_str() {
+        "claim" => Ok(false),
+        "random" => Ok(true),
+        other => Err(serde::de::Error::custom(format!(
+            "`{other}` is not `claim` (one army at a time) or `random`"
+        ))),
+    }
 }
 
 impl Default for Options {
@@ -181,21 +209,27 @@ pub struct Risk {
 impl Risk {
     /// A new game: claim phase, or the deal (two players, or the random-deal option) already
     /// made from `seed`.
-    pub fn new(map: Arc<RiskMap>, opts: Options, seed: u64) -> Result<Risk, String> {
+    pub fn new(map: Arc<RiskMap>, opts: Options, seed: u64) -> Result<Risk, SetupError> {
         let seats = opts.players;
         if !(2..=6).contains(&seats) {
-            return Err(format!("Risk is for 2 to 6 players, not {seats}"));
+            return Err(SetupError::option(
+                "players",
+                format!("Risk is for 2 to 6 players, not {seats}"),
+            ));
         }
         let n = map.len();
         let holders = if seats == 2 { 3 } else { seats };
         let start = starting_armies(seats);
+        let map_error = |message: String| SetupError::map(&map.name, None, message);
         if n < holders {
-            return Err(format!("the map has {n} territories, fewer than the {holders} holders"));
+            return Err(map_error(format!(
+                "the map has {n} territories, fewer than the {holders} holders"
+            )));
         }
         if n.div_ceil(holders) as u32 > start {
-            return Err(format!(
+            return Err(map_error(format!(
                 "the map has {n} territories: more than the {start} starting armies of each of {holders} holders can claim"
-            ));
+            )));
         }
         let mut game = Risk {
             owner: vec![UNCLAIMED; n],
@@ -224,7 +258,7 @@ impl Risk {
         }
         if seats == 2 || opts.random_deal {
             // Shuffle the territory cards and deal them round-robin: player1, player2, (neutral).
-            let mut rng = ChaCha8Rng::seed_from_u64(crate::referee::splitmix64(seed ^ 0xDEA1));
+            let mut rng = crate::seed::deal_rng(seed);
             let mut order: Vec<usize> = (0..n).collect();
             order.shuffle(&mut rng);
             for (i, t) in order.into_iter().enumerate() {
@@ -534,7 +568,7 @@ impl Risk {
     }
 
     /// Plays a validated action.
-    fn apply(&mut self, seat: Seat, action: RiskAction, rng: &mut dyn Rng) {
+    pub(super) fn apply(&mut self, seat: Seat, action: RiskAction, rng: &mut dyn Rng) {
         let me = seat as u32;
         match (action, self.phase) {
             (RiskAction::Claim(t), _) => {
@@ -751,44 +785,196 @@ pub struct RiskView {
     pub game: Risk,
 }
 
-impl Game for Risk {
-    type Action = RiskAction;
-    type View = RiskView;
-
-    fn roles(&self) -> Vec<String> {
-        (1..=self.seats()).map(|i| format!("player{i}")).collect()
-    }
-
-    fn status(&self) -> Status {
-        match &self.over {
-            Some(o) => Status::Over(o.clone()),
-            None => Status::ToAct(self.to_act()),
+/// The order [`Risk::legal`] lists each phase's actions in, and how [`Risk::random_legal`]
+/// draws from them without building the list where it is long.
+impl Risk {
+    /// Every action `seat` may play now, each once; empty when it is not `seat`'s decision.
+    ///
+    /// - claim: `Claim(t)` for each unclaimed territory, by id;
+    /// - setup placement: `Place { t, 1 }` for each territory of the holder placing, by id;
+    /// - trade: each set of three hand cards that may be traded (taken in hand order), in all
+    ///   six orders (the order decides where the cards go back in the deck), then `End` when
+    ///   trading may stop;
+    /// - reinforce: `Place { t, armies }` for each own territory by id, armies `1..=pool`;
+    /// - attack: `Attack { from, to, dice }` for each own territory by id with two or more
+    ///   armies, each enemy neighbour by id, dice `1..=min(3, armies - 1)`; then `End`;
+    /// - defend: `Defend(d)`, `d` in `1..=min(2, armies)`;
+    /// - occupy: `Occupy(n)` for every total `n` the attacker may move in, ascending;
+    /// - fortify: `Fortify { from, to, armies }` for each own territory `from` by id with two or
+    ///   more armies, each own `to` it may reach under the fortify rule by id, armies
+    ///   `1..armies[from]`; then `End`.
+    pub fn legal(&self, seat: Seat) -> Vec<RiskAction> {
+        if self.over.is_some() || seat != self.to_act() {
+            return Vec::new();
+        }
+        let me = seat as u32;
+        let n = self.map.len();
+        let mine = |t: &usize| self.owner[*t] == me;
+        match self.phase {
+            Phase::Claim => {
+                (0..n).filter(|&t| self.owner[t] == UNCLAIMED).map(RiskAction::Claim).collect()
+            }
+            Phase::SetupPlace { own_left, .. } => {
+                let holder = if own_left > 0 { me } else { 2 };
+                (0..n)
+                    .filter(|&t| self.owner[t] == holder)
+                    .map(|territory| RiskAction::Place { territory, armies: 1 })
+                    .collect()
+            }
+            Phase::Trade { forced } => {
+                let hand = &self.hands[seat];
+                let mut out = Vec::new();
+                for i in 0..hand.len() {
+                    for j in i + 1..hand.len() {
+                        for k in j + 1..hand.len() {
+                            let (a, b, c) = (hand[i], hand[j], hand[k]);
+                            if cards::is_set([a, b, c], n) {
+                                for set in [
+                                    [a, b, c],
+                                    [a, c, b],
+                                    [b, a, c],
+                                    [b, c, a],
+                                    [c, a, b],
+                                    [c, b, a],
+                                ] {
+                                    out.push(RiskAction::Trade(set));
+                                }
+                            }
+                        }
+                    }
+                }
+                if !forced && hand.len() < 5 {
+                    out.push(RiskAction::End);
+                }
+                out
+            }
+            Phase::Reinforce => (0..n)
+                .filter(mine)
+                .flat_map(|t| {
+                    (1..=self.pool).map(move |armies| RiskAction::Place { territory: t, armies })
+                })
+                .collect(),
+            Phase::Attack => {
+                let mut out: Vec<RiskAction> = self
+                    .attacks(me)
+                    .flat_map(|(from, to)| {
+                        (1..=self.armies[from].saturating_sub(1).min(3))
+                            .map(move |dice| RiskAction::Attack { from, to, dice })
+                    })
+                    .collect();
+                out.push(RiskAction::End);
+                out
+            }
+            Phase::Defend { to, .. } => {
+                (1..=self.armies[to].min(2)).map(RiskAction::Defend).collect()
+            }
+            Phase::Occupy { from, min, .. } => {
+                (min..=min + self.armies[from] - 1).map(RiskAction::Occupy).collect()
+            }
+            Phase::Fortify => {
+                let mut out: Vec<RiskAction> = self
+                    .fortify_moves(me)
+                    .into_iter()
+                    .flat_map(|(from, to)| {
+                        (1..self.armies[from]).map(move |armies| RiskAction::Fortify {
+                            from,
+                            to,
+                            armies,
+                        })
+                    })
+                    .collect();
+                out.push(RiskAction::End);
+                out
+            }
         }
     }
 
-    fn view(&self, seat: Seat) -> RiskView {
-        RiskView { seat, game: self.redacted(seat) }
+    /// An action drawn uniformly from [`Risk::legal`], or `None` when `seat` has none. The long
+    /// lists (placing reinforcements, attacking, fortifying) are counted, not built; the index
+    /// drawn picks the same action the list would hold there.
+    pub fn random_legal(&self, seat: Seat, rng: &mut dyn Rng) -> Option<RiskAction> {
+        if self.over.is_some() || seat != self.to_act() {
+            return None;
+        }
+        let me = seat as u32;
+        match self.phase {
+            Phase::Reinforce => {
+                let mine: Vec<usize> =
+                    (0..self.map.len()).filter(|&t| self.owner[t] == me).collect();
+                let pool = self.pool as usize;
+                let i = rng.random_range(0..mine.len() * pool);
+                Some(RiskAction::Place { territory: mine[i / pool], armies: (i % pool) as u32 + 1 })
+            }
+            Phase::Fortify => {
+                let moves = self.fortify_moves(me);
+                let total: usize =
+                    moves.iter().map(|&(from, _)| self.armies[from] as usize - 1).sum();
+                let mut i = rng.random_range(0..=total);
+                for (from, to) in moves {
+                    let k = self.armies[from] as usize - 1;
+                    if i < k {
+                        return Some(RiskAction::Fortify { from, to, armies: i as u32 + 1 });
+                    }
+                    i -= k;
+                }
+                Some(RiskAction::End)
+            }
+            Phase::Attack => {
+                let dice = |from: usize| self.armies[from].saturating_sub(1).min(3) as usize;
+                let total: usize = self.attacks(me).map(|(from, _)| dice(from)).sum();
+                let mut i = rng.random_range(0..=total);
+                for (from, to) in self.attacks(me) {
+                    if i < dice(from) {
+                        return Some(RiskAction::Attack { from, to, dice: i as u32 + 1 });
+                    }
+                    i -= dice(from);
+                }
+                Some(RiskAction::End)
+            }
+            _ => {
+                let actions = self.legal(seat);
+                (!actions.is_empty()).then(|| actions[rng.random_range(0..actions.len())])
+            }
+        }
     }
 
-    fn play(&mut self, seat: Seat, action: &RiskAction, rng: &mut dyn Rng) -> Result<(), Illegal> {
-        self.validate(seat, action)?;
-        self.apply(seat, *action, rng);
-        Ok(())
+    /// The attacks `me` may make: `(from, to)` with two or more armies on `from`, by ids.
+    fn attacks(&self, me: u32) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.map.len())
+            .filter(move |&from| self.owner[from] == me && self.armies[from] >= 2)
+            .flat_map(move |from| {
+                self.map.adj[from]
+                    .iter()
+                    .filter(move |&&to| self.owner[to] != me)
+                    .map(move |&to| (from, to))
+            })
     }
 
-    fn init_input(view: &RiskView) -> String {
-        super::protocol::init_input(view)
-    }
-
-    fn turn_input(view: &RiskView) -> String {
-        super::protocol::turn_input(view)
-    }
-
-    fn parse_action(view: &RiskView, line: &str) -> Result<RiskAction, String> {
-        super::protocol::parse_action(view, line)
-    }
-
-    fn format_action(action: &RiskAction) -> String {
-        super::protocol::format_action(action)
+    /// The fortifications `me` may make: `(from, to)` with two or more armies on `from` and `to`
+    /// reachable under the fortify rule, by ids.
+    fn fortify_moves(&self, me: u32) -> Vec<(usize, usize)> {
+        let n = self.map.len();
+        // Chain: the territories `from` reaches are its component among `me`'s territories.
+        let component = match self.opts.fortify {
+            FortifyRule::Chain => self.board().components_of(me),
+            FortifyRule::Adjacent => Vec::new(),
+        };
+        let mut out = Vec::new();
+        for from in (0..n).filter(|&t| self.owner[t] == me && self.armies[t] >= 2) {
+            match self.opts.fortify {
+                FortifyRule::Adjacent => out.extend(
+                    self.map.adj[from]
+                        .iter()
+                        .filter(|&&to| self.owner[to] == me)
+                        .map(|&to| (from, to)),
+                ),
+                FortifyRule::Chain => out.extend(
+                    (0..n)
+                        .filter(|&to| to != from && component[to] == component[from])
+                        .map(|to| (from, to)),
+                ),
+            }
+        }
+        out
     }
 }

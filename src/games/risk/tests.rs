@@ -8,12 +8,12 @@ use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::bots::RandomBot;
 use super::cards::{self, Card};
 use super::map;
 use super::rules::{Defence, FortifyRule, Options, Phase, Risk, RiskAction, UNCLAIMED};
 use super::*;
 use crate::game::{Game, Status};
+use crate::registry::GameDef;
 
 fn classic() -> std::sync::Arc<RiskMap> {
     map::builtin("classic").unwrap().into_arc()
@@ -23,7 +23,8 @@ fn game(players: usize, seed: u64) -> Risk {
     Risk::new(classic(), Options { players, ..Options::default() }, seed).unwrap()
 }
 
-/// Plays random decisions (each seat's own RandomBot) until the end or `limit` actions.
+/// Plays random decisions (a uniform draw from each seat's legal actions, with each seat's own
+/// RNG) until the end or `limit` actions.
 fn play_random(
     g: &mut Risk,
     seed: u64,
@@ -31,11 +32,13 @@ fn play_random(
     mut check: impl FnMut(&Risk, &Risk, &RiskAction),
 ) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut bots: Vec<RandomBot> =
-        (0..g.seats()).map(|s| RandomBot::new(seed.wrapping_mul(31) + s as u64)).collect();
+    let mut bots: Vec<ChaCha8Rng> = (0..g.seats())
+        .map(|s| ChaCha8Rng::seed_from_u64(seed.wrapping_mul(31) + s as u64))
+        .collect();
     for _ in 0..limit {
         let Status::ToAct(seat) = g.status() else { return };
-        let action = bots[seat].decide(&g.view(seat));
+        let action =
+            Risk::random_action_of(&g.view(seat), &mut bots[seat]).expect("a legal action");
         let before = g.clone();
         g.play(seat, &action, &mut rng).unwrap_or_else(|e| panic!("{action:?}: {e}"));
         check(&before, g, &action);
@@ -432,7 +435,9 @@ fn the_protocol_round_trips_and_has_nine_lines_per_decision() {
 #[test]
 fn options_are_validated_by_key() {
     let opts = |pairs: &[(&str, &str)]| {
-        parse_options(&pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+        <Risk as GameDef>::options(
+            &pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        )
     };
     let o = opts(&[
         ("players", "5"),
@@ -569,7 +574,8 @@ proptest! {
 #[test]
 fn the_example_board_is_the_homework_board3() {
     let text = include_str!("../../../arenas/boards/risk/homework_board3.toml");
-    let file = BoardFile::parse(std::path::Path::new("homework_board3.toml"), text).unwrap();
+    let path = std::path::Path::new("homework_board3.toml");
+    let file = BoardFile::parse(path, text).unwrap();
     let mut owner = vec![1u32; 42];
     let mut armies: Vec<u32> = (0..42).map(|i| i % 5 + 1).collect();
     owner[3] = 0;
@@ -583,11 +589,12 @@ fn the_example_board_is_the_homework_board3() {
     armies[34] = 1;
     assert_eq!((file.owner.clone(), file.armies.clone()), (owner, armies));
     assert_eq!(file.map.borders.len(), 82);
-    let report = paths_report(&file, "argentina", "24").unwrap();
+    let report = paths_report(path, &file, "argentina", "24").unwrap();
     assert_eq!(report.attack_cost, Some(31));
     assert_eq!(report.shortest_path, Some(vec![3, 4, 24]));
     assert!(report.can_attack && !report.can_fortify);
-    assert!(paths_report(&file, "Atlantis", "3").unwrap_err().contains("Atlantis"));
+    let e = paths_report(path, &file, "Atlantis", "3").unwrap_err().to_string();
+    assert!(e.contains("Atlantis") && e.contains("homework_board3.toml"), "{e}");
 }
 
 #[test]
@@ -604,4 +611,30 @@ fn board_files_name_their_problems() {
     );
     assert!(e.contains("Mordor") && e.contains("b.toml"), "{e}");
     assert!(err("map = \"classic\"\ncolour = 3\n").contains("colour"));
+}
+
+#[test]
+fn the_random_draw_picks_the_legal_list_entry_its_index_names() {
+    // Counting the long lists instead of building them must give a uniform draw from them: with
+    // the same RNG state, the draw is the entry of `legal` at the index a plain draw would take.
+    use rand::RngExt;
+    let mut checked = std::collections::BTreeSet::new();
+    for seed in 0..6u64 {
+        let opts = Options { players: 2 + seed as usize % 3, max_rounds: 15, ..Options::default() };
+        let mut g = Risk::new(classic(), opts, seed).unwrap();
+        play_random(&mut g, seed, 3000, |before, _, _| {
+            let Status::ToAct(seat) = before.status() else { return };
+            let legal = before.legal(seat);
+            let mut a = ChaCha8Rng::seed_from_u64(seed);
+            let mut b = a.clone();
+            let drawn = before.random_legal(seat, &mut a).expect("an action");
+            assert_eq!(drawn, legal[b.random_range(0..legal.len())], "{:?}", before.phase);
+            checked.insert(
+                format!("{:?}", before.phase).split([' ', '{']).next().unwrap().to_string(),
+            );
+        });
+    }
+    for phase in ["Reinforce", "Attack", "Fortify", "Occupy"] {
+        assert!(checked.contains(phase), "{phase} never checked: {checked:?}");
+    }
 }

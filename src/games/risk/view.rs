@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use super::cards::{self, Card, Symbol};
 use super::map::RiskMap;
 use super::rules::{Phase, Risk, RiskAction, UNCLAIMED};
+use crate::game::MapText;
 use crate::game::Seat;
-use crate::games::MapText;
 use crate::view::layout::{self, Point};
 use crate::view::{Event, GameView};
 

@@ -9,11 +9,12 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+use super::episode::Episode;
 use super::map::SkynetMap;
-use super::rules::Episode;
 
 /// Which of several equally good neighbours the agent takes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TieBreak {
     /// The last in adjacency order: reproduces every recorded CodinGame run.
     #[default]
@@ -22,14 +23,6 @@ pub enum TieBreak {
 }
 
 impl TieBreak {
-    pub fn parse(s: &str) -> Option<TieBreak> {
-        match s {
-            "last" => Some(TieBreak::Last),
-            "first" => Some(TieBreak::First),
-            _ => None,
-        }
-    }
-
     /// Whether a candidate equal to the best so far replaces it.
     fn replaces_on_tie(self) -> bool {
         self == TieBreak::Last
@@ -355,8 +348,9 @@ mod golden_matches {
     use crate::bot::{Bot, BotFailure, TimeLimits, TurnContext};
     use crate::game::Game;
     use crate::games::skynet::bots::CgAgent;
+    use crate::games::skynet::episode::Episode;
     use crate::games::skynet::map::parse_map;
-    use crate::games::skynet::rules::{AGENT, Episode, Skynet, SkynetAction, SkynetView, VIRUS};
+    use crate::games::skynet::rules::{AGENT, Skynet, SkynetAction, SkynetView, VIRUS};
     use crate::referee::play_match;
 
     struct Scripted(std::vec::IntoIter<(u32, u32)>);

@@ -1,49 +1,17 @@
-//! Built-in Skynet bots: the reconstructed CodinGame agents, virus bots from random to a planner
-//! that beats them, and a perfect agent from the exact solver.
+//! Built-in Skynet bots: the reconstructed CodinGame agents, virus bots from greedy to a planner
+//! that beats them, and a perfect agent from the exact solver (`random` is the registry's).
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
-
-use rand::SeedableRng;
-use rand::seq::IndexedRandom;
-use rand_chacha::ChaCha8Rng;
+use std::time::Duration;
 
 use super::agent::{AgentModel, TieBreak};
-use super::rules::{Episode, Skynet, SkynetAction, SkynetView, VIRUS};
-use super::solver::{
-    self, ExactSolver, PlanResult, PlanStep, Planner, Verdict, gateway_links_of, greedy_cut,
-    virus_is_safe,
-};
+use super::analysis::{cut_order, gateway_links_of, greedy_cut, virus_is_safe};
+use super::episode::Episode;
+use super::exact::{ExactSolver, Verdict};
+use super::planner::{PlanResult, PlanStep, Planner};
+use super::rules::{Skynet, SkynetAction, SkynetView};
 use crate::bot::{Bot, BotFailure, TurnContext};
-
-/// Plays a uniformly random legal action, from its own seeded RNG.
-pub struct RandomBot {
-    rng: ChaCha8Rng,
-}
-
-impl RandomBot {
-    pub fn new(seed: u64) -> RandomBot {
-        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
-    }
-}
-
-impl Bot<Skynet> for RandomBot {
-    fn act(&mut self, view: &SkynetView, _ctx: &TurnContext) -> Result<SkynetAction, BotFailure> {
-        let g = &view.game;
-        if view.seat == VIRUS {
-            let cuts = g.legal_cuts();
-            let &(a, b) = cuts
-                .choose(&mut self.rng)
-                .expect("the game goes on only while a gateway link remains");
-            Ok(SkynetAction::Cut(a, b))
-        } else {
-            let moves: Vec<u32> = g.neighbours(g.agent).collect();
-            let &to =
-                moves.choose(&mut self.rng).expect("an agent that can escape has a neighbour");
-            Ok(SkynetAction::Move(to))
-        }
-    }
-}
+use crate::budget::{Budget, allowance};
 
 /// The cut of link `id`, as the protocol names it.
 fn cut_action(g: &Skynet, id: u32) -> SkynetAction {
@@ -93,9 +61,9 @@ impl Bot<Skynet> for GreedyVirus {
     }
 }
 
-/// The share of a turn's remaining time a search may use; the rest covers the answer's way back.
-fn search_deadline(ctx: &TurnContext, share: f64) -> Instant {
-    Instant::now() + ctx.remaining().mul_f64(share).saturating_sub(Duration::from_millis(2))
+/// A search's budget: `share` of the turn's remaining time, less 2 ms for the answer's way back.
+fn search_budget(ctx: &TurnContext, share: f64) -> Budget {
+    Budget::new(allowance(ctx.remaining(), share, Duration::from_millis(2)))
 }
 
 /// `solver`: plans against the CodinGame agent of the match's episode and tie-break (the agent
@@ -132,7 +100,7 @@ impl SolverVirus {
             .planner
             .get_or_insert_with(|| Planner::new(map, AgentModel::new(g.episode, self.tiebreak)));
         let mut cut = g.cut.clone();
-        match planner.plan(map, &mut cut, g.agent, search_deadline(ctx, 0.5)) {
+        match planner.plan(map, &mut cut, g.agent, search_budget(ctx, 0.5)) {
             PlanResult::Win(steps) => {
                 self.plan = steps.into();
                 if let Some(step) = self.plan.pop_front() {
@@ -142,14 +110,14 @@ impl SolverVirus {
             // The exact solver cannot help: a forced win would beat the model too.
             PlanResult::Lost => {}
             PlanResult::OutOfTime if g.episode == Episode::Ep2 => {
-                let mut exact = ExactSolver::new(map).with_deadline(search_deadline(ctx, 0.5));
+                let mut exact = ExactSolver::new(map).with_budget(search_budget(ctx, 0.5));
                 if let Ok(Verdict::VirusWins(Some(id))) = exact.virus_to_move(&mut cut, g.agent) {
                     return Some(id);
                 }
             }
             PlanResult::OutOfTime => {}
         }
-        solver::cut_order(map, &g.cut, g.agent, g.episode).first().copied()
+        cut_order(map, &g.cut, g.agent, g.episode).first().copied()
     }
 }
 
@@ -180,7 +148,7 @@ impl Bot<Skynet> for PerfectVirus {
     fn act(&mut self, view: &SkynetView, ctx: &TurnContext) -> Result<SkynetAction, BotFailure> {
         let g = &view.game;
         if g.episode == Episode::Ep2 {
-            let mut exact = ExactSolver::new(&g.map).with_deadline(search_deadline(ctx, 0.4));
+            let mut exact = ExactSolver::new(&g.map).with_budget(search_budget(ctx, 0.4));
             let mut cut = g.cut.clone();
             if let Ok(Verdict::VirusWins(Some(id))) = exact.virus_to_move(&mut cut, g.agent) {
                 return Ok(cut_action(g, id));
@@ -212,7 +180,7 @@ impl Bot<Skynet> for PerfectAgent {
             return Ok(SkynetAction::Move(gate));
         }
         if g.episode == Episode::Ep2 {
-            let mut exact = ExactSolver::new(map).with_deadline(search_deadline(ctx, 0.6));
+            let mut exact = ExactSolver::new(map).with_budget(search_budget(ctx, 0.6));
             let mut cut = g.cut.clone();
             for &step in &steps {
                 match exact.virus_to_move(&mut cut, step) {

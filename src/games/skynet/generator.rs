@@ -14,9 +14,9 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::episode::Episode;
 use super::map::SkynetMap;
-use super::rules::Episode;
-use crate::games::SetupError;
+use crate::game::{Setting, SetupError, bounded, parse_settings};
 
 /// The generator's settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,41 +35,46 @@ impl GenParams {
         (nodes / 25).clamp(1, 20).min(nodes / 4).max(1)
     }
 
-    /// Reads `nodes` (default 50) and `gateways` (default scaled with `nodes`).
+    /// Reads the settings (see [`SETTINGS`]).
     pub fn parse(
         episode: Episode,
         params: &BTreeMap<String, String>,
     ) -> Result<GenParams, SetupError> {
-        let mut nodes = 50usize;
-        let mut gateways = None;
-        for (key, value) in params {
-            let number = || {
-                value.parse::<usize>().map_err(|_| {
-                    SetupError::option(key, format!("`{value}` is not a non-negative integer"))
-                })
-            };
-            match key.as_str() {
-                "nodes" => nodes = number()?,
-                "gateways" => gateways = Some(number()?),
-                _ => {
-                    return Err(SetupError::option(
-                        key,
-                        "unknown generator setting of skynet (known: nodes, gateways)",
-                    ));
-                }
-            }
-        }
-        if !(2..=MAX_GEN_NODES).contains(&nodes) {
-            return Err(SetupError::option("nodes", format!("must be 2 to {MAX_GEN_NODES}")));
-        }
-        let gateways = gateways.unwrap_or_else(|| GenParams::default_gateways(nodes));
+        let raw: RawParams = parse_settings("generator setting of skynet", params)?;
+        let nodes = raw.nodes;
+        let gateways = raw.gateways.unwrap_or_else(|| GenParams::default_gateways(nodes));
         if gateways == 0 || gateways > nodes / 2 {
             return Err(SetupError::option(
                 "gateways",
-                format!("must be 1 to {} for {nodes} nodes", (nodes / 2).max(1)),
+                format!("`{gateways}` is not 1 to {} for {nodes} nodes", (nodes / 2).max(1)),
             ));
         }
         Ok(GenParams { episode, nodes, gateways })
+    }
+}
+
+/// The generator's settings, as `arena gen skynet --help` lists them.
+pub const SETTINGS: &[Setting] = &[
+    Setting { key: "nodes", help: "how many nodes", range: "2 to 2000", default: "50" },
+    Setting {
+        key: "gateways",
+        help: "how many of the nodes are gateways",
+        range: "1 to nodes / 2",
+        default: "nodes / 25, 1 to 20",
+    },
+];
+
+#[derive(serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct RawParams {
+    #[serde(deserialize_with = "bounded::<_, 2, { MAX_GEN_NODES as u64 }>")]
+    nodes: usize,
+    gateways: Option<usize>,
+}
+
+impl Default for RawParams {
+    fn default() -> RawParams {
+        RawParams { nodes: 50, gateways: None }
     }
 }
 
@@ -124,10 +129,7 @@ pub fn generate(params: GenParams, seed: u64) -> SkynetMap {
     let mut links = Links { set: BTreeSet::new(), order: Vec::new() };
 
     // Rings first, so the plain links' budget knows what they took.
-    let cap = match params.episode {
-        Episode::Ep1 => 1,
-        Episode::Ep2 => 2,
-    };
+    let cap = params.episode.gateway_links_per_node();
     let mut gateway_links = vec![0usize; n];
     // Nodes touching two gateways are what makes Episode 2 hard; CodinGame's maps have a few,
     // and too many make a map the virus cannot win.
@@ -286,10 +288,7 @@ fn pick_start(rng: &mut ChaCha8Rng, n: usize, links: &[(u32, u32)], is_gateway: 
 
 /// The map as `arena gen` prints it: a source line, `# AGENT_START`, the init block.
 pub fn to_text(params: GenParams, seed: u64, map: &SkynetMap) -> String {
-    let variant = match params.episode {
-        Episode::Ep1 => "ep1",
-        Episode::Ep2 => "ep2",
-    };
+    let variant = params.episode.variant();
     format!(
         "# SOURCE: arena gen skynet --variant {variant} --nodes {} --gateways {} --seed {seed}\n{}",
         params.nodes,
@@ -326,17 +325,15 @@ mod tests {
             assert_eq!(map.gateways.len(), p.gateways);
             assert!(!map.is_gateway[map.agent_start as usize]);
             assert_eq!(map.gateway_links_at(map.agent_start), 0, "{episode:?} {nodes}");
-            let mut seen = vec![false; nodes];
-            let mut stack = vec![map.agent_start];
-            seen[map.agent_start as usize] = true;
-            while let Some(v) = stack.pop() {
-                for &(w, _) in &map.adj[v as usize] {
-                    if !std::mem::replace(&mut seen[w as usize], true) {
-                        stack.push(w);
-                    }
-                }
+            let mut graph = petgraph::graph::UnGraph::<(), ()>::from_edges(&map.links);
+            while graph.node_count() < nodes {
+                graph.add_node(());
             }
-            assert!(seen.iter().all(|&s| s), "{episode:?} {nodes}: the map is connected");
+            assert_eq!(
+                petgraph::algo::connected_components(&graph),
+                1,
+                "{episode:?} {nodes}: the map is connected"
+            );
         }
     }
 

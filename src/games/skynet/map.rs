@@ -12,8 +12,8 @@
 
 use std::sync::Arc;
 
-use super::rules::Episode;
-use crate::games::SetupError;
+use super::episode::Episode;
+use crate::game::{InvalidMap, SetupError};
 
 /// The largest node count accepted at all: beyond CodinGame's 500 a map plays with a warning,
 /// but a typo such as `5000000000` must not allocate the machine away.
@@ -48,6 +48,15 @@ pub struct ParsedMap {
 impl SkynetMap {
     /// Builds a map and its adjacency, checking every index. Links must be distinct non-loops.
     pub fn new(
+        nodes: usize,
+        links: Vec<(u32, u32)>,
+        gateways: Vec<u32>,
+        agent_start: u32,
+    ) -> Result<SkynetMap, InvalidMap> {
+        SkynetMap::build(nodes, links, gateways, agent_start).map_err(InvalidMap)
+    }
+
+    fn build(
         nodes: usize,
         links: Vec<(u32, u32)>,
         gateways: Vec<u32>,
@@ -139,10 +148,7 @@ impl SkynetMap {
         if self.gateways.len() > 20 {
             w.push(format!("E = {} is above CodinGame's limit of 20", self.gateways.len()));
         }
-        let allowed = match episode {
-            Episode::Ep1 => 1,
-            Episode::Ep2 => 2,
-        };
+        let allowed = episode.gateway_links_per_node();
         let crowded: Vec<String> = (0..self.nodes as u32)
             .filter(|&v| !self.is_gateway[v as usize] && self.gateway_links_at(v) > allowed)
             .map(|v| v.to_string())

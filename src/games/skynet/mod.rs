@@ -3,70 +3,91 @@
 //! where the statements are silent.
 
 pub mod agent;
+pub mod analysis;
 pub mod bots;
+pub mod episode;
+pub mod exact;
 pub mod generator;
 pub mod map;
+pub mod planner;
 pub mod rules;
-pub mod solver;
+pub mod solve;
 pub mod view;
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::time::Instant;
 
-use clap::Parser;
+use serde::Deserialize;
 
-use crate::bot::{Bot, TimeLimits};
-use crate::games::{BotInfo, BotSetup, GameDef, MapText, Setup, SetupError};
+use crate::bot::TimeLimits;
+use crate::game::{MapText, Setting, SetupError};
+use crate::registry::{BotEntry, GameDef, RandomBot};
 
 pub use agent::{AgentModel, TieBreak};
+pub use episode::Episode;
 pub use map::SkynetMap;
-pub use rules::{Episode, Skynet, SkynetAction, SkynetView};
+pub use rules::{Skynet, SkynetAction, SkynetView};
 
-/// The game options of a Skynet match.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The game options of a Skynet match (`--opt key=value`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SkynetOptions {
-    /// How the built-in CodinGame agents (and the `solver` virus's model of them) break ties.
+    /// How the built-in CodinGame agents (and the `solver` virus's model of them) break ties:
+    /// `last` (CodinGame's) or `first`.
     pub tiebreak: TieBreak,
-}
-
-impl SkynetOptions {
-    pub fn from_setup(setup: &Setup) -> Result<SkynetOptions, SetupError> {
-        let mut options = SkynetOptions::default();
-        for (key, value) in &setup.options {
-            match key.as_str() {
-                "tiebreak" => {
-                    options.tiebreak = TieBreak::parse(value).ok_or_else(|| {
-                        SetupError::option(key, format!("`{value}` is not `last` or `first`"))
-                    })?;
-                }
-                _ => {
-                    return Err(SetupError::option(
-                        key,
-                        "unknown option of skynet (known: tiebreak)",
-                    ));
-                }
-            }
-        }
-        Ok(options)
-    }
-}
-
-fn episode(variant: &str) -> Result<Episode, SetupError> {
-    match variant {
-        "ep1" => Ok(Episode::Ep1),
-        "ep2" => Ok(Episode::Ep2),
-        v => Err(SetupError::Variant(v.to_string())),
-    }
 }
 
 impl GameDef for Skynet {
     type G = Skynet;
+    type Options = SkynetOptions;
 
     const NAME: &'static str = "skynet";
     const SUMMARY: &'static str =
         "Skynet Revolution, Episodes 1 and 2: a virus cuts links, an agent walks to gateways";
     const VARIANTS: &'static [&'static str] = &["ep2", "ep1"];
+    const BOTS: &'static [BotEntry<Skynet>] = &[
+        BotEntry {
+            name: "random",
+            roles: &["virus", "agent"],
+            summary: "a uniformly random legal action (seeded)",
+            make: |b| Box::new(RandomBot::new(b.seed)),
+        },
+        BotEntry {
+            name: "greedy",
+            roles: &["virus"],
+            summary: "cuts the gateway link nearest the agent",
+            make: |_| Box::new(bots::GreedyVirus),
+        },
+        BotEntry {
+            name: "solver",
+            roles: &["virus"],
+            summary: "plans a winning line of cuts against the CodinGame agent of the episode \
+                      (tiebreak option), else the exact solver's or the most urgent cut",
+            make: |b| Box::new(bots::SolverVirus::new(b.options.tiebreak)),
+        },
+        BotEntry {
+            name: "cg-ep1",
+            roles: &["agent"],
+            summary: "the CodinGame Episode 1 agent: step to the neighbour nearest a gateway",
+            make: |b| Box::new(bots::CgAgent::new(Episode::Ep1, b.options.tiebreak)),
+        },
+        BotEntry {
+            name: "cg-ep2",
+            roles: &["agent"],
+            summary: "the CodinGame Episode 2 agent (\"urgent chain\" model, tiebreak option)",
+            make: |b| Box::new(bots::CgAgent::new(Episode::Ep2, b.options.tiebreak)),
+        },
+        BotEntry {
+            name: "perfect",
+            roles: &["virus", "agent"],
+            summary: "Episode 2 exact solver: a forced win's cut / a step the virus cannot \
+                      beat; else plays as solver / the CodinGame agent",
+            make: |b| match b.role {
+                "virus" => Box::new(bots::PerfectVirus::new(b.options.tiebreak)),
+                _ => Box::new(bots::PerfectAgent::new(b.game.episode, b.options.tiebreak)),
+            },
+        },
+    ];
+    const GENERATOR: &'static [Setting] = generator::SETTINGS;
 
     fn default_limits(_variant: &str) -> TimeLimits {
         TimeLimits::new(1000, 150)
@@ -90,7 +111,7 @@ impl GameDef for Skynet {
         params: &BTreeMap<String, String>,
         seed: u64,
     ) -> Result<MapText, SetupError> {
-        let p = generator::GenParams::parse(episode(variant)?, params)?;
+        let p = generator::GenParams::parse(Episode::of_variant(variant)?, params)?;
         let map = generator::generate(p, seed);
         Ok(MapText {
             name: format!("gen-{variant}-n{}-g{}-s{seed}", p.nodes, p.gateways),
@@ -98,68 +119,15 @@ impl GameDef for Skynet {
         })
     }
 
-    fn new_game(setup: &Setup) -> Result<(Skynet, Vec<String>), SetupError> {
-        SkynetOptions::from_setup(setup)?;
-        let episode = episode(&setup.variant)?;
-        let parsed = map::parse_map(&setup.map.name, &setup.map.text, episode)?;
+    fn create(
+        variant: &str,
+        _options: &SkynetOptions,
+        map: &MapText,
+        _seed: u64,
+    ) -> Result<(Skynet, Vec<String>), SetupError> {
+        let episode = Episode::of_variant(variant)?;
+        let parsed = map::parse_map(&map.name, &map.text, episode)?;
         Ok((Skynet::new(parsed.map.into_arc(), episode), parsed.warnings))
-    }
-
-    fn bots() -> &'static [BotInfo] {
-        &[
-            BotInfo {
-                name: "random",
-                roles: &["virus", "agent"],
-                summary: "a uniformly random legal action (seeded)",
-            },
-            BotInfo {
-                name: "greedy",
-                roles: &["virus"],
-                summary: "cuts the gateway link nearest the agent",
-            },
-            BotInfo {
-                name: "solver",
-                roles: &["virus"],
-                summary: "plans a winning line of cuts against the CodinGame agent of the episode \
-                          (tiebreak option), else the exact solver's or the most urgent cut",
-            },
-            BotInfo {
-                name: "cg-ep1",
-                roles: &["agent"],
-                summary: "the CodinGame Episode 1 agent: step to the neighbour nearest a gateway",
-            },
-            BotInfo {
-                name: "cg-ep2",
-                roles: &["agent"],
-                summary: "the CodinGame Episode 2 agent (\"urgent chain\" model, tiebreak option)",
-            },
-            BotInfo {
-                name: "perfect",
-                roles: &["virus", "agent"],
-                summary: "Episode 2 exact solver: a forced win's cut / a step the virus cannot \
-                          beat; else plays as solver / the CodinGame agent",
-            },
-        ]
-    }
-
-    fn builtin_bot(name: &str, bot: &BotSetup<'_>) -> Result<Box<dyn Bot<Skynet>>, String> {
-        let options = SkynetOptions::from_setup(bot.setup).map_err(|e| e.to_string())?;
-        let episode = episode(&bot.setup.variant).map_err(|e| e.to_string())?;
-        let info = crate::games::bot_info::<Skynet>(name)
-            .ok_or_else(|| format!("no built-in skynet bot `{name}` (see `arena bots`)"))?;
-        if !info.roles.contains(&bot.role.as_str()) {
-            return Err(format!("`{name}` plays {}, not {}", info.roles.join(" or "), bot.role));
-        }
-        Ok(match name {
-            "random" => Box::new(bots::RandomBot::new(bot.seed)),
-            "greedy" => Box::new(bots::GreedyVirus),
-            "solver" => Box::new(bots::SolverVirus::new(options.tiebreak)),
-            "cg-ep1" => Box::new(bots::CgAgent::new(Episode::Ep1, options.tiebreak)),
-            "cg-ep2" => Box::new(bots::CgAgent::new(Episode::Ep2, options.tiebreak)),
-            "perfect" if bot.role == "virus" => Box::new(bots::PerfectVirus::new(options.tiebreak)),
-            "perfect" => Box::new(bots::PerfectAgent::new(episode, options.tiebreak)),
-            _ => return Err(format!("no built-in skynet bot `{name}` (see `arena bots`)")),
-        })
     }
 
     fn default_bot(variant: &str, role: &str) -> Option<&'static str> {
@@ -170,74 +138,6 @@ impl GameDef for Skynet {
             _ => None,
         }
     }
-
-    fn solve(args: &[String], out: &mut dyn Write) -> Result<i32, crate::Error> {
-        let args = match SolveArgs::try_parse_from(
-            std::iter::once("arena solve skynet".to_string()).chain(args.iter().cloned()),
-        ) {
-            Ok(args) => args,
-            Err(e) if !e.use_stderr() => {
-                write!(out, "{e}").map_err(write_error)?;
-                return Ok(0);
-            }
-            Err(e) => return Err(crate::Error::Usage(e.to_string())),
-        };
-        if args.variant != "ep2" {
-            return Err(crate::Error::Usage(format!(
-                "the exact solver plays Episode 2 only, not `{}` (on an Episode 1 map within the \
-                 limits the virus always wins by cutting the agent's gateway link)",
-                args.variant
-            )));
-        }
-        let text = match &args.map {
-            Some(path) => MapText {
-                name: path.display().to_string(),
-                text: std::fs::read_to_string(path).map_err(|e| crate::Error::read(path, e))?,
-            },
-            None => Skynet::default_map("ep2"),
-        };
-        let parsed = map::parse_map(&text.name, &text.text, Episode::Ep2)?;
-        for w in &parsed.warnings {
-            eprintln!("warning: {w}");
-        }
-        let started = Instant::now();
-        let solution = solver::solve_ep2(&parsed.map);
-        let ms = started.elapsed().as_secs_f64() * 1000.0;
-        let verdict = match solution.verdict {
-            solver::Verdict::VirusWins(Some(id)) => {
-                let (a, b) = parsed.map.links[id as usize];
-                format!("the virus forces a win; winning first cut: {a} {b}")
-            }
-            solver::Verdict::VirusWins(None) => {
-                "the virus has already won: the agent can reach no gateway".to_string()
-            }
-            solver::Verdict::AgentWins => {
-                "the agent wins against any virus (perfect play)".to_string()
-            }
-        };
-        writeln!(out, "{}: {verdict} ({} positions, {ms:.2} ms)", text.name, solution.positions)
-            .map_err(write_error)?;
-        Ok(0)
-    }
-}
-
-fn write_error(e: std::io::Error) -> crate::Error {
-    crate::Error::Io { context: "failed to write to stdout".into(), source: e }
-}
-
-/// `arena solve skynet`: the exact Episode-2 solver.
-#[derive(Parser, Debug)]
-#[command(
-    name = "arena solve skynet",
-    about = "Can the virus force a win against a perfect agent? Prints a winning first cut."
-)]
-struct SolveArgs {
-    /// The map (either format); without it, the embedded default map.
-    #[arg(long)]
-    map: Option<std::path::PathBuf>,
-    /// The variant; only ep2 is solved exactly.
-    #[arg(long, default_value = "ep2")]
-    variant: String,
 }
 
 /// Every map shipped in `arenas/maps/skynet/`, for tests.
@@ -263,6 +163,9 @@ pub(crate) mod tests_support {
 }
 
 #[cfg(test)]
+mod search_tests;
+
+#[cfg(test)]
 mod proptests {
     use std::sync::Arc;
 
@@ -274,7 +177,7 @@ mod proptests {
     use super::generator::{GenParams, generate};
     use super::rules::{AGENT, VIRUS};
     use super::*;
-    use crate::game::{Game, Status};
+    use crate::game::{Game, Setup, Status};
 
     fn episode_of(ep1: bool) -> Episode {
         if ep1 { Episode::Ep1 } else { Episode::Ep2 }
@@ -405,23 +308,5 @@ mod proptests {
             Skynet::new_game(&setup("colour", "red")),
             Err(SetupError::Option { key, .. }) if key == "colour"
         ));
-    }
-
-    #[test]
-    fn every_listed_bot_can_be_built_for_its_roles() {
-        let setup = Setup {
-            variant: "ep2".into(),
-            options: Default::default(),
-            map: Skynet::default_map("ep2"),
-            seed: 1,
-        };
-        for info in Skynet::bots() {
-            for role in ["virus", "agent"] {
-                let seat = if role == "virus" { VIRUS } else { AGENT };
-                let bot = BotSetup { seat, role: role.into(), seed: 1, setup: &setup };
-                let built = Skynet::builtin_bot(info.name, &bot);
-                assert_eq!(built.is_ok(), info.roles.contains(&role), "{} as {role}", info.name);
-            }
-        }
     }
 }

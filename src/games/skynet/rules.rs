@@ -9,17 +9,12 @@ use std::sync::Arc;
 
 use rand::Rng;
 
+use super::episode::Episode;
 use super::map::SkynetMap;
-use crate::game::{Game, Illegal, Outcome, Seat, Status};
+use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
 
 pub const VIRUS: Seat = 0;
 pub const AGENT: Seat = 1;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Episode {
-    Ep1,
-    Ep2,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SkynetAction {
@@ -192,6 +187,30 @@ impl Game for Skynet {
         Ok(())
     }
 
+    /// The virus: every remaining link it may cut, named both ways (`a b` and `b a` are both
+    /// legal, and the agent is told the cut as named), sorted. The agent: a step to each
+    /// neighbour, in adjacency order.
+    fn legal_actions_of(view: &SkynetView) -> Vec<SkynetAction> {
+        let g = &view.game;
+        if g.over.is_some() || g.to_act != view.seat {
+            return Vec::new();
+        }
+        if view.seat == VIRUS {
+            let mut cuts: Vec<SkynetAction> = g
+                .legal_cuts()
+                .into_iter()
+                .flat_map(|(a, b)| [SkynetAction::Cut(a, b), SkynetAction::Cut(b, a)])
+                .collect();
+            cuts.sort_unstable_by_key(|c| match *c {
+                SkynetAction::Cut(a, b) => (a, b),
+                SkynetAction::Move(n) => (n, u32::MAX),
+            });
+            cuts
+        } else {
+            g.neighbours(g.agent).map(SkynetAction::Move).collect()
+        }
+    }
+
     fn init_input(view: &SkynetView) -> String {
         view.game.map.init_block()
     }
@@ -205,18 +224,18 @@ impl Game for Skynet {
         }
     }
 
-    fn parse_action(view: &SkynetView, line: &str) -> Result<SkynetAction, String> {
+    fn parse_action(view: &SkynetView, line: &str) -> Result<SkynetAction, BadLine> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let int = |w: &str| w.parse::<u32>().map_err(|_| format!("`{w}` is not a node index"));
         if view.seat == VIRUS {
             match words.as_slice() {
                 [a, b] => Ok(SkynetAction::Cut(int(a)?, int(b)?)),
-                _ => Err("expected two node indices `C1 C2`".to_string()),
+                _ => Err("expected two node indices `C1 C2`".into()),
             }
         } else {
             match words.as_slice() {
                 [n] => Ok(SkynetAction::Move(int(n)?)),
-                _ => Err("expected one node index".to_string()),
+                _ => Err("expected one node index".into()),
             }
         }
     }

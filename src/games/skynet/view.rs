@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 
 use super::rules::{Skynet, SkynetAction};
+use crate::game::MapText;
 use crate::game::Seat;
-use crate::games::MapText;
 use crate::view::layout::{self, Point};
 use crate::view::{Event, GameView};
 
@@ -77,7 +77,7 @@ pub fn locked_coordinates(text: &str, nodes: usize) -> Option<Vec<Point>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::GameDef;
+    use crate::registry::GameDef;
 
     #[test]
     fn locked_maps_keep_their_coordinates() {
@@ -93,7 +93,7 @@ mod tests {
     #[test]
     fn the_board_has_every_node_and_link() {
         let map = Skynet::default_map("ep2");
-        let setup = crate::games::Setup {
+        let setup = crate::game::Setup {
             variant: "ep2".into(),
             options: Default::default(),
             map: map.clone(),

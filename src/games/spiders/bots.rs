@@ -1,142 +1,15 @@
-//! Built-in Greedy Spiders bots: the paper's greedy spiders, seeded random players, the
-//! `emergency` defender, and the exact-search players built on [`super::solver`].
-//!
-//! The greedy rule is a pure function ([`greedy_round`]) so the solver can play against it.
+//! Built-in Greedy Spiders bots: the paper's greedy spiders, the `emergency` defender, and the
+//! exact-search players built on [`super::solver`] (`random` is the registry's).
 
-use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use rand::seq::IndexedRandom;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-
-use super::map::{Cuts, SpiderMap, fly_distances};
+use super::greedy::greedy_round;
+use super::map::{SpiderMap, fly_distances};
 use super::paths::PathsDefender;
 use super::rules::{DEFENDER, SpiderAction, SpidersGame, SpidersView};
 use super::solver::{Policy, Solver};
 use crate::bot::{Bot, BotFailure, TurnContext};
-
-/// The step the paper's greedy spider `i` takes, or `None` to stay.
-///
-/// A spider sees along the remaining edges, but not through a vertex held by another spider
-/// (on a path it sees the nearest entity on each side, as in the paper's "spider's vision").
-/// It heads for the nearest fly it sees, stepping to the smallest-numbered neighbour that starts a
-/// shortest path to one; on a path numbered left to right a spider halfway between two flies so
-/// goes left. A spider that sees no fly stays (the paper's "X" spiders), unless it must move.
-pub fn greedy_step(map: &SpiderMap, cut: &impl Cuts, spiders: &[u32], i: usize) -> Option<u32> {
-    Scratch::new(map, spiders).step(map, cut, spiders[i])
-}
-
-/// Buffers shared by the spiders of one round, so a round costs the vertices the spiders look
-/// at, not one whole-graph allocation per spider.
-struct Scratch {
-    dist: Vec<u32>,
-    good: Vec<bool>,
-    /// Spiders on each vertex.
-    occupied: Vec<u32>,
-    order: Vec<u32>,
-    queue: VecDeque<u32>,
-}
-
-impl Scratch {
-    fn new(map: &SpiderMap, spiders: &[u32]) -> Scratch {
-        let mut occupied = vec![0; map.nodes];
-        for &s in spiders {
-            occupied[s as usize] += 1;
-        }
-        Scratch {
-            dist: vec![u32::MAX; map.nodes],
-            good: vec![false; map.nodes],
-            occupied,
-            order: Vec::new(),
-            queue: VecDeque::new(),
-        }
-    }
-
-    fn step(&mut self, map: &SpiderMap, cut: &impl Cuts, s: u32) -> Option<u32> {
-        let answer = self.search(map, cut, s);
-        // Leave the buffers clean for the next spider.
-        for &v in self.order.iter().chain(self.queue.iter()) {
-            self.dist[v as usize] = u32::MAX;
-            self.good[v as usize] = false;
-        }
-        self.order.clear();
-        self.queue.clear();
-        answer
-    }
-
-    fn search(&mut self, map: &SpiderMap, cut: &impl Cuts, s: u32) -> Option<u32> {
-        let Scratch { dist, good, occupied, order, queue } = self;
-        let blocked = |v: u32| v != s && occupied[v as usize] > 0;
-        queue.push_back(s);
-        dist[s as usize] = 0;
-        let mut best = u32::MAX;
-        while let Some(&v) = queue.front() {
-            let d = dist[v as usize];
-            if d >= best {
-                // Flies at distance `best` other than the first one found wait here in the queue.
-                break;
-            }
-            queue.pop_front();
-            order.push(v);
-            if map.is_fly[v as usize] {
-                best = d;
-                continue;
-            }
-            if blocked(v) {
-                continue;
-            }
-            for &(w, e) in &map.adj[v as usize] {
-                if !cut.is_cut(e) && dist[w as usize] == u32::MAX {
-                    dist[w as usize] = d + 1;
-                    queue.push_back(w);
-                }
-            }
-        }
-        if best == u32::MAX {
-            return None;
-        }
-        // `good[v]`: v lies on a shortest path from s to a nearest fly.
-        for &v in queue.iter().chain(order.iter()) {
-            if map.is_fly[v as usize] && dist[v as usize] == best {
-                good[v as usize] = true;
-            }
-        }
-        for &v in order.iter().rev() {
-            let d = dist[v as usize];
-            if good[v as usize] || map.is_fly[v as usize] || blocked(v) || d >= best {
-                continue;
-            }
-            good[v as usize] = map.adj[v as usize]
-                .iter()
-                .any(|&(w, e)| !cut.is_cut(e) && dist[w as usize] == d + 1 && good[w as usize]);
-        }
-        map.adj[s as usize]
-            .iter()
-            .find(|&&(w, e)| !cut.is_cut(e) && dist[w as usize] == 1 && good[w as usize])
-            .map(|&(w, _)| w)
-    }
-}
-
-/// The greedy spiders' whole round. With `must_move`, a spider that sees no fly but has an edge
-/// steps to its smallest-numbered neighbour.
-pub fn greedy_round(
-    map: &SpiderMap,
-    cut: &impl Cuts,
-    spiders: &[u32],
-    must_move: bool,
-) -> Vec<(usize, u32)> {
-    let mut scratch = Scratch::new(map, spiders);
-    let mut moves = Vec::new();
-    for (i, &s) in spiders.iter().enumerate() {
-        let forced = || map.adj[s as usize].iter().find(|&&(_, e)| !cut.is_cut(e)).map(|&(w, _)| w);
-        let step = scratch.step(map, cut, s).or_else(|| if must_move { forced() } else { None });
-        if let Some(to) = step {
-            moves.push((i, to));
-        }
-    }
-    moves
-}
+use crate::budget::{Budget, allowance};
 
 /// The `emergency` defender's cut: the edge between a spider and a fly it reaches next step
 /// (the lowest-numbered spider's first), else the fly end of a shortest path from the spider
@@ -160,44 +33,6 @@ pub fn emergency_cut(game: &SpidersGame) -> Option<(u32, u32)> {
             return Some((at.min(next), at.max(next)));
         }
         at = next;
-    }
-}
-
-/// A uniformly random legal action from the bot's own seeded RNG: a random remaining edge (or a
-/// pass, when allowed, with the same weight as one edge); each spider stays or steps at random.
-pub struct RandomBot {
-    rng: ChaCha8Rng,
-}
-
-impl RandomBot {
-    pub fn new(seed: u64) -> RandomBot {
-        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
-    }
-}
-
-impl Bot<SpidersGame> for RandomBot {
-    fn act(&mut self, view: &SpidersView, _ctx: &TurnContext) -> Result<SpiderAction, BotFailure> {
-        let g = &view.game;
-        if view.seat == DEFENDER {
-            let edges = g.remaining_edges();
-            let passes = usize::from(g.options.defender_may_pass);
-            let k = self.rng.random_range(0..edges.len() + passes);
-            return Ok(match edges.get(k) {
-                Some(&(a, b)) => SpiderAction::Cut(a, b),
-                None => SpiderAction::Pass,
-            });
-        }
-        let mut moves = Vec::new();
-        for (i, &s) in g.spiders.iter().enumerate() {
-            let mut choices: Vec<Option<u32>> = g.neighbours(s).map(Some).collect();
-            if !g.options.all_must_move || choices.is_empty() {
-                choices.push(None);
-            }
-            if let Some(&Some(to)) = choices.choose(&mut self.rng) {
-                moves.push((i, to));
-            }
-        }
-        Ok(SpiderAction::Moves(moves))
     }
 }
 
@@ -268,14 +103,13 @@ impl SolverBot {
 }
 
 /// Time kept back from the deadline for the fallback and the answer itself.
-const SAFETY: Duration = Duration::from_millis(5);
+const RESERVE: Duration = Duration::from_millis(5);
 
 impl Bot<SpidersGame> for SolverBot {
     fn act(&mut self, view: &SpidersView, ctx: &TurnContext) -> Result<SpiderAction, BotFailure> {
         let g = &view.game;
-        let deadline = ctx.deadline.checked_sub(SAFETY).unwrap_or_else(Instant::now);
         if let Some(solver) = &mut self.solver {
-            solver.set_deadline(Some(deadline));
+            solver.set_budget(Budget::new(allowance(ctx.remaining(), 1.0, RESERVE)));
             let mask = super::solver::mask_of(&g.removed);
             if view.seat == DEFENDER {
                 if let Some(Some(e)) = solver.winning_cut(mask, &g.spiders) {
@@ -304,24 +138,6 @@ mod tests {
     use super::*;
     use crate::games::spiders::map::parse_map;
 
-    fn step_all(notation: &str, cut: &[bool]) -> Vec<(usize, u32)> {
-        let map = parse_map("t", notation).unwrap();
-        greedy_round(&map, &cut.to_vec(), &map.spiders.clone(), false)
-    }
-
-    #[test]
-    fn greedy_spiders_see_up_to_the_nearest_entity() {
-        // S0 sees only the left fly (S1 blocks its view right); S1 heads right.
-        assert_eq!(step_all("F B B S S B F", &[false; 6]), vec![(0, 2), (1, 5)]);
-        // A spider between two flies goes to the nearer one; halfway, to the left.
-        assert_eq!(step_all("F B S B B F", &[false; 5]), vec![(0, 1)]);
-        assert_eq!(step_all("F B S B F", &[false; 4]), vec![(0, 1)]);
-        // Cut off from the nearer fly, it turns to the other one.
-        assert_eq!(step_all("F B S B B F", &[false, true, false, false, false]), vec![(0, 3)]);
-        // Blind spiders (the paper's X) stay.
-        assert_eq!(step_all("S S F", &[false, true]), vec![]);
-    }
-
     #[test]
     fn emergency_cuts_the_edge_before_the_fly() {
         let map = parse_map("t", "F B B S F").unwrap().into_arc();
@@ -338,6 +154,7 @@ mod match_tests {
     use std::time::{Duration, Instant};
 
     use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
 
     use super::*;
     use crate::game::{Game, Status};

@@ -24,7 +24,7 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::games::{MapText, SetupError};
+use crate::game::{InvalidMap, MapText, Setting, SetupError, parse_settings};
 
 /// A graph with the spiders' start vertices and the flies.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +45,15 @@ impl SpiderMap {
     /// Builds a map, checking every index. Errors are sentences without a location; the readers
     /// add the file and line.
     pub fn new(
+        nodes: usize,
+        edges: Vec<(u32, u32)>,
+        spiders: Vec<u32>,
+        flies: Vec<u32>,
+    ) -> Result<SpiderMap, InvalidMap> {
+        SpiderMap::build(nodes, edges, spiders, flies).map_err(InvalidMap)
+    }
+
+    fn build(
         nodes: usize,
         edges: Vec<(u32, u32)>,
         spiders: Vec<u32>,
@@ -128,7 +137,7 @@ impl SpiderMap {
 
     /// The same game as a Skynet network: one spider on the agent's start, flies on the gateways.
     /// Repeated links collapse into one edge.
-    pub fn from_skynet(net: &crate::games::skynet::SkynetMap) -> Result<SpiderMap, String> {
+    pub fn from_skynet(net: &crate::games::skynet::SkynetMap) -> Result<SpiderMap, InvalidMap> {
         let mut seen = std::collections::BTreeSet::new();
         let edges: Vec<(u32, u32)> = net
             .links
@@ -320,39 +329,69 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
             return Err(err(Some(spider_line), format!("spider {i} starts on fly vertex {s}")));
         }
     }
-    SpiderMap::new(nodes, edges, spiders, flies).map_err(|m| err(Some(nodes_line), m))
+    SpiderMap::new(nodes, edges, spiders, flies).map_err(|m| err(Some(nodes_line), m.into()))
 }
 
-/// Reads a generator parameter, with a default.
-fn param(
-    params: &BTreeMap<String, String>,
-    key: &str,
-    default: usize,
-) -> Result<usize, SetupError> {
-    match params.get(key) {
-        None => Ok(default),
-        Some(v) => v
-            .parse()
-            .map_err(|_| SetupError::option(key, format!("`{v}` is not a non-negative integer"))),
+/// The generator's settings, as `arena gen spiders --help` lists them.
+pub const SETTINGS: &[Setting] = &[
+    Setting { key: "kind", help: "the shape of the map", range: "path or graph", default: "path" },
+    Setting {
+        key: "nodes",
+        help: "how many vertices",
+        range: "2 to 1000000 (graphs: to 5000)",
+        default: "12",
+    },
+    Setting {
+        key: "spiders",
+        help: "how many spiders",
+        range: "1 or more, spiders + flies <= nodes",
+        default: "2",
+    },
+    Setting {
+        key: "flies",
+        help: "how many flies",
+        range: "1 or more, spiders + flies <= nodes",
+        default: "2",
+    },
+    Setting {
+        key: "degree",
+        help: "graphs: each vertex is joined to this many nearest points",
+        range: "0 or more",
+        default: "2",
+    },
+];
+
+/// The shape of a generated map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Kind {
+    Path,
+    Graph,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct GenSettings {
+    kind: Kind,
+    nodes: usize,
+    spiders: usize,
+    flies: usize,
+    degree: usize,
+}
+
+impl Default for GenSettings {
+    fn default() -> GenSettings {
+        GenSettings { kind: Kind::Path, nodes: 12, spiders: 2, flies: 2, degree: 2 }
     }
 }
 
-/// A seeded random map. Parameters: `kind` = `path` (default) or `graph`, `nodes`, `spiders`,
-/// `flies`, and for graphs `degree` (each vertex is joined to that many nearest points).
+/// A seeded random map (see [`SETTINGS`]): a path, or points in the plane each joined to its
+/// `degree` nearest points.
 pub fn generate(params: &BTreeMap<String, String>, seed: u64) -> Result<MapText, SetupError> {
-    let known = ["kind", "nodes", "spiders", "flies", "degree"];
-    if let Some(k) = params.keys().find(|k| !known.contains(&k.as_str())) {
-        return Err(SetupError::option(
-            k,
-            format!("unknown parameter (known: {})", known.join(", ")),
-        ));
-    }
-    let kind = params.get("kind").map(String::as_str).unwrap_or("path");
-    let nodes = param(params, "nodes", 12)?;
-    let spiders = param(params, "spiders", 2)?;
-    let flies = param(params, "flies", 2)?;
+    let GenSettings { kind, nodes, spiders, flies, degree } =
+        parse_settings("generator setting of spiders", params)?;
     if !(2..=1_000_000).contains(&nodes) {
-        return Err(SetupError::option("nodes", "must be between 2 and 1000000"));
+        return Err(SetupError::option("nodes", format!("`{nodes}` is not 2 to 1000000")));
     }
     if spiders == 0 || flies == 0 || spiders + flies > nodes {
         return Err(SetupError::option(
@@ -360,31 +399,33 @@ pub fn generate(params: &BTreeMap<String, String>, seed: u64) -> Result<MapText,
             format!("need 1 or more spiders and flies, {spiders} + {flies} <= nodes = {nodes}"),
         ));
     }
+    if kind == Kind::Graph && nodes > 5000 {
+        return Err(SetupError::option("nodes", "graphs are generated up to 5000 nodes"));
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut vertices: Vec<u32> = (0..nodes as u32).collect();
     vertices.shuffle(&mut rng);
     let spider_at = vertices[..spiders].to_vec();
     let fly_at = vertices[spiders..spiders + flies].to_vec();
-    let name = format!("generated-{kind}-{nodes}-seed{seed}");
+    let kind_name = match kind {
+        Kind::Path => "path",
+        Kind::Graph => "graph",
+    };
+    let name = format!("generated-{kind_name}-{nodes}-seed{seed}");
     match kind {
-        "path" => {
+        Kind::Path => {
             let edges = (1..nodes as u32).map(|v| (v - 1, v)).collect();
             let map = SpiderMap::new(nodes, edges, spider_at, fly_at)
                 .map_err(|m| SetupError::Other(format!("generator: {m}")))?;
             let text = map.to_notation().expect("a generated path numbers its vertices in order");
-            Ok(MapText { name, text: format!("# {kind}, seed {seed}\n{text}\n") })
+            Ok(MapText { name, text: format!("# {kind_name}, seed {seed}\n{text}\n") })
         }
-        "graph" => {
-            let degree = param(params, "degree", 2)?;
-            if nodes > 5000 {
-                return Err(SetupError::option("nodes", "graphs are generated up to 5000 nodes"));
-            }
+        Kind::Graph => {
             let edges = planarish_edges(nodes, degree, &mut rng);
             let map = SpiderMap::new(nodes, edges, spider_at, fly_at)
                 .map_err(|m| SetupError::Other(format!("generator: {m}")))?;
-            Ok(MapText { name, text: format!("# {kind}, seed {seed}\n{}", map.to_text()) })
+            Ok(MapText { name, text: format!("# {kind_name}, seed {seed}\n{}", map.to_text()) })
         }
-        other => Err(SetupError::option("kind", format!("`{other}` is not `path` or `graph`"))),
     }
 }
 
@@ -525,7 +566,10 @@ mod tests {
             assert_ne!(a.text, generate(&p, 8).unwrap().text);
             let map = parse_map(&a.name, &a.text).unwrap();
             assert_eq!((map.nodes, map.spiders.len(), map.flies.len()), (30, 3, 2));
-            // Connected: every vertex reaches a fly.
+            // Connected (by petgraph's count, apart from the game's own searches), so every
+            // vertex reaches a fly.
+            let graph = petgraph::graph::UnGraph::<(), ()>::from_edges(&map.edges);
+            assert_eq!((graph.node_count(), petgraph::algo::connected_components(&graph)), (30, 1));
             assert!(
                 fly_distances(&map, &vec![false; map.edges.len()]).iter().all(|&d| d < u32::MAX)
             );

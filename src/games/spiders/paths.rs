@@ -285,7 +285,7 @@ mod tests {
     #[test]
     fn the_worked_example_goes_as_the_paper_shows() {
         use crate::game::Game;
-        use crate::games::spiders::bots::greedy_round;
+        use crate::games::spiders::greedy::greedy_round;
         use crate::games::spiders::rules::{DEFENDER, SPIDERS, SpiderAction};
         let (d, mut g) = game("F B B S S F B S B B F B B S");
         let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0);
@@ -366,7 +366,8 @@ mod tests {
 pub(crate) mod sweep {
     use super::*;
     use crate::game::{Game, Status};
-    use crate::games::spiders::bots::{cut_or_any, greedy_round};
+    use crate::games::spiders::bots::cut_or_any;
+    use crate::games::spiders::greedy::greedy_round;
     use crate::games::spiders::map::parse_notation;
     use crate::games::spiders::rules::{DEFENDER, Options, SPIDERS, SpiderAction};
     use crate::games::spiders::solver::{Policy, Solver};

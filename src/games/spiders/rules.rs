@@ -7,16 +7,17 @@
 
 use std::sync::Arc;
 
-use rand::Rng;
+use rand::{Rng, RngExt};
 
 use super::map::{Cuts, SpiderMap, fly_distances};
-use crate::game::{Game, Illegal, Outcome, Seat, Status};
+use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
 
 pub const DEFENDER: Seat = 0;
 pub const SPIDERS: Seat = 1;
 
 /// Game options (`--opt key=value`), all off by default.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Options {
     /// `all_must_move=true`: every spider with an edge left must step.
     pub all_must_move: bool,
@@ -144,28 +145,23 @@ impl SpidersGame {
         Ok(())
     }
 
-    /// Every legal spider round (the product of each spider's choices), for searches on tiny
-    /// games.
-    pub fn all_spider_rounds(&self) -> Vec<Vec<(usize, u32)>> {
-        let mut rounds = vec![Vec::new()];
-        for (i, &s) in self.spiders.iter().enumerate() {
-            let steps: Vec<u32> = self.neighbours(s).collect();
-            let may_stay = !self.options.all_must_move || steps.is_empty();
-            let mut next = Vec::new();
-            for round in &rounds {
-                if may_stay {
-                    next.push(round.clone());
-                }
-                for &to in &steps {
-                    let mut r = round.clone();
-                    r.push((i, to));
-                    next.push(r);
-                }
-            }
-            rounds = next;
-        }
-        rounds
+    /// Each spider's choices in a round: `None` to stay (when allowed), else a neighbour,
+    /// in increasing order.
+    fn spider_choices(&self) -> Vec<Vec<Option<u32>>> {
+        self.spiders
+            .iter()
+            .map(|&s| {
+                let steps = self.neighbours(s).map(Some);
+                let may_stay = !self.options.all_must_move || self.neighbours(s).next().is_none();
+                may_stay.then_some(None).into_iter().chain(steps).collect()
+            })
+            .collect()
     }
+}
+
+/// The steps of a spider round, one choice per spider.
+fn steps(choices: impl IntoIterator<Item = (usize, Option<u32>)>) -> SpiderAction {
+    SpiderAction::Moves(choices.into_iter().filter_map(|(i, c)| c.map(|to| (i, to))).collect())
 }
 
 impl Game for SpidersGame {
@@ -238,6 +234,64 @@ impl Game for SpidersGame {
         Ok(())
     }
 
+    /// The defender: every remaining edge named both ways (`a b` and `b a` are both legal, and
+    /// the spiders are told the cut as named), sorted, then `PASS` when passes are allowed.
+    ///
+    /// The spiders: every round, the product of each spider's choices (stay, when allowed, then a
+    /// step to each neighbour in increasing order), spider 0's choice varying slowest; a round
+    /// lists its steps by spider. The list grows exponentially with the spiders, so
+    /// [`Game::random_action_of`] draws each spider's choice instead of building it.
+    fn legal_actions_of(view: &SpidersView) -> Vec<SpiderAction> {
+        let g = &view.game;
+        if g.over.is_some() || g.to_act != view.seat {
+            return Vec::new();
+        }
+        if view.seat == DEFENDER {
+            let mut cuts: Vec<(u32, u32)> =
+                g.remaining_edges().into_iter().flat_map(|(a, b)| [(a, b), (b, a)]).collect();
+            cuts.sort_unstable();
+            let mut actions: Vec<SpiderAction> =
+                cuts.into_iter().map(|(a, b)| SpiderAction::Cut(a, b)).collect();
+            if g.options.defender_may_pass {
+                actions.push(SpiderAction::Pass);
+            }
+            return actions;
+        }
+        let choices = g.spider_choices();
+        let mut rounds: Vec<Vec<Option<u32>>> = vec![Vec::new()];
+        for spider in &choices {
+            rounds = rounds
+                .iter()
+                .flat_map(|r| spider.iter().map(move |&c| [r.as_slice(), &[c]].concat()))
+                .collect();
+        }
+        rounds.into_iter().map(|r| steps(r.into_iter().enumerate())).collect()
+    }
+
+    fn random_action_of(view: &SpidersView, rng: &mut dyn Rng) -> Option<SpiderAction> {
+        let g = &view.game;
+        if g.over.is_some() || g.to_act != view.seat || view.seat == DEFENDER {
+            let actions = Self::legal_actions_of(view);
+            return (!actions.is_empty())
+                .then(|| actions[rng.random_range(0..actions.len())].clone());
+        }
+        // Uniform over the product: each spider's choice uniform and independent.
+        let choices = g.spider_choices();
+        Some(steps(choices.iter().enumerate().map(|(i, c)| (i, c[rng.random_range(0..c.len())]))))
+    }
+
+    /// A round's steps sorted by spider: `play` takes them in any order, to the same effect.
+    fn canonical(action: &SpiderAction) -> SpiderAction {
+        match action {
+            SpiderAction::Moves(m) => {
+                let mut m = m.clone();
+                m.sort_unstable();
+                SpiderAction::Moves(m)
+            }
+            other => other.clone(),
+        }
+    }
+
     fn init_input(view: &SpidersView) -> String {
         let m = &view.game.map;
         let mut s =
@@ -267,19 +321,19 @@ impl Game for SpidersGame {
         format!("{cut}\n{}\n", spiders.join(" "))
     }
 
-    fn parse_action(view: &SpidersView, line: &str) -> Result<SpiderAction, String> {
+    fn parse_action(view: &SpidersView, line: &str) -> Result<SpiderAction, BadLine> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let int = |w: &str| w.parse::<u32>().map_err(|_| format!("`{w}` is not a vertex"));
         if view.seat == DEFENDER {
             match words.as_slice() {
                 ["PASS"] => Ok(SpiderAction::Pass),
                 [a, b] => Ok(SpiderAction::Cut(int(a)?, int(b)?)),
-                _ => Err("expected `U V` (the edge to remove) or `PASS`".to_string()),
+                _ => Err("expected `U V` (the edge to remove) or `PASS`".into()),
             }
         } else {
             match words.as_slice() {
                 ["WAIT"] => Ok(SpiderAction::Moves(Vec::new())),
-                [] => Err("expected `WAIT` or `SPIDER:VERTEX ...`".to_string()),
+                [] => Err("expected `WAIT` or `SPIDER:VERTEX ...`".into()),
                 moves => moves
                     .iter()
                     .map(|m| {
@@ -292,7 +346,8 @@ impl Game for SpidersGame {
                         Ok((i, int(v)?))
                     })
                     .collect::<Result<Vec<_>, String>>()
-                    .map(SpiderAction::Moves),
+                    .map(SpiderAction::Moves)
+                    .map_err(BadLine::from),
             }
         }
     }

@@ -13,11 +13,14 @@
 //!   calls, so a bot's later turns are cheap).
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
-use std::time::Instant;
 
-use super::bots::greedy_round;
+use super::greedy::greedy_round;
 use super::map::{Cuts, SpiderMap, fly_distances};
+use crate::budget::Budget;
+use crate::seed::MixBuild;
+
+/// How often the search reads the clock, in positions.
+const CLOCK_EVERY: u64 = 1024;
 
 /// The largest graphs the solver takes: the removed-edge mask is a `u64`, spider vertices are
 /// packed into bytes.
@@ -26,7 +29,8 @@ pub const MAX_NODES: usize = 255;
 pub const MAX_SPIDERS: usize = 8;
 
 /// How the spiders play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// Every legal spider round is considered: perfect play.
     Optimal,
@@ -34,26 +38,7 @@ pub enum Policy {
     Greedy,
 }
 
-/// A fast hasher for the memo's integer keys (the memo is never iterated, so its order does not
-/// matter).
-#[derive(Default)]
-struct MixHasher(u64);
-
-impl Hasher for MixHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Memo = HashMap<(u64, u64), bool, BuildHasherDefault<MixHasher>>;
+type Memo = HashMap<(u64, u64), bool, MixBuild>;
 
 pub struct Solver {
     map: SpiderMap,
@@ -65,7 +50,7 @@ pub struct Solver {
     raw: Memo,
     /// Positions expanded (memo misses), for benchmarks.
     pub states: u64,
-    deadline: Option<Instant>,
+    budget: Budget,
 }
 
 /// The removed-edge mask of a rules state.
@@ -80,16 +65,26 @@ struct Live {
     edges: u64,
 }
 
+/// A map beyond what the exact solver takes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the exact solver takes at most {MAX_EDGES} edges, {MAX_NODES} vertices and {MAX_SPIDERS} \
+     spiders (this map: {edges} edges, {nodes} vertices, {spiders} spiders)"
+)]
+pub struct TooLarge {
+    pub edges: usize,
+    pub nodes: usize,
+    pub spiders: usize,
+}
+
 impl Solver {
-    pub fn new(map: &SpiderMap, policy: Policy, must_move: bool) -> Result<Solver, String> {
+    pub fn new(map: &SpiderMap, policy: Policy, must_move: bool) -> Result<Solver, TooLarge> {
         if map.edges.len() > MAX_EDGES || map.nodes > MAX_NODES || map.spiders.len() > MAX_SPIDERS {
-            return Err(format!(
-                "the exact solver takes at most {MAX_EDGES} edges, {MAX_NODES} vertices and \
-                 {MAX_SPIDERS} spiders (this map: {} edges, {} vertices, {} spiders)",
-                map.edges.len(),
-                map.nodes,
-                map.spiders.len()
-            ));
+            return Err(TooLarge {
+                edges: map.edges.len(),
+                nodes: map.nodes,
+                spiders: map.spiders.len(),
+            });
         }
         Ok(Solver {
             map: map.clone(),
@@ -98,13 +93,13 @@ impl Solver {
             memo: Memo::default(),
             raw: Memo::default(),
             states: 0,
-            deadline: None,
+            budget: Budget::unlimited(),
         })
     }
 
-    /// Searches give up (answer `None`) after this instant.
-    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
-        self.deadline = deadline;
+    /// Searches give up (answer `None`) once `budget` is spent.
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = budget.check_every(CLOCK_EVERY);
     }
 
     fn live(&self, removed: u64, spiders: &[u32]) -> Live {
@@ -149,10 +144,6 @@ impl Solver {
     fn key(live: &Live) -> (u64, u64) {
         let packed = live.spiders.iter().fold(0u64, |k, &s| k << 8 | u64::from(s + 1));
         (live.edges, packed)
-    }
-
-    fn out_of_time(&self) -> bool {
-        self.states % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// The edges next to a fly with a spider on the other end.
@@ -212,9 +203,7 @@ impl Solver {
             return Some(known);
         }
         self.states += 1;
-        if self.out_of_time() {
-            return None;
-        }
+        self.budget.tick().ok()?;
         let mut wins = false;
         let dist = fly_distances(&self.map, &removed);
         for e in self.candidates(removed, &live, &dist) {
@@ -273,7 +262,7 @@ impl Solver {
             })
             .collect();
         let mut out = Vec::new();
-        let mut seen: HashSet<u64, BuildHasherDefault<MixHasher>> = HashSet::default();
+        let mut seen: HashSet<u64, MixBuild> = HashSet::default();
         let mut pick = vec![0usize; spiders.len()];
         loop {
             let mut next: Vec<u32> = pick.iter().enumerate().map(|(i, &k)| options[i][k]).collect();
@@ -413,9 +402,9 @@ mod tests {
             next.play(1, &SpiderAction::Moves(r), &mut rng).unwrap();
             brute(&next, memo, greedy)
         } else {
-            g.all_spider_rounds().into_iter().all(|r| {
+            g.legal_actions(g.to_act).into_iter().all(|round| {
                 let mut next = g.clone();
-                next.play(1, &SpiderAction::Moves(r), &mut rng).unwrap();
+                next.play(1, &round, &mut rng).unwrap();
                 brute(&next, memo, greedy)
             })
         };

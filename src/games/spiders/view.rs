@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use super::Spiders;
 use super::rules::{SpiderAction, SpidersGame};
+use crate::game::MapText;
 use crate::game::Seat;
-use crate::games::MapText;
 use crate::view::layout::{self, Point, SPACING};
 use crate::view::{Event, GameView};
 

@@ -10,10 +10,16 @@
 //! [`Game::parse_action`], [`Game::format_action`]), so an in-process bot and an external
 //! executable see the same game.
 
+mod setup;
+
 use std::fmt::Debug;
 
-use rand::Rng;
+use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
+
+pub use setup::{
+    InvalidMap, MapText, Setting, Setup, SetupError, bounded, known_keys, parse_settings,
+};
 
 /// A seat at the table: an index into the game's roles, `0..roles().len()`.
 pub type Seat = usize;
@@ -96,11 +102,33 @@ impl Illegal {
     }
 }
 
+/// A line a bot wrote that is not an action at all (garbage), with the reason in words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct BadLine {
+    pub reason: String,
+}
+
+impl From<String> for BadLine {
+    fn from(reason: String) -> BadLine {
+        BadLine { reason }
+    }
+}
+
+impl From<&str> for BadLine {
+    fn from(reason: &str) -> BadLine {
+        BadLine { reason: reason.to_string() }
+    }
+}
+
 /// The rules of one game, and its wire protocol.
-pub trait Game: Clone + Send + Sync + 'static {
+///
+/// `PartialEq` lets tests check the rule every game keeps: a refused action leaves the state
+/// exactly as it was.
+pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     /// One decision of one seat. For the spider side of Greedy Spiders it carries all the
     /// spiders' steps of a round; for Risk it is one step of a multi-step turn.
-    type Action: Clone + Debug + Send + Sync + 'static;
+    type Action: Clone + Debug + PartialEq + Send + Sync + 'static;
     /// What one seat may see when it must act (everything, in perfect-information games).
     type View: Clone + Debug + Send + Sync + 'static;
 
@@ -117,6 +145,36 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn play(&mut self, seat: Seat, action: &Self::Action, rng: &mut dyn Rng)
     -> Result<(), Illegal>;
 
+    /// Every action the seat of `view` may play now, each once, in a fixed order; empty when it
+    /// is not that seat's turn. It is computed from the view alone, as a bot could.
+    ///
+    /// The contract, checked for every game by one property test: [`Game::play`] accepts an
+    /// action exactly when its [`Game::canonical`] spelling is in this list. Where the list is a
+    /// product (all of Greedy Spiders' spiders move in one action) or counts armies (Risk), it is
+    /// still complete; each game's documentation says how it is ordered.
+    fn legal_actions_of(view: &Self::View) -> Vec<Self::Action>;
+
+    /// An action drawn uniformly from [`Game::legal_actions_of`], or `None` when there is none.
+    /// A game whose list can be huge overrides it with the same draw made without the list.
+    fn random_action_of(view: &Self::View, rng: &mut dyn Rng) -> Option<Self::Action> {
+        let actions = Self::legal_actions_of(view);
+        (!actions.is_empty()).then(|| actions[rng.random_range(0..actions.len())].clone())
+    }
+
+    /// The legal actions of `seat` in this state (see [`Game::legal_actions_of`]).
+    fn legal_actions(&self, seat: Seat) -> Vec<Self::Action> {
+        match self.status() {
+            Status::ToAct(s) if s == seat => Self::legal_actions_of(&self.view(seat)),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The one spelling [`Game::legal_actions_of`] lists of an action that can be written in
+    /// several ways with the same effect (the steps of Greedy Spiders' spiders, in any order).
+    fn canonical(action: &Self::Action) -> Self::Action {
+        action.clone()
+    }
+
     /// The outcome when `culprit` forfeits (illegal move, timeout, crash).
     fn forfeit(&self, culprit: Seat, reason: &str) -> Outcome {
         Outcome::forfeit(self.roles().len(), culprit, reason)
@@ -131,7 +189,7 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Reads the one line a bot wrote (without its newline) into an action.
     /// `Err` is a line that does not parse (garbage), with the reason; whether a parsed action is
     /// legal is for [`Game::play`] to say.
-    fn parse_action(view: &Self::View, line: &str) -> Result<Self::Action, String>;
+    fn parse_action(view: &Self::View, line: &str) -> Result<Self::Action, BadLine>;
 
     /// The protocol text of an action, as a bot would write it (recorded in replays).
     fn format_action(action: &Self::Action) -> String;

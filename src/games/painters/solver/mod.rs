@@ -1,0 +1,293 @@
+//! The exact Painters' Duel solver, and the depth-limited search the anytime bot runs.
+//!
+//! The game is symmetric: both painters follow the same rules and the score is a difference, so
+//! a position's value for the painter to move depends only on the open rooms and the two
+//! positions. The search is negamax alpha-beta over `(open rooms, mover, other)` with:
+//!
+//! - **bitboards**: a set of rooms is a `u128`, a move is a bit;
+//! - **canonical positions**: open rooms neither painter can ever reach are dropped from the
+//!   state, so positions that differ only in dead pockets share one table entry;
+//! - **region separation**: once the painters' reachable regions are disjoint, nothing one does
+//!   can touch the other, and the value is the difference of two longest simple paths, each
+//!   solved exactly by its own memoised search;
+//! - **path bounds**: a path alternates up and down rooms (the museum graph is bipartite) and
+//!   can end in at most one dead end, which bounds what a painter can still paint; a greedy
+//!   (Warnsdorff) walk gives a path to beat; the bounds cut both searches;
+//! - **move ordering and principal variation search**: the table's move, then towards open
+//!   space; later moves are first searched with a null window;
+//! - **a transposition table that keeps both bounds**: each entry holds a lower and an upper
+//!   bound of the value (equal when exact), merged as searches with different windows learn
+//!   more, plus the best move for ordering.
+//!
+//! `solve` stays exact: entries only ever record what a search proved for its window.
+//!
+//! The solver's parts: this file holds the exact game-tree search, `table.rs` the transposition
+//! and longest-path tables, `paths.rs` the longest-path search and its bounds, `anytime.rs` the
+//! depth-limited iterative deepening of the `search` bot.
+
+mod anytime;
+mod paths;
+mod table;
+
+use super::board::{Board, Geometry, Rooms, bit, rooms};
+use crate::budget::Budget;
+use table::{Entry, PathEntry};
+
+pub use anytime::Found;
+pub use table::BoundKind;
+
+/// How often a search reads the clock, in nodes: a node of a big museum costs microseconds, and
+/// reading the clock tens of nanoseconds.
+const CLOCK_EVERY: u64 = 16;
+
+/// Larger than any score difference (at most 121 rooms).
+pub const INF: i32 = 1000;
+
+/// Counters, for benchmarks and `--stats`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Game-tree nodes visited.
+    pub nodes: u64,
+    /// Longest-path search nodes visited.
+    pub path_nodes: u64,
+    /// Game-tree nodes answered by the table.
+    pub table_hits: u64,
+}
+
+/// The exact solver and its tables, reused across positions of one board (a bot keeps one for a
+/// whole match, so later turns start from what earlier ones learnt).
+pub struct Solver {
+    geo: Geometry,
+    table: Vec<Entry>,
+    /// Used entries of `table`: it grows (4x) when three quarters are used, up to `max_len`.
+    table_used: usize,
+    paths: Vec<PathEntry>,
+    paths_used: usize,
+    max_len: usize,
+    budget: Budget,
+    /// Whether the current depth-limited iteration used a heuristic value.
+    inexact: bool,
+    pub stats: Stats,
+}
+
+impl Solver {
+    /// A solver whose tables grow up to `2^max_bits` game entries and as many path entries
+    /// (32 bytes each). They start small: most positions need few.
+    pub fn new(geo: Geometry, max_bits: u32) -> Solver {
+        let max_len = 1usize << max_bits.max(1);
+        let n = max_len.min(1 << 10);
+        Solver {
+            geo,
+            table: vec![Entry::default(); n],
+            table_used: 0,
+            paths: vec![PathEntry::default(); n],
+            paths_used: 0,
+            max_len,
+            budget: Budget::unlimited(),
+            inexact: false,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Grows both tables to their largest size now, so no later search pauses to grow them (a
+    /// bot calls this on its first turn, which has the most time).
+    pub fn preallocate(&mut self) {
+        while self.table.len() < self.max_len {
+            self.grow_table();
+        }
+        while self.paths.len() < self.max_len {
+            self.grow_paths();
+        }
+    }
+
+    /// The largest tables (as `max_bits` of [`Solver::new`]) worth growing to for a museum of
+    /// side `size`: 2^22 entries are 128 MiB per table.
+    pub fn bits_for(size: u32) -> u32 {
+        match size {
+            0..=6 => 20,
+            _ => 22,
+        }
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    /// The value of a fresh board: the best score Alma can guarantee.
+    pub fn solve_board(&mut self, board: &Board) -> i32 {
+        let [a, b] = board.starts;
+        let open = self.geo.all & !board.blocked & !bit(a) & !bit(b);
+        self.budget = Budget::unlimited();
+        self.search(open, a, b, -INF, INF)
+    }
+
+    /// The exact value for the painter at `mover` to move, or `None` if `budget` ran out first.
+    pub fn value(&mut self, open: Rooms, mover: u8, other: u8, budget: Budget) -> Option<i32> {
+        self.budget = budget.check_every(CLOCK_EVERY);
+        let v = self.search(open, mover, other, -INF, INF);
+        (!self.budget.is_out()).then_some(v)
+    }
+
+    /// An optimal move for the painter at `mover` and the value it secures, or `None` if the
+    /// painter cannot move or `budget` ran out first.
+    pub fn best_move(
+        &mut self,
+        open: Rooms,
+        mover: u8,
+        other: u8,
+        budget: Budget,
+    ) -> Option<(u8, i32)> {
+        self.budget = budget.check_every(CLOCK_EVERY);
+        let mut best: Option<(u8, i32)> = None;
+        for m in self.ordered_moves(open, mover, other) {
+            let alpha = best.map_or(-INF, |(_, v)| v);
+            let v = 1 - self.search(open & !bit(m), other, m, -INF, 1 - alpha);
+            if self.budget.is_out() {
+                return None;
+            }
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((m, v));
+            }
+        }
+        best
+    }
+
+    fn ordered_moves(&self, open: Rooms, mover: u8, other: u8) -> Vec<u8> {
+        let moves = self.geo.neighbours[mover as usize] & open;
+        let mut list: Vec<u8> = rooms(moves).collect();
+        let canonical = self.canonical(open, mover, other);
+        if let Some(e) = self.probe(canonical, mover, other)
+            && let Some(i) = list.iter().position(|&m| m == e.best)
+        {
+            list.swap(0, i);
+        }
+        list
+    }
+
+    /// The open rooms either painter can still reach.
+    fn canonical(&self, open: Rooms, mover: u8, other: u8) -> Rooms {
+        let from = self.geo.neighbours[mover as usize] | self.geo.neighbours[other as usize];
+        self.geo.component(open, from)
+    }
+
+    /// Counts a node against the budget; true once it is spent.
+    #[inline]
+    fn tick(&mut self) -> bool {
+        self.budget.tick().is_err()
+    }
+
+    /// Negamax alpha-beta: the value for the painter at `mover` (the rooms it will paint from now
+    /// minus the other's), fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower
+    /// bound, anything between exact.
+    fn search(&mut self, open: Rooms, mover: u8, other: u8, mut alpha: i32, mut beta: i32) -> i32 {
+        let geo = &self.geo;
+        let mine = geo.neighbours[mover as usize] & open;
+        let theirs = geo.neighbours[other as usize] & open;
+        if mine == 0 {
+            if theirs == 0 {
+                return 0;
+            }
+            // A painter that cannot move never will again: the other paints its longest path.
+            let region = geo.component(open, theirs);
+            return -self.longest(other, region);
+        }
+        let my_region = geo.component(open, mine);
+        if theirs == 0 {
+            return self.longest(mover, my_region);
+        }
+        if my_region & theirs == 0 {
+            // Apart: two longest paths. One exact path and the other's bound may already settle
+            // the window (a fail-soft bound is all the caller needs), sparing the second search.
+            let their_region = geo.component(open, theirs);
+            let theirs_exact = self.longest(other, their_region);
+            let high = self.path_bound(mover, my_region) - theirs_exact;
+            if high <= alpha {
+                return high;
+            }
+            let low = self.walk(mover, my_region) - theirs_exact;
+            if low >= beta || low == high {
+                return low;
+            }
+            return self.longest(mover, my_region) - theirs_exact;
+        }
+        self.stats.nodes += 1;
+        if self.tick() {
+            return 0;
+        }
+        let relevant = my_region | self.geo.component(open & !my_region, theirs);
+        // I paint at least the room I move into, at most my path bound; the other likewise.
+        let high = self.path_bound(mover, my_region);
+        if high <= alpha {
+            return high;
+        }
+        let low = 1 - self.path_bound(other, relevant);
+        if low >= beta {
+            return low;
+        }
+        let mut first = u8::MAX;
+        if let Some(e) = self.probe(relevant, mover, other) {
+            self.stats.table_hits += 1;
+            let (lower, upper) = (e.lower as i32, e.upper as i32);
+            if lower == upper || lower >= beta {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+            first = e.best;
+        }
+        let window_low = alpha;
+        let mut moves = [u8::MAX; 3];
+        let mut count = 0;
+        if first != u8::MAX && mine & bit(first) != 0 {
+            moves[0] = first;
+            count = 1;
+        }
+        let start = count;
+        for m in rooms(mine) {
+            if m != first {
+                moves[count] = m;
+                count += 1;
+            }
+        }
+        // Then towards open space: on random open S = 8 boards this visits about a quarter fewer
+        // nodes than room order (and the reverse, wall hugging, about a third more).
+        let exits = |m: u8| (self.geo.neighbours[m as usize] & relevant).count_ones();
+        moves[start..count].sort_unstable_by_key(|&m| std::cmp::Reverse(exits(m)));
+        let mut best = -INF;
+        let mut best_move = moves[0];
+        for (i, &m) in moves[..count].iter().enumerate() {
+            let child = relevant & !bit(m);
+            // Principal variation search: the first move gets the window, the others a null
+            // window that only asks whether they beat alpha, searched again if they do.
+            let mut v = if i == 0 || beta - alpha <= 1 {
+                1 - self.search(child, other, m, 1 - beta, 1 - alpha)
+            } else {
+                1 - self.search(child, other, m, -alpha, 1 - alpha)
+            };
+            if i > 0 && v > alpha && v < beta && beta - alpha > 1 && !self.budget.is_out() {
+                v = 1 - self.search(child, other, m, 1 - beta, 1 - v);
+            }
+            if self.budget.is_out() {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_move = m;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.store(relevant, mover, other, (window_low, beta), best, best_move);
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests;

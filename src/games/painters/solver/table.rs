@@ -1,0 +1,131 @@
+//! The solver's two tables: the transposition table of game positions, which keeps a lower and
+//! an upper bound of each value, and the memo of longest paths. Both are open-addressed arrays
+//! indexed by [`mix_key`], grown fourfold when three quarters full.
+
+use super::Solver;
+use crate::games::painters::board::Rooms;
+use crate::seed::mix_key;
+
+/// What one table entry proved about a position's value for the painter to move.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Entry {
+    pub(super) open: Rooms,
+    pub(super) mover: u8,
+    pub(super) other: u8,
+    /// `lower <= value <= upper`; equal when the value is exact.
+    pub(super) lower: i8,
+    pub(super) upper: i8,
+    /// The best move found (a room), or `u8::MAX`.
+    pub(super) best: u8,
+    pub(super) used: bool,
+}
+
+/// The kind of bound an entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundKind {
+    Exact,
+    Lower,
+    Upper,
+    /// Both bounds known but not equal.
+    Range,
+}
+
+impl Entry {
+    pub(super) fn kind(&self) -> BoundKind {
+        match (self.lower == self.upper, self.lower > -127, self.upper < 127) {
+            (true, _, _) => BoundKind::Exact,
+            (false, true, true) => BoundKind::Range,
+            (false, true, false) => BoundKind::Lower,
+            _ => BoundKind::Upper,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PathEntry {
+    pub(super) open: Rooms,
+    pub(super) from: u8,
+    pub(super) length: u8,
+    pub(super) used: bool,
+}
+
+impl Solver {
+    pub(super) fn grow_paths(&mut self) {
+        let len = (self.paths.len() * 4).min(self.max_len);
+        let old = std::mem::replace(&mut self.paths, vec![PathEntry::default(); len]);
+        self.paths_used = 0;
+        for e in old.into_iter().filter(|e| e.used) {
+            let slot = (mix_key(e.open, e.from, 0xFF) as usize) & (len - 1);
+            self.paths_used += usize::from(!self.paths[slot].used);
+            self.paths[slot] = e;
+        }
+    }
+
+    pub(super) fn grow_table(&mut self) {
+        let len = (self.table.len() * 4).min(self.max_len);
+        let old = std::mem::replace(&mut self.table, vec![Entry::default(); len]);
+        self.table_used = 0;
+        for e in old.into_iter().filter(|e| e.used) {
+            let i = self.bucket(e.open, e.mover, e.other);
+            let j = if !self.table[i].used { i } else { i + 1 };
+            self.table_used += usize::from(!self.table[j].used);
+            self.table[j] = e;
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, open: Rooms, mover: u8, other: u8) -> usize {
+        (mix_key(open, mover, other) as usize) & (self.table.len() - 2)
+    }
+
+    pub(super) fn probe(&self, open: Rooms, mover: u8, other: u8) -> Option<Entry> {
+        let i = self.bucket(open, mover, other);
+        [self.table[i], self.table[i + 1]]
+            .into_iter()
+            .find(|e| e.used && e.open == open && e.mover == mover && e.other == other)
+    }
+
+    /// Records what a search of window `(alpha, beta)` returned. Two slots per bucket: a
+    /// position already there is refined in place, else the entry with the smaller subtree
+    /// (fewer open rooms) is replaced.
+    pub(super) fn store(
+        &mut self,
+        open: Rooms,
+        mover: u8,
+        other: u8,
+        (alpha, beta): (i32, i32),
+        v: i32,
+        best: u8,
+    ) {
+        if self.table_used * 4 > self.table.len() * 3 && self.table.len() < self.max_len {
+            self.grow_table();
+        }
+        let i = self.bucket(open, mover, other);
+        let slot = if let Some(j) = [i, i + 1].into_iter().find(|&j| {
+            let e = &self.table[j];
+            e.used && e.open == open && e.mover == mover && e.other == other
+        }) {
+            j
+        } else {
+            let e = Entry { open, mover, other, lower: -127, upper: 127, best, used: true };
+            let size = |e: &Entry| if e.used { e.open.count_ones() } else { 0 };
+            let j = if size(&self.table[i]) <= open.count_ones() { i } else { i + 1 };
+            self.table_used += usize::from(!self.table[j].used);
+            self.table[j] = e;
+            j
+        };
+        let e = &mut self.table[slot];
+        let v8 = v as i8;
+        if v <= alpha {
+            e.upper = e.upper.min(v8);
+        } else if v >= beta {
+            e.lower = e.lower.max(v8);
+            e.best = best;
+        } else {
+            e.lower = v8;
+            e.upper = v8;
+            e.best = best;
+        }
+        debug_assert!(e.lower <= e.upper, "contradicting bounds: {:?}", e.kind());
+    }
+}

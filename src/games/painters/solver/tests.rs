@@ -1,0 +1,134 @@
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::budget::Budget;
+use crate::games::painters::board::{parse_kickstart, random_board};
+
+/// The published plain minimax, over rooms as bits: the reference the fast search must match.
+fn minimax(geo: &Geometry, open: Rooms, mover: u8, other: u8) -> i32 {
+    let mine = geo.neighbours[mover as usize] & open;
+    let theirs = geo.neighbours[other as usize] & open;
+    match (mine, theirs) {
+        (0, 0) => 0,
+        (0, _) => -minimax(geo, open, other, mover),
+        _ => rooms(mine).map(|m| 1 - minimax(geo, open & !bit(m), other, m)).max().expect("a move"),
+    }
+}
+
+fn brute_longest(geo: &Geometry, from: u8, open: Rooms) -> i32 {
+    rooms(geo.neighbours[from as usize] & open)
+        .map(|n| 1 + brute_longest(geo, n, open & !bit(n)))
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_official_sample() {
+    let boards =
+        parse_kickstart("sample", include_str!("../../../../tests/data/painters/sample.in"))
+            .unwrap();
+    let values: Vec<i32> =
+        boards.iter().map(|b| Solver::new(b.geometry.clone(), 10).solve_board(b)).collect();
+    assert_eq!(values, vec![2, 0]);
+}
+
+#[test]
+fn matches_plain_minimax_on_random_boards() {
+    for seed in 0..300u64 {
+        let size = 2 + (seed % 3) as u32;
+        let board = random_board(size, [0.0, 0.15, 0.3][(seed % 7 % 3) as usize], seed);
+        let geo = &board.geometry;
+        let [a, b] = board.starts;
+        let open = geo.all & !board.blocked & !bit(a) & !bit(b);
+        let expected = minimax(geo, open, a, b);
+        // A tiny table forces collisions and replacements, which must not change the value.
+        let mut solver = Solver::new(geo.clone(), 4);
+        assert_eq!(solver.solve_board(&board), expected, "seed {seed}: {board:?}");
+        let mut big = Solver::new(geo.clone(), 12);
+        assert_eq!(big.solve_board(&board), expected, "seed {seed}");
+        // Every optimal move keeps the value.
+        let (m, v) = big.best_move(open, a, b, Budget::unlimited()).unwrap_or((u8::MAX, expected));
+        assert_eq!(v, expected);
+        if m != u8::MAX {
+            assert_eq!(1 - minimax(geo, open & !bit(m), b, m), expected, "seed {seed}");
+        }
+    }
+}
+
+#[test]
+fn every_table_entry_holds_a_true_bound() {
+    let mut checked = [0usize; 4];
+    for seed in 0..60u64 {
+        let board = random_board(3 + (seed % 2) as u32, 0.1, seed);
+        let geo = &board.geometry;
+        let mut solver = Solver::new(geo.clone(), 8);
+        solver.solve_board(&board);
+        for e in solver.table.iter().filter(|e| e.used) {
+            let truth = minimax(geo, e.open, e.mover, e.other);
+            assert!(
+                (e.lower as i32) <= truth && truth <= e.upper as i32,
+                "seed {seed}: {:?} entry [{}, {}] but the value is {truth}",
+                e.kind(),
+                e.lower,
+                e.upper
+            );
+            checked[e.kind() as usize] += 1;
+        }
+    }
+    // The boards exercise exact entries and at least one kind of one-sided bound.
+    assert!(checked[BoundKind::Exact as usize] > 0, "{checked:?}");
+    assert!(
+        checked[BoundKind::Lower as usize] + checked[BoundKind::Upper as usize] > 0,
+        "{checked:?}"
+    );
+}
+
+#[test]
+fn longest_paths_match_brute_force_and_bounds_hold() {
+    for seed in 0..200u64 {
+        let board = random_board(4, 0.25, seed);
+        let geo = board.geometry.clone();
+        let from = board.starts[0];
+        let open = geo.all & !board.blocked & !bit(from);
+        let region = geo.component(open, geo.neighbours[from as usize]);
+        let mut solver = Solver::new(geo.clone(), 8);
+        let exact = brute_longest(&geo, from, region);
+        assert_eq!(solver.longest(from, region), exact, "seed {seed}");
+        assert!(solver.path_bound(from, region) >= exact, "seed {seed}");
+        assert!(solver.walk(from, region) <= exact, "seed {seed}");
+        // The bitboard dead-end count agrees with counting doors room by room.
+        let reach = region | bit(from);
+        let slow: Rooms = rooms(region)
+            .filter(|&r| (geo.neighbours[r as usize] & reach).count_ones() <= 1)
+            .fold(0, |acc, r| acc | bit(r));
+        assert_eq!(region & geo.at_most_one_neighbour_in(reach), slow, "seed {seed}");
+    }
+}
+
+#[test]
+fn a_deadline_in_the_past_aborts() {
+    let board = random_board(8, 0.0, 1);
+    let [a, b] = board.starts;
+    let open = board.geometry.all & !bit(a) & !bit(b);
+    let mut solver = Solver::new(board.geometry.clone(), 10);
+    assert_eq!(solver.best_move(open, a, b, Budget::until(Instant::now())), None);
+}
+
+#[test]
+fn iterative_deepening_is_exact_on_small_boards() {
+    for seed in 0..60u64 {
+        let board = random_board(3 + (seed % 2) as u32, 0.1, seed);
+        let geo = &board.geometry;
+        let [a, b] = board.starts;
+        let open = geo.all & !board.blocked & !bit(a) & !bit(b);
+        let order: Vec<u8> = rooms(geo.neighbours[a as usize] & open).collect();
+        let mut solver = Solver::new(geo.clone(), 10);
+        match solver.iterative(open, a, b, order, Budget::new(Duration::from_secs(60))) {
+            None => assert_eq!(geo.neighbours[a as usize] & open, 0),
+            Some(found) => {
+                assert!(found.exact, "seed {seed}: {found:?}");
+                assert_eq!(found.value, minimax(geo, open, a, b), "seed {seed}");
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! What each game registers with the harness beyond its rules, and the lookups over it.
+//!
+//! A game is described by data: its variants, its options type (a serde struct, so options are
+//! declared once and checked with keyed errors), its table of built-in bots (name, roles, a
+//! one-line summary and a constructor), its generator's settings, its default map and limits.
+//! The registry does the rest the same way for every game: it checks variants, parses options,
+//! finds a bot by name and refuses it for a role it does not play.
+//!
+//! This layer sits above [`crate::bot`] (a bot table holds bot constructors) and below the games;
+//! [`crate::game`] below both holds the rules abstraction alone.
+
+mod random;
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+use serde::de::DeserializeOwned;
+
+use crate::bot::{Bot, TimeLimits};
+use crate::game::{Game, MapText, Seat, Setting, Setup, SetupError, parse_settings};
+
+pub use random::RandomBot;
+
+#[cfg(test)]
+pub(crate) mod conformance;
+
+/// Makes a built-in bot for one seat of a match that is set up.
+pub type MakeBot<D> = fn(&BotContext<'_, D>) -> Box<dyn Bot<<D as GameDef>::G>>;
+
+/// One built-in bot of a game: what `arena bots` lists, and how to make one.
+pub struct BotEntry<D: GameDef> {
+    /// The name users type (`--bot virus=solver`).
+    pub name: &'static str,
+    /// The roles it can play.
+    pub roles: &'static [&'static str],
+    /// One line for `arena bots`.
+    pub summary: &'static str,
+    pub make: MakeBot<D>,
+}
+
+/// What a built-in bot is told when it is made.
+pub struct BotContext<'a, D: GameDef> {
+    pub seat: Seat,
+    pub role: &'a str,
+    /// The bot's own seed (see [`crate::seed::bot_seed`]).
+    pub seed: u64,
+    pub variant: &'a str,
+    /// The match's options, parsed.
+    pub options: &'a D::Options,
+    /// The game as set up, before the first action.
+    pub game: &'a D::G,
+}
+
+/// A built-in bot that cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BotError {
+    #[error("no built-in {game} bot `{name}` (known: {})", known.join(", "))]
+    Unknown { game: &'static str, name: String, known: Vec<&'static str> },
+    #[error("`{name}` plays {}, not {role}", roles.join(" or "))]
+    WrongRole { name: &'static str, roles: &'static [&'static str], role: String },
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+}
+
+/// A game as the harness sees it: the rules type plus everything around it.
+pub trait GameDef: Sized + 'static {
+    type G: Game;
+    /// The game options (`--opt key=value`), a serde type with `deny_unknown_fields` whose
+    /// `Default` is the game with no options given.
+    type Options: DeserializeOwned + Default + Clone + Debug;
+
+    /// The name users type (`skynet`).
+    const NAME: &'static str;
+    /// One line for `arena bots` and `--help`.
+    const SUMMARY: &'static str;
+    /// The variants; the first is the default.
+    const VARIANTS: &'static [&'static str];
+    /// The built-in bots.
+    const BOTS: &'static [BotEntry<Self>];
+    /// The map generator's settings; empty when the game has no generator.
+    const GENERATOR: &'static [Setting] = &[];
+    /// Option sets (`key`, `value` pairs) worth playing besides the defaults: the conformance
+    /// tests play every game under each of them.
+    const SAMPLE_OPTIONS: &'static [&'static [(&'static str, &'static str)]] = &[];
+
+    /// The time limits a seat gets unless the user says otherwise.
+    fn default_limits(variant: &str) -> TimeLimits;
+
+    /// The map a match plays when none is named (embedded, so it needs no file).
+    fn default_map(variant: &str) -> MapText;
+
+    /// A seeded random map in the game's text format, from generator settings (see
+    /// [`GameDef::GENERATOR`]) as `key = value` strings.
+    fn generate_map(
+        variant: &str,
+        params: &BTreeMap<String, String>,
+        seed: u64,
+    ) -> Result<MapText, SetupError> {
+        let _ = (variant, params, seed);
+        Err(SetupError::Other(format!(
+            "{} has no map generator; play its default map or a map file (--map)",
+            Self::NAME
+        )))
+    }
+
+    /// Sets up a match of a known variant with parsed options. Returns the game and warnings
+    /// (a map beyond the original limits, ...).
+    fn create(
+        variant: &str,
+        options: &Self::Options,
+        map: &MapText,
+        seed: u64,
+    ) -> Result<(Self::G, Vec<String>), SetupError>;
+
+    /// The built-in bot that plays `role` in `variant` when the user names none.
+    fn default_bot(variant: &str, role: &str) -> Option<&'static str> {
+        let _ = (variant, role);
+        None
+    }
+
+    /// Reads the game options.
+    fn options(options: &BTreeMap<String, String>) -> Result<Self::Options, SetupError> {
+        parse_settings(&format!("option of {}", Self::NAME), options)
+    }
+
+    /// Sets up a match: checks the variant, reads the options, parses the map.
+    fn new_game(setup: &Setup) -> Result<(Self::G, Vec<String>), SetupError> {
+        if !Self::VARIANTS.contains(&setup.variant.as_str()) {
+            return Err(SetupError::Variant(setup.variant.clone()));
+        }
+        let options = Self::options(&setup.options)?;
+        Self::create(&setup.variant, &options, &setup.map, setup.seed)
+    }
+}
+
+/// Looks up a built-in bot by name.
+pub fn find_bot<D: GameDef>(name: &str) -> Result<&'static BotEntry<D>, BotError> {
+    D::BOTS.iter().find(|b| b.name == name).ok_or_else(|| BotError::Unknown {
+        game: D::NAME,
+        name: name.to_string(),
+        known: D::BOTS.iter().map(|b| b.name).collect(),
+    })
+}
+
+/// Makes the built-in bot `name` for `seat` (playing `role`, with its own `seed`) of the match
+/// `setup` describes, set up as `game`, after checking that it plays the role.
+pub fn builtin_bot<D: GameDef>(
+    name: &str,
+    seat: Seat,
+    role: &str,
+    seed: u64,
+    setup: &Setup,
+    game: &D::G,
+) -> Result<Box<dyn Bot<D::G>>, BotError> {
+    let entry = find_bot::<D>(name)?;
+    if !entry.roles.contains(&role) {
+        return Err(BotError::WrongRole {
+            name: entry.name,
+            roles: entry.roles,
+            role: role.into(),
+        });
+    }
+    let options = D::options(&setup.options)?;
+    let context = BotContext { seat, role, seed, variant: &setup.variant, options: &options, game };
+    Ok((entry.make)(&context))
+}
+
+/// Checks `variant` against the game's list, or picks the default.
+pub fn resolve_variant<D: GameDef>(variant: Option<&str>) -> Result<String, SetupError> {
+    match variant {
+        None => Ok(D::VARIANTS[0].to_string()),
+        Some(v) if D::VARIANTS.contains(&v) => Ok(v.to_string()),
+        Some(v) => Err(SetupError::Other(format!(
+            "unknown variant `{v}` of {} (known: {})",
+            D::NAME,
+            D::VARIANTS.join(", ")
+        ))),
+    }
+}

@@ -1,0 +1,136 @@
+//! Every seed arena derives and every hash it computes, in one place.
+//!
+//! A tournament's master seed becomes a seed per game and per generated map; a match's seed
+//! becomes the rules' RNG, one seed per bot and (in Risk) the deal. Each derivation has its own
+//! function named for its purpose, so that changing how one is made (for instance making bot
+//! seeds a one-way keyed function, so a bot cannot learn the match seed from its own) touches
+//! this file only. Every value here is part of the reproducibility contract: the same inputs
+//! give the same seeds on every machine and every Rust version, which is why no std hasher is
+//! used.
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::game::Seat;
+
+/// The SplitMix64 finaliser (Stafford's "variant 13"): a fast, well-mixed bijection on `u64`.
+/// The one word mixer of the crate: seed derivation and the solvers' hash tables use it.
+#[inline]
+pub fn mix64(x: u64) -> u64 {
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The golden-ratio increment of SplitMix64.
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// One SplitMix64 step: [`mix64`] of `x` plus the golden-ratio increment.
+#[inline]
+fn splitmix64(x: u64) -> u64 {
+    mix64(x.wrapping_add(GOLDEN))
+}
+
+/// Mixes a 128-bit key and two bytes into a table index (the Painters' Duel solver's tables:
+/// a set of rooms and the two painters).
+#[inline]
+pub fn mix_key(wide: u128, a: u8, b: u8) -> u64 {
+    let lo = wide as u64;
+    let hi = (wide >> 64) as u64;
+    mix64(lo ^ hi.rotate_left(29).wrapping_mul(GOLDEN) ^ ((a as u64) << 48 | (b as u64) << 56))
+}
+
+/// The RNG of a match's rules (dice, card draws): ChaCha8 seeded with the match seed.
+pub fn rules_rng(match_seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(match_seed)
+}
+
+/// The seed a bot at `seat` gets in a match seeded with `match_seed`: distinct per seat, and
+/// independent of the rules' RNG stream.
+pub fn bot_seed(match_seed: u64, seat: Seat) -> u64 {
+    splitmix64(match_seed ^ splitmix64(0xB07_5EED + seat as u64))
+}
+
+/// The RNG of a game's setup deal (Risk's random deal of the territories), apart from the rules'
+/// RNG so the deal does not shift every later roll.
+pub fn deal_rng(match_seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(splitmix64(match_seed ^ 0xDEA1))
+}
+
+/// The seed of the `i`-th generated map of an arena whose file asks for a count of maps.
+pub fn map_seed(master: u64, i: u64) -> u64 {
+    splitmix64(master ^ splitmix64(0x3A95_0000 + i))
+}
+
+/// The seed of game `k` of a tournament: the matches of one game share it.
+pub fn game_seed(master: u64, k: u64) -> u64 {
+    splitmix64(master ^ splitmix64(k))
+}
+
+/// FNV-1a, 64 bits, of a byte string: a stable fingerprint of a text (an arena file's canonical
+/// form), where std's hasher may change between Rust versions.
+pub fn text_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// A [`Hasher`] for the solvers' memo tables of integer keys: each word is folded in with
+/// [`mix64`]. The tables are never iterated, so only speed depends on it, never a result.
+#[derive(Default)]
+pub struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.0 = mix64(self.0 ^ x);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Builds [`MixHasher`]s, for `HashMap<K, V, MixBuild>`.
+pub type MixBuild = BuildHasherDefault<MixHasher>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bot_seeds_differ_by_seat_and_match() {
+        assert_ne!(bot_seed(1, 0), bot_seed(1, 1));
+        assert_ne!(bot_seed(1, 0), bot_seed(2, 0));
+        assert_eq!(bot_seed(9, 1), bot_seed(9, 1));
+    }
+
+    /// The derived values are part of every recorded result: they must never change by accident.
+    /// The literals were computed apart from this code, from the formulas of the first release.
+    #[test]
+    fn derived_seeds_are_the_recorded_ones() {
+        // SplitMix64's published first output for state 0.
+        assert_eq!(splitmix64(0), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(bot_seed(7, 0), 0x7915_1856_AF05_9872);
+        assert_eq!(bot_seed(7, 1), 0x2F5D_FDA2_87ED_6A79);
+        assert_eq!(game_seed(11, 3), 0x147C_F5BA_2F44_D6D5);
+        assert_eq!(map_seed(5, 2), 0xAE68_6214_FBB0_52B8);
+        assert_eq!(text_hash(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(text_hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn mix_key_separates_its_inputs() {
+        let k = mix_key(1 << 70, 3, 4);
+        assert_ne!(k, mix_key(1 << 70, 4, 3));
+        assert_ne!(k, mix_key(1 << 6, 3, 4));
+        assert_eq!(k, mix_key(1 << 70, 3, 4));
+    }
+}
