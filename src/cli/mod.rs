@@ -144,3 +144,36 @@ fn key_value(s: &str, what: &str) -> Result<(String, String)> {
         _ => Err(Error::Usage(format!("{what} `{s}` is not KEY=VALUE"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every command and every argument a user can type is described in `--help` (and so in the
+    /// man page and the completions), at every depth of the command tree.
+    #[test]
+    fn every_command_and_argument_has_a_help_line() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            let path = format!("{path} {}", command.get_name()).trim().to_string();
+            if command.get_about().is_none() && path != "arena" {
+                missing.push(format!("`{path}` has no about line"));
+            }
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                if help.trim().is_empty() {
+                    missing.push(format!("`{path}`: argument `{id}` has no help"));
+                }
+            }
+            for sub in command.get_subcommands() {
+                walk(sub, &path, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "", &mut missing);
+        assert!(missing.is_empty(), "{}", missing.join("\n"));
+    }
+}

@@ -14,6 +14,7 @@ use crate::matches::{LimitOverrides, MapSource, MatchSpec, PlayedMatch, Player};
 
 #[derive(Args, Debug)]
 pub(super) struct PlayArgs {
+    /// The game: skynet, painters, spiders or risk.
     game: GameId,
     /// The game's variant (skynet: ep2, ep1).
     #[arg(long)]
