@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::sandbox::SandboxMode;
+
 /// How an external bot is run, beyond its command line. Every field has a default; a tournament
 /// sets them per bot (TOML keys are the field names).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,9 +19,22 @@ pub struct ExternalOptions {
     pub max_line: usize,
     /// How many of the last stderr lines are kept for the result.
     pub stderr_lines: usize,
-    /// The bot's working directory; `None` runs it where arena runs, so relative paths in the
-    /// command line mean what they mean to the user who typed them.
+    /// Without the sandbox, the bot's working directory; `None` runs it where arena runs, so
+    /// relative paths in the command line mean what they mean to the user who typed them. With
+    /// the sandbox, the bot runs in a private directory and this is the directory relative paths
+    /// in the command line and in `files` are resolved against (readable by the bot).
     pub workdir: Option<PathBuf>,
+    /// Whether the bot runs in the sandbox (`docs/security.md`); `None` takes the arena's
+    /// setting, and without one `auto`.
+    pub sandbox: Option<SandboxMode>,
+    /// In the sandbox, files and directories the bot may read besides the system, its program
+    /// and the arguments that name existing files (relative paths resolve like the command's).
+    pub files: Vec<PathBuf>,
+    /// In the sandbox, whether the bot may use the network (it has none by default).
+    pub network: bool,
+    /// In the sandbox, how many processes and threads the bot may have at once (a fork bomb
+    /// fails beyond it).
+    pub max_processes: u32,
     /// The grace period of the end of a match, in ms: after the end of input, before `SIGTERM`,
     /// and again after `SIGTERM`, before `SIGKILL`.
     pub kill_grace_ms: u64,
@@ -39,6 +54,10 @@ impl Default for ExternalOptions {
             max_line: 64 * 1024,
             stderr_lines: 20,
             workdir: None,
+            sandbox: None,
+            files: Vec::new(),
+            network: false,
+            max_processes: 256,
             kill_grace_ms: 100,
             address_space_mb: None,
             cpu_seconds: None,
@@ -51,6 +70,12 @@ impl Default for ExternalOptions {
 impl ExternalOptions {
     pub(super) fn kill_grace(&self) -> Duration {
         Duration::from_millis(self.kill_grace_ms)
+    }
+
+    /// The sandbox mode in force: the bot's own, else `auto`.
+    #[must_use]
+    pub fn sandbox_mode(&self) -> SandboxMode {
+        self.sandbox.unwrap_or_default()
     }
 }
 
@@ -65,5 +90,12 @@ mod tests {
         assert_eq!(o.cpu_seconds, Some(5));
         assert_eq!(o.kill_grace_ms, ExternalOptions::default().kill_grace_ms);
         assert!(toml::from_str::<ExternalOptions>("max_lines = 1").is_err());
+        let o: ExternalOptions =
+            toml::from_str("sandbox = \"require\"\nnetwork = true\nfiles = [\"bots\"]").unwrap();
+        assert_eq!(o.sandbox, Some(SandboxMode::Require));
+        assert!(o.network);
+        assert_eq!(o.files, vec![PathBuf::from("bots")]);
+        assert!(toml::from_str::<ExternalOptions>("sandbox = \"on\"").is_err());
+        assert_eq!(ExternalOptions::default().sandbox_mode(), SandboxMode::Auto);
     }
 }

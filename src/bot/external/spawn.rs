@@ -1,10 +1,11 @@
 //! Starting an external bot: the command line, a cleared environment with the `ARENA_`
 //! variables, a process group of its own, the resource limits set in the child before it runs,
-//! and the hand-over of its pipes to the turns, its stderr to the drain and its exit to the
-//! watch. Everything a bot is allowed to see and do is decided here, in three steps:
-//! [`command`] (what the parent sets up: environment, working directory), [`confine`] (what
-//! the child does to itself between `fork` and `exec`, the crate's one `unsafe` site) and
-//! [`spawn`] (starting it under the supervisor, which must know every group it may have to stop).
+//! the sandbox (`super::sandbox`), and the hand-over of its pipes to the turns, its stderr to
+//! the drain and its exit to the watch. Everything a bot is allowed to see and do is decided
+//! here, in three steps: [`command`] (what the parent sets up: environment, working directory),
+//! [`confine`] (what the child does to itself between `fork` and `exec`: resource limits, or the
+//! sandbox's child side) and [`spawn`] (starting it under the supervisor, which must know every
+//! group it may have to stop).
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -17,6 +18,7 @@ use super::exit::{ExitSocket, ExitWatch};
 use super::io::Pipes;
 use super::options::ExternalOptions;
 use super::runtime::runtime;
+use super::sandbox::{self, Confinement, CpuClock, Prepared, SandboxMode};
 use super::stderr::StderrTail;
 use super::supervision::{ProcessGroup, Supervisor};
 
@@ -26,7 +28,7 @@ pub const ENV_ALLOW_LIST: &[&str] =
     &["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"];
 
 /// The `PATH` a bot gets when arena itself has none.
-const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+pub(super) const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
 /// Who the bot is, as its `ARENA_` environment variables tell it.
 #[derive(Clone, Debug)]
@@ -66,6 +68,10 @@ pub enum SpawnError {
     /// The pipes or the socket that connect arena to the bot could not be set up.
     #[error("cannot connect to the bot: {0}")]
     Connect(#[source] std::io::Error),
+    /// Its sandbox could not be set up (a `files` entry that does not exist, a full temporary
+    /// folder, a machine without the features of `require`).
+    #[error("cannot set up its sandbox: {0}")]
+    Sandbox(String),
 }
 
 fn in_dir(workdir: Option<&PathBuf>) -> String {
@@ -79,6 +85,10 @@ pub(super) struct Process {
     pub(super) pipes: Pipes,
     pub(super) exit: ExitWatch,
     pub(super) stderr: Arc<StderrTail>,
+    /// The CPU time of all its processes.
+    pub(super) cpu: CpuClock,
+    /// Its sandbox's private directory and cgroup, released once its processes are gone.
+    pub(super) confinement: Option<Confinement>,
 }
 
 /// Starts `command` (program and arguments) as the leader of a new process group.
@@ -88,9 +98,17 @@ pub(super) fn spawn(
     options: &ExternalOptions,
     supervisor: &Supervisor,
 ) -> Result<Process, SpawnError> {
+    if command.is_empty() {
+        return Err(SpawnError::EmptyCommand);
+    }
+    let sandbox = match options.sandbox_mode() {
+        SandboxMode::Off => None,
+        SandboxMode::Auto | SandboxMode::Require => Some(sandbox::prepare(command, options)?),
+    };
+    let command = sandbox.as_ref().map_or_else(|| command.to_vec(), |s| s.command.clone());
     let (program, args) = command.split_first().ok_or(SpawnError::EmptyCommand)?;
-    let mut cmd = self::command(program, args, identity, options);
-    confine(&mut cmd, Rlimits::from(options));
+    let mut cmd = self::command(program, args, identity, options, sandbox.as_ref());
+    confine(&mut cmd, Rlimits::from(options), sandbox.as_ref());
     let exit_socket = ExitSocket::new().map_err(SpawnError::Connect)?;
 
     let _enter = runtime().enter();
@@ -102,6 +120,13 @@ pub(super) fn spawn(
     })?;
     let pid = child.id().and_then(|id| i32::try_from(id).ok()).ok_or(SpawnError::Vanished)?;
     let group = admission.register(Pid::from_raw(pid));
+    // What only the child needed (the ruleset, the cgroups' `cgroup.procs`) it has used by now:
+    // the spawn returns once the program runs.
+    let confinement = sandbox.map(Prepared::into_confinement);
+    let cpu = confinement
+        .as_ref()
+        .and_then(Confinement::cgroup_clock)
+        .unwrap_or_else(|| CpuClock::tree(pid));
 
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -111,11 +136,14 @@ pub(super) fn spawn(
     let stderr = StderrTail::drain(stderr, options.stderr_lines);
     let exit = exit_socket.watch(child);
     match connect(stdin, stdout) {
-        Ok(pipes) => Ok(Process { group, pipes, exit, stderr }),
+        Ok(pipes) => Ok(Process { group, pipes, exit, stderr, cpu, confinement }),
         // It runs and cannot be talked to: it must not outlive this call.
         Err(e) => {
             group.kill();
             group.stop(&exit, std::time::Duration::ZERO);
+            if let Some(confinement) = confinement {
+                confinement.release();
+            }
             Err(SpawnError::Connect(e))
         }
     }
@@ -126,12 +154,14 @@ fn connect(stdin: ChildStdin, stdout: ChildStdout) -> std::io::Result<Pipes> {
     Pipes::new(stdin.into_owned_fd()?, stdout.into_owned_fd()?)
 }
 
-/// The command line with the bot's environment and working directory.
+/// The command line with the bot's environment and working directory: its private directory
+/// and `TMPDIR` in the sandbox.
 fn command(
     program: &str,
     args: &[String],
     identity: &BotIdentity<'_>,
     options: &ExternalOptions,
+    sandbox: Option<&Prepared>,
 ) -> Command {
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -152,16 +182,36 @@ fn command(
         .env("ARENA_GAME", identity.game)
         .env("ARENA_ROLE", identity.role)
         .env("ARENA_SEED", identity.seed.to_string());
-    if let Some(dir) = &options.workdir {
-        cmd.current_dir(dir);
+    match sandbox {
+        Some(prepared) => {
+            cmd.current_dir(&prepared.dir).env("TMPDIR", &prepared.tmp);
+        }
+        None => {
+            if let Some(dir) = &options.workdir {
+                cmd.current_dir(dir);
+            }
+        }
     }
     cmd
 }
 
 /// What the child does to itself after `fork`, before `exec`: the one place that runs code in
 /// the child, so every restriction a bot runs under that must be set from inside goes here.
+/// Unsandboxed, the resource limits; sandboxed, the sandbox's child side (which sets them too).
 #[allow(unsafe_code)]
-fn confine(cmd: &mut Command, limits: Rlimits) {
+fn confine(cmd: &mut Command, limits: Rlimits, sandbox: Option<&Prepared>) {
+    #[cfg(target_os = "linux")]
+    if let Some(prepared) = sandbox {
+        let plan = prepared.plan.clone();
+        // SAFETY: the closure runs in the forked child before exec; `Plan::run` only makes
+        // system calls on what the parent prepared, and allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || plan.run(&limits));
+        }
+        return;
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = sandbox;
     // SAFETY: the closure runs in the forked child before exec; it only makes setrlimit system
     // calls (async-signal-safe) and allocates nothing.
     unsafe {
@@ -171,7 +221,7 @@ fn confine(cmd: &mut Command, limits: Rlimits) {
 
 /// The resource limits set in the child before it runs the bot.
 #[derive(Clone, Copy, Debug)]
-struct Rlimits {
+pub(super) struct Rlimits {
     address_space: Option<u64>,
     cpu_seconds: Option<u64>,
     core_dumps: bool,
@@ -188,7 +238,7 @@ impl From<&ExternalOptions> for Rlimits {
 }
 
 impl Rlimits {
-    fn apply(&self) -> std::io::Result<()> {
+    pub(super) fn apply(&self) -> std::io::Result<()> {
         use nix::sys::resource::{Resource, setrlimit};
         let set = |resource, soft: u64, hard: u64| {
             setrlimit(resource, soft, hard).map_err(|e| std::io::Error::from_raw_os_error(e as i32))
