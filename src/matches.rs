@@ -281,6 +281,8 @@ pub fn make_bot<D: GameDef>(
             D::builtin_bot(name, &bot).map_err(bot_error)
         }
         BotSpec::Command(words) => {
+            // `require` on a machine that cannot: an error before the match, not the bot's fault.
+            crate::bot::external::sandbox::preflight([&player.external])?;
             let identity = BotIdentity { game: D::NAME, role, seed };
             let options = player.external.clone();
             Ok(Box::new(ExternalBot::<D::G>::spawn(words, &identity, options, supervisor)))

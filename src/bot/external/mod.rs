@@ -37,7 +37,7 @@ mod supervision;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-pub use options::ExternalOptions;
+pub use options::{DEFAULT_MAX_PROCESSES, ExternalOptions};
 pub use sandbox::{SandboxMode, SandboxUnavailable};
 pub use spawn::{BotIdentity, ENV_ALLOW_LIST, SpawnError};
 pub use supervision::{Interrupted, StopSignal, Supervisor};

@@ -10,6 +10,14 @@ use serde::{Deserialize, Serialize};
 
 use super::sandbox::SandboxMode;
 
+/// The default cap on a sandboxed bot's processes and threads: room for a JVM's or a Go
+/// runtime's threads, nothing a machine notices.
+pub const DEFAULT_MAX_PROCESSES: u32 = 256;
+
+fn is_default_max_processes(n: &u32) -> bool {
+    *n == DEFAULT_MAX_PROCESSES
+}
+
 /// How an external bot is run, beyond its command line. Every field has a default; a tournament
 /// sets them per bot (TOML keys are the field names).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,15 +33,21 @@ pub struct ExternalOptions {
     /// in the command line and in `files` are resolved against (readable by the bot).
     pub workdir: Option<PathBuf>,
     /// Whether the bot runs in the sandbox (`docs/security.md`); `None` takes the arena's
-    /// setting, and without one `auto`.
+    /// setting, and without one `auto`. (Like the other sandbox settings, left out of the
+    /// serialized form while it has its default, so fingerprints of arenas that do not use
+    /// them stay what they were.)
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxMode>,
     /// In the sandbox, files and directories the bot may read besides the system, its program
     /// and the arguments that name existing files (relative paths resolve like the command's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<PathBuf>,
     /// In the sandbox, whether the bot may use the network (it has none by default).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub network: bool,
     /// In the sandbox, how many processes and threads the bot may have at once (a fork bomb
     /// fails beyond it).
+    #[serde(skip_serializing_if = "is_default_max_processes")]
     pub max_processes: u32,
     /// The grace period of the end of a match, in ms: after the end of input, before `SIGTERM`,
     /// and again after `SIGTERM`, before `SIGKILL`.
@@ -57,7 +71,7 @@ impl Default for ExternalOptions {
             sandbox: None,
             files: Vec::new(),
             network: false,
-            max_processes: 256,
+            max_processes: DEFAULT_MAX_PROCESSES,
             kill_grace_ms: 100,
             address_space_mb: None,
             cpu_seconds: None,

@@ -259,7 +259,41 @@ impl Rlimits {
 
 #[cfg(test)]
 mod tests {
+    use std::time::{Duration, Instant};
+
     use super::*;
+
+    /// Seconds from a `times` figure (`0m1.23s`).
+    fn seconds(figure: &str) -> f64 {
+        let (minutes, rest) = figure.split_once('m').expect("minutes");
+        let seconds = rest.trim_end_matches('s');
+        minutes.parse::<f64>().unwrap() * 60.0 + seconds.parse::<f64>().unwrap()
+    }
+
+    #[test]
+    fn the_cpu_time_counts_a_child_that_burned_cpu_and_exited() {
+        for mode in [SandboxMode::Auto, SandboxMode::Off] {
+            let supervisor = Supervisor::new();
+            let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
+            let options = ExternalOptions { sandbox: Some(mode), ..ExternalOptions::default() };
+            // A child burns CPU, writes its own CPU time as `times` prints it (`0m1.23s
+            // 0m0.01s`, user and system) and exits; once it is reaped the bot answers with it.
+            let script = "read go; f=${TMPDIR:-/tmp}/times.$$; \
+                          sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; times >\"$1\"' \
+                          child \"$f\"; head -n 1 \"$f\"; rm -f \"$f\"; read end";
+            let command = ["sh", "-c", script].map(String::from);
+            let mut process = spawn(&command, &identity, &options, &supervisor).expect("started");
+            let deadline = Instant::now() + Duration::from_secs(300);
+            let answer = process.pipes.exchange(b"go\n", process.exit.signal(), deadline, 100);
+            let line = answer.expect("the bot answers");
+            let children: f64 = line.split_whitespace().map(seconds).sum();
+            let measured = process.cpu.read().expect("the bot runs").as_secs_f64();
+            super::super::stop(process, Duration::ZERO, 0);
+            assert!(children >= 0.05, "{mode}: the child burned too little to tell: {line}");
+            // `times` counts in clock ticks; the clock is at least as exact.
+            assert!(measured >= children - 0.02, "{mode}: {measured} s < the child's {line}");
+        }
+    }
 
     #[test]
     fn spawn_errors_name_the_program_and_the_directory() {

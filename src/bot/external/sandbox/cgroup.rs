@@ -2,10 +2,11 @@
 //! threads of a bot, which `RLIMIT_NPROC` cannot do for root; `cpuacct` counts the CPU time of
 //! all of its processes, those that exited included.
 //!
-//! Each arena process makes `arena-<pid>` under its own cgroup of each hierarchy, and one
-//! `bot-<n>` in it per sandboxed bot, removed once the bot is gone. Folders left by an arena that
-//! was killed are removed by the next one (a cgroup can only be removed once empty, so a folder
-//! still in use is never touched).
+//! Each arena process makes `arena-<pid>` under its own cgroup of each hierarchy while it has
+//! sandboxed bots, and one `bot-<n>` in it per bot, removed once the bot is gone (and the
+//! `arena-<pid>` folder with its last bot). Folders left by an arena that was killed are removed
+//! by the next one (a cgroup can only be removed once empty, so a folder still in use is never
+//! touched).
 //!
 //! cgroup v2 is not used: arena's own cgroup there holds arena itself, and the kernel refuses
 //! controllers in the children of a cgroup with processes, unless arena were started in a
@@ -43,11 +44,8 @@ impl Roots {
         let make = |base: PathBuf| -> std::io::Result<PathBuf> {
             sweep_stale(&base);
             let dir = base.join(&name);
-            match std::fs::create_dir(&dir) {
-                Ok(()) => Ok(dir),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(dir),
-                Err(e) => Err(e),
-            }
+            create_dir(&dir)?;
+            Ok(dir)
         };
         let pids = base("pids").ok_or("no cgroup v1 `pids` hierarchy")?;
         let pids = make(pids.clone())
@@ -106,6 +104,29 @@ fn sweep_stale(base: &Path) {
     }
 }
 
+/// Creates `dir`; that it exists already is fine.
+fn create_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::create_dir(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Creates the bot folder `name` in `root`, and `root` if the last bot removed it meanwhile.
+fn create_bot_dir(root: &Path, name: &str) -> std::io::Result<PathBuf> {
+    let dir = root.join(name);
+    let mut tries = 0;
+    loop {
+        match std::fs::create_dir(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 10 => {
+                tries += 1;
+                create_dir(root)?;
+            }
+            result => return result.map(|()| dir),
+        }
+    }
+}
+
 /// One bot's cgroups.
 pub(super) struct BotCgroup {
     dirs: Vec<PathBuf>,
@@ -121,14 +142,12 @@ impl BotCgroup {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let name = format!("bot-{}", NEXT.fetch_add(1, Ordering::Relaxed));
         let mut cgroup = BotCgroup { dirs: Vec::new(), procs: Vec::new(), usage: None };
-        let pids = roots.pids.join(&name);
-        std::fs::create_dir(&pids)?;
+        let pids = create_bot_dir(&roots.pids, &name)?;
         cgroup.dirs.push(pids.clone());
         std::fs::write(pids.join("pids.max"), max_pids.to_string())?;
         cgroup.procs.push(open_procs(&pids)?);
         if let Some(root) = &roots.cpuacct {
-            let cpu = root.join(&name);
-            if std::fs::create_dir(&cpu).is_ok() {
+            if let Ok(cpu) = create_bot_dir(root, &name) {
                 cgroup.dirs.push(cpu.clone());
                 cgroup.procs.push(open_procs(&cpu)?);
                 cgroup.usage = Some(cpu.join("cpuacct.usage"));
@@ -161,6 +180,11 @@ impl BotCgroup {
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(2));
+            }
+            // This arena's folder goes with its last bot (while another bot has a folder in it,
+            // the kernel refuses).
+            if let Some(parent) = dir.parent() {
+                let _ = std::fs::remove_dir(parent);
             }
         }
     }

@@ -274,8 +274,14 @@ pub(super) fn prepare(
     } else {
         None
     };
+    let mut namespaces = support.child_namespaces();
+    if let (true, Some(ns)) = (options.network, &mut namespaces) {
+        // The network it is allowed is arena's.
+        ns.join_netns = None;
+        ns.unshare &= !libc::CLONE_NEWNET;
+    }
     let plan = ChildPlan {
-        namespaces: support.child_namespaces(),
+        namespaces,
         lifeline: support::lifeline(),
         cgroup_procs: cgroup.as_ref().map(|c| c.procs_fds()).unwrap_or_default(),
         ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
