@@ -7,6 +7,7 @@
 
 use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
+use std::os::unix::net::UnixListener;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -161,33 +162,44 @@ fn a_bot_killing_everything_it_sees_kills_nothing_and_its_opponent_plays_on() {
 }
 
 #[test]
-fn a_bot_has_no_network_unless_its_settings_allow_it() {
+fn a_bot_has_no_network_unless_its_settings_allow_it_and_no_unix_socket_ever() {
     let tcp = TcpListener::bind("127.0.0.1:0").expect("a listener");
     let port = tcp.local_addr().unwrap().port();
     let udp = UdpSocket::bind(("127.0.0.1", port)).expect("a UDP socket on the same port");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("service.sock");
+    let unix = UnixListener::bind(&path).expect("a unix socket");
     tcp.set_nonblocking(true).unwrap();
     udp.set_nonblocking(true).unwrap();
+    unix.set_nonblocking(true).unwrap();
     let port = port.to_string();
-    let spec = |marker: &str| bot("python3", "hostile_network.py", marker, &[&port]);
+    let path = path.display().to_string();
+    let spec = |marker: &str| bot("python3", "hostile_network.py", marker, &[&port, &path]);
 
     let o = play_virus(spec, &[&REQUIRE[..], &ROOMY].concat());
     o.expect("garbage", Some("virus"));
-    let report_line = report(&o).to_string();
-    assert!(
-        report_line.contains("tcp=error") && report_line.contains("udp=error"),
-        "{report_line}"
-    );
+    let line = report(&o).to_string();
+    for refused in ["tcp=error", "udp=error", "unix=error(Operation not permitted)"] {
+        assert!(line.contains(refused), "{line}");
+    }
     assert!(tcp.accept().is_err(), "a connection reached the listener");
     assert!(udp.recv(&mut [0; 64]).is_err(), "a datagram reached the socket");
+    assert!(unix.accept().is_err(), "a connection reached the unix socket");
 
     let o = play_virus(spec, &[&REQUIRE[..], &ROOMY, &["--network"]].concat());
     o.expect("garbage", Some("virus"));
-    assert!(report(&o).contains("tcp=connected udp=sent"), "{}", report(&o));
+    let line = report(&o).to_string();
+    assert!(line.contains("tcp=connected udp=sent unix=error"), "{line}");
     let (mut stream, _) = tcp.accept().expect("the allowed connection arrived");
     stream.set_nonblocking(false).unwrap();
     let mut hello = String::new();
     stream.read_to_string(&mut hello).unwrap();
     assert_eq!(hello, "hello from the bot\n");
+
+    // Without the sandbox the unix socket is reached: the test sees it when it happens.
+    let o = play_virus(spec, &[&OFF[..], &ROOMY].concat());
+    assert!(report(&o).contains("unix=connected"), "{}", report(&o));
+    assert!(unix.accept().is_ok(), "the connection arrived");
 }
 
 #[test]

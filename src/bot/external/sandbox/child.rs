@@ -43,6 +43,8 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) cgroup_procs: Vec<RawFd>,
     /// The Landlock ruleset to enforce.
     pub(in crate::bot::external) ruleset: Option<RawFd>,
+    /// The seccomp filter to install.
+    pub(in crate::bot::external) seccomp: Option<&'static [seccompiler::sock_filter]>,
     /// `RLIMIT_NPROC` for the bot (in its own user namespace only).
     pub(in crate::bot::external) max_processes: Option<u64>,
     /// Empty the bot's capability sets and bounding set.
@@ -142,6 +144,11 @@ impl Plan {
             }
             if let Some(ruleset) = self.ruleset {
                 check(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0) as libc::c_int)?;
+            }
+            if let Some(filter) = self.seccomp {
+                if seccompiler::apply_filter(filter).is_err() {
+                    return Err(io::Error::last_os_error());
+                }
             }
             // Whatever arena had open stays out of the bot (Rust opens everything close-on-exec;
             // this covers what a library might not).

@@ -5,9 +5,11 @@
 //! A sandboxed bot runs in a private, fresh directory; Landlock lets it read the system and its
 //! own files and write only its private directory, and keeps it from signalling or connecting to
 //! abstract sockets outside its own domain; it has no network (a network namespace, or Landlock's
-//! TCP rules); a pids cgroup (or `RLIMIT_NPROC` in a user namespace) caps its processes; and it
-//! runs in a PID namespace of its own whose init is a tiny supervisor forked from arena, so every
-//! process it starts dies with it, and with arena (`child` describes the three processes).
+//! TCP rules); a seccomp filter closes what those leave open (unix sockets reached by path,
+//! io_uring, keyrings); a pids cgroup (or `RLIMIT_NPROC` in a user namespace) caps its
+//! processes; it has no capabilities, and its own IPC namespace; and it runs in a PID namespace
+//! of its own whose init is a tiny supervisor forked from arena, so every process it starts dies
+//! with it, and with arena (`child` describes the three processes).
 //!
 //! Each layer is used where the machine offers it: [`preflight`] says what is missing, `auto`
 //! bots then run with the rest, `require` bots refuse to start.
@@ -24,6 +26,8 @@ mod cpu;
 #[cfg(target_os = "linux")]
 mod landlock_rules;
 mod paths;
+#[cfg(target_os = "linux")]
+mod seccomp;
 #[cfg(target_os = "linux")]
 mod support;
 
@@ -285,6 +289,7 @@ pub(super) fn prepare(
         lifeline: support::lifeline(),
         cgroup_procs: cgroup.as_ref().map(|c| c.procs_fds()).unwrap_or_default(),
         ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
+        seccomp: seccomp::filter().ok().map(Vec::as_slice),
         max_processes: (support.nproc_limits_the_bot() && cgroup.is_none())
             .then(|| u64::from(options.max_processes).saturating_add(2)),
         drop_capabilities: true,

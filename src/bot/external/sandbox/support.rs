@@ -76,12 +76,15 @@ impl Support {
     pub(super) fn child_namespaces(&self) -> Option<Namespaces> {
         match &self.namespaces {
             Ok(Isolation::Privileged { netns }) => Some(Namespaces {
-                unshare: libc::CLONE_NEWPID,
+                unshare: libc::CLONE_NEWPID | libc::CLONE_NEWIPC,
                 join_netns: netns.as_ref().ok().map(AsRawFd::as_raw_fd),
                 id_maps: None,
             }),
             Ok(Isolation::User { uid_map, gid_map }) => Some(Namespaces {
-                unshare: libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET,
+                unshare: libc::CLONE_NEWUSER
+                    | libc::CLONE_NEWPID
+                    | libc::CLONE_NEWNET
+                    | libc::CLONE_NEWIPC,
                 join_netns: None,
                 id_maps: Some((uid_map.clone(), gid_map.clone())),
             }),
@@ -137,6 +140,13 @@ impl Support {
                 });
             }
         }
+        if let Err(reason) = super::seccomp::filter() {
+            missing.push(Missing {
+                feature: "seccomp filter",
+                reason: reason.to_string(),
+                consequence: "the bot can reach services outside the sandbox through unix sockets",
+            });
+        }
         let user_cap = self.nproc_limits_the_bot();
         if let (Err(reason), false) = (&self.cgroups, user_cap) {
             missing.push(Missing {
@@ -172,7 +182,7 @@ fn landlock_abi() -> i32 {
 /// How bots can be given namespaces, tried in a throw-away child.
 fn isolation(root: bool) -> Result<Isolation, String> {
     let privileged = if root {
-        match super::child::probe(libc::CLONE_NEWPID, None) {
+        match super::child::probe(libc::CLONE_NEWPID | libc::CLONE_NEWIPC, None) {
             Ok(()) => return Ok(Isolation::Privileged { netns: shared_netns() }),
             Err(e) => format!("as root: {e}; "),
         }
@@ -182,7 +192,7 @@ fn isolation(root: bool) -> Result<Isolation, String> {
     let uid = nix::unistd::geteuid().as_raw();
     let gid = nix::unistd::getegid().as_raw();
     let maps = (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes());
-    let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET;
+    let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC;
     match super::child::probe(flags, Some((&maps.0, &maps.1))) {
         Ok(()) => Ok(Isolation::User { uid_map: maps.0, gid_map: maps.1 }),
         Err(e) => Err(format!("{privileged}in a user namespace: {e}")),
