@@ -7,6 +7,8 @@
 //! sandbox's child side) and [`spawn`] (starting it under the supervisor, which must know every
 //! group it may have to stop).
 
+use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -105,9 +107,20 @@ pub(super) fn spawn(
         SandboxMode::Off => None,
         SandboxMode::Auto | SandboxMode::Require => Some(sandbox::prepare(command, options)?),
     };
+    let mut sandbox = sandbox;
     let command = sandbox.as_ref().map_or_else(|| command.to_vec(), |s| s.command.clone());
     let (program, args) = command.split_first().ok_or(SpawnError::EmptyCommand)?;
-    let mut cmd = self::command(program, args, identity, options, sandbox.as_ref());
+    let env = environment(identity, options, sandbox.as_ref());
+    #[cfg(target_os = "linux")]
+    if let Some(prepared) = &mut sandbox {
+        // With namespaces the bot runs its program itself (`sandbox::child`).
+        let argv: Vec<&std::ffi::OsStr> = command.iter().map(std::ffi::OsStr::new).collect();
+        let image = sandbox::ChildImage::new(program.as_ref(), &argv, &env).ok_or_else(|| {
+            SpawnError::Sandbox("a NUL byte in its command line or environment".into())
+        })?;
+        prepared.plan.image = Some(Arc::new(image));
+    }
+    let mut cmd = self::command(program, args, &env, options, sandbox.as_ref());
     confine(&mut cmd, Rlimits::from(options), sandbox.as_ref());
     let exit_socket = ExitSocket::new().map_err(SpawnError::Connect)?;
 
@@ -154,37 +167,50 @@ fn connect(stdin: ChildStdin, stdout: ChildStdout) -> std::io::Result<Pipes> {
     Pipes::new(stdin.into_owned_fd()?, stdout.into_owned_fd()?)
 }
 
-/// The command line with the bot's environment and working directory: its private directory
-/// and `TMPDIR` in the sandbox.
+/// The bot's environment: the allow-list from arena's, the settings' `env`, the `ARENA_`
+/// variables, and in the sandbox `TMPDIR` in its private directory.
+fn environment(
+    identity: &BotIdentity<'_>,
+    options: &ExternalOptions,
+    sandbox: Option<&Prepared>,
+) -> Vec<(OsString, OsString)> {
+    let mut env: BTreeMap<OsString, OsString> = BTreeMap::new();
+    for &name in ENV_ALLOW_LIST {
+        if let Some(value) = std::env::var_os(name) {
+            env.insert(name.into(), value);
+        }
+    }
+    env.entry("PATH".into()).or_insert_with(|| DEFAULT_PATH.into());
+    env.extend(options.env.iter().map(|(k, v)| (k.into(), v.into())));
+    env.insert("ARENA_GAME".into(), identity.game.into());
+    env.insert("ARENA_ROLE".into(), identity.role.into());
+    env.insert("ARENA_SEED".into(), identity.seed.to_string().into());
+    if let Some(prepared) = sandbox {
+        env.insert("TMPDIR".into(), prepared.tmp.clone().into());
+    }
+    env.into_iter().collect()
+}
+
+/// The command line with the bot's environment and working directory (its private directory in
+/// the sandbox).
 fn command(
     program: &str,
     args: &[String],
-    identity: &BotIdentity<'_>,
+    env: &[(OsString, OsString)],
     options: &ExternalOptions,
     sandbox: Option<&Prepared>,
 ) -> Command {
     let mut cmd = Command::new(program);
     cmd.args(args)
         .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    for &name in ENV_ALLOW_LIST {
-        if let Some(value) = std::env::var_os(name) {
-            cmd.env(name, value);
-        }
-    }
-    if std::env::var_os("PATH").is_none() {
-        cmd.env("PATH", DEFAULT_PATH);
-    }
-    cmd.envs(&options.env)
-        .env("ARENA_GAME", identity.game)
-        .env("ARENA_ROLE", identity.role)
-        .env("ARENA_SEED", identity.seed.to_string());
     match sandbox {
         Some(prepared) => {
-            cmd.current_dir(&prepared.dir).env("TMPDIR", &prepared.tmp);
+            cmd.current_dir(&prepared.dir);
         }
         None => {
             if let Some(dir) = &options.workdir {

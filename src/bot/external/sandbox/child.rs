@@ -5,32 +5,40 @@
 //! With namespaces, a bot is three processes:
 //!
 //! - the **relay** (the process arena spawns, leader of the bot's process group, outside the
-//!   bot's namespaces): joins the bot's cgroups, creates its namespaces, forks the init, waits
+//!   bot's namespaces): joins the bot's cgroups, creates its namespaces, starts the init, waits
 //!   until the bot's program has started, then only waits: for the bot's exit status, which it
 //!   then ends with (so arena sees the bot's exit as before), or for end of file on the
 //!   *lifeline*, which means arena died, and then kills the init;
-//! - the **init** (PID 1 of the bot's PID namespace): forks the bot, reaps every orphan of the
+//! - the **init** (PID 1 of the bot's PID namespace): starts the bot, reaps every orphan of the
 //!   namespace, passes `SIGTERM` on to all of it, reports the bot's exit status to the relay and
-//!   exits with it. When it exits, however it exits, the kernel kills everything left in the
-//!   namespace, `setsid` and double forks included. It dies with the relay (`PR_SET_PDEATHSIG`),
-//!   which is single-threaded, so the parent-death signal fires when the relay dies;
+//!   exits. When it exits, however it exits, the kernel kills everything left in the namespace,
+//!   `setsid` and double forks included. It dies with the relay (`PR_SET_PDEATHSIG`);
 //! - the **bot** (PID 2): confines itself (resource limits, no new privileges, no capabilities,
-//!   Landlock) and returns to the standard library, which runs the program.
+//!   Landlock, seccomp) and `exec`s the program.
 //!
-//! A failure before the relay forks is reported as the spawn's error by the standard library; a
-//! failure of the bot's confinement or `exec` too, since the bot still holds the standard
-//! library's error pipe, and the relay and init close their copies only once the bot has
-//! exec'd or died.
+//! The init and the bot are started with `clone(CLONE_VM)` on stacks of their own, sharing the
+//! relay's memory (the bot with `CLONE_VFORK`, until its `exec`): copying a copy of arena's
+//! address space twice more would cost more than the rest of the sandbox together. They only
+//! read what the relay holds, and the relay only waits meanwhile.
 //!
-//! Without namespaces only the bot's confinement runs, in the one process arena spawns.
+//! A failure before the bot runs its program (a namespace refused, an `exec` that fails) reaches
+//! the relay as an error number on the *ready* pipe, which the relay returns as the spawn's error,
+//! as the standard library reports a failed `exec`.
+//!
+//! Without namespaces only the bot's confinement runs, in the one process arena spawns, and the
+//! standard library runs the program.
 
 #![allow(unsafe_code)]
 
+use std::ffi::{CString, c_char, c_void};
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use super::super::spawn::Rlimits;
+
+/// The stack of the init and of the bot until its `exec`: they only make system calls.
+const STACK_SIZE: usize = 256 * 1024;
 
 /// What a bot's processes do between `fork` and `exec`, prepared by the parent.
 #[derive(Clone, Debug)]
@@ -51,6 +59,8 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) drop_capabilities: bool,
     /// arena runs as root: a failure to drop capabilities is fatal.
     pub(in crate::bot::external) root: bool,
+    /// The program, its arguments and its environment, for the bot's own `exec`.
+    pub(in crate::bot::external) image: Option<Arc<Image>>,
 }
 
 /// The namespaces of a bot.
@@ -64,23 +74,73 @@ pub(in crate::bot::external) struct Namespaces {
     pub(in crate::bot::external) id_maps: Option<(Vec<u8>, Vec<u8>)>,
 }
 
+/// What `execve` needs, as C strings and the null-terminated arrays pointing into them.
+#[derive(Debug)]
+pub(in crate::bot::external) struct Image {
+    program: CString,
+    _strings: Vec<CString>,
+    argv: Vec<*const c_char>,
+    envp: Vec<*const c_char>,
+}
+
+// SAFETY: the pointers point into the `CString`s the image owns, which it never changes.
+unsafe impl Send for Image {}
+// SAFETY: as above; nothing is ever written through them.
+unsafe impl Sync for Image {}
+
+impl Image {
+    /// The image of `program` with `args` (including `argv[0]`) and `env` (`NAME=value`).
+    /// `None` if a string holds a NUL byte.
+    pub(in crate::bot::external) fn new(
+        program: &std::ffi::OsStr,
+        args: &[&std::ffi::OsStr],
+        env: &[(std::ffi::OsString, std::ffi::OsString)],
+    ) -> Option<Image> {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |bytes: &[u8]| CString::new(bytes).ok();
+        let program = c(program.as_bytes())?;
+        let args: Vec<CString> = args.iter().map(|a| c(a.as_bytes())).collect::<Option<_>>()?;
+        let vars: Vec<CString> = env
+            .iter()
+            .map(|(k, v)| c(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
+            .collect::<Option<_>>()?;
+        let pointers = |strings: &[CString]| -> Vec<*const c_char> {
+            strings.iter().map(|s| s.as_ptr()).chain(std::iter::once(std::ptr::null())).collect()
+        };
+        let (argv, envp) = (pointers(&args), pointers(&vars));
+        let mut strings = args;
+        strings.extend(vars);
+        Some(Image { program, _strings: strings, argv, envp })
+    }
+}
+
+/// What the relay hands the init and the bot (on the relay's stack, which outlives them both).
+struct Handover<'a> {
+    plan: &'a Plan,
+    limits: &'a Rlimits,
+    status: (RawFd, RawFd),
+    ready: (RawFd, RawFd),
+    bot_stack: *mut c_void,
+}
+
 impl Plan {
-    /// Runs in the process arena forked: returns (to `exec`) in the bot's process only.
+    /// Runs in the process arena forked. Without namespaces, confines it and returns, and the
+    /// standard library runs the program. With namespaces, returns only with an error.
     ///
     /// # Safety
     ///
     /// Only in a freshly forked child, before `exec`.
     pub(in crate::bot::external) unsafe fn run(&self, limits: &Rlimits) -> io::Result<()> {
-        let Some(namespaces) = &self.namespaces else {
+        let (Some(namespaces), Some(_)) = (&self.namespaces, &self.image) else {
             // SAFETY: the caller's contract.
             return unsafe { self.confine_bot(limits) };
         };
-        // SAFETY: in a forked child (the caller's contract): signal dispositions, descriptors
-        // and the namespaces of this process are ours to change.
+        // SAFETY: in a forked child (the caller's contract): signal dispositions, descriptors,
+        // memory mappings and the namespaces of this process are ours to change.
         unsafe {
             default_signals();
             for &fd in &self.cgroup_procs {
-                // `0` moves the writer: the relay, and so everything it forks.
+                // `0` moves the writer: the relay, and so everything it starts.
                 check(libc::write(fd, b"0".as_ptr().cast(), 1) as libc::c_int)?;
             }
             if let Some(netns) = namespaces.join_netns {
@@ -92,33 +152,41 @@ impl Plan {
                 write_file(c"/proc/self/uid_map", uid_map)?;
                 write_file(c"/proc/self/gid_map", gid_map)?;
             }
-            let (status_r, status_w) = pipe()?;
-            let (ready_r, ready_w) = pipe()?;
-            match libc::fork() {
-                -1 => Err(io::Error::last_os_error()),
-                0 => {
-                    libc::close(status_r);
-                    libc::close(ready_r);
-                    die_with_relay(status_w);
-                    match libc::fork() {
-                        -1 => libc::_exit(126),
-                        0 => {
-                            libc::close(status_w);
-                            // `ready_w` closes when the program starts (close-on-exec).
-                            self.confine_bot(limits)
-                        }
-                        bot => {
-                            libc::close(ready_w);
-                            init(bot, status_w)
-                        }
-                    }
-                }
-                init_pid => {
-                    libc::close(status_w);
-                    libc::close(ready_w);
-                    relay_bot(init_pid, status_r, ready_r, self.lifeline)
-                }
+            let stacks = libc::mmap(
+                std::ptr::null_mut(),
+                2 * STACK_SIZE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                -1,
+                0,
+            );
+            if stacks == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
             }
+            let handover = Handover {
+                plan: self,
+                limits,
+                status: pipe()?,
+                ready: pipe()?,
+                bot_stack: stacks.cast::<u8>().add(2 * STACK_SIZE).cast(),
+            };
+            let init_stack = stacks.cast::<u8>().add(STACK_SIZE).cast();
+            let arg = (&raw const handover).cast_mut().cast();
+            let init = libc::clone(init_main, init_stack, libc::CLONE_VM | libc::SIGCHLD, arg);
+            if init == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            libc::close(handover.status.1);
+            libc::close(handover.ready.1);
+            // End of file: the bot exec'd (its end is close-on-exec). An error number: it could
+            // not, and the init is ending.
+            let mut errno: libc::c_int = 0;
+            let n = read_retrying(handover.ready.0, (&raw mut errno).cast(), size_of::<libc::c_int>());
+            if n == size_of::<libc::c_int>() as isize {
+                reap(init);
+                return Err(io::Error::from_raw_os_error(errno));
+            }
+            relay_bot(init, handover.status.0, self.lifeline)
         }
     }
 
@@ -205,22 +273,15 @@ pub(super) fn probe(flags: libc::c_int, id_maps: Option<(&[u8], &[u8])>) -> io::
     }
 }
 
-/// The relay: once the bot's program has started, closes everything but its status pipe and the
+/// The relay, once the bot's program runs: closes everything but its status pipe and the
 /// lifeline, and ends as the bot ended.
 ///
 /// # Safety
 ///
 /// Only in the relay process.
-unsafe fn relay_bot(init: libc::pid_t, status_r: RawFd, ready_r: RawFd, lifeline: RawFd) -> ! {
+unsafe fn relay_bot(init: libc::pid_t, status_r: RawFd, lifeline: RawFd) -> ! {
     // SAFETY: the relay's own descriptors and signals.
     unsafe {
-        // End of file: the bot exec'd (its end is close-on-exec) or died.
-        let mut byte = 0u8;
-        while libc::read(ready_r, (&raw mut byte).cast(), 1) != 0 {
-            if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-                break;
-            }
-        }
         // The standard library's error pipe is among these: its reader in arena now returns.
         close_all_but(&[status_r, lifeline]);
         // The end of a match sends SIGTERM to the group: the init passes it on; the relay
@@ -242,28 +303,110 @@ unsafe fn relay_bot(init: libc::pid_t, status_r: RawFd, ready_r: RawFd, lifeline
             }
             if fds[0].revents != 0 {
                 let mut status: libc::c_int = 0;
-                let n = libc::read(status_r, (&raw mut status).cast(), size_of::<libc::c_int>());
+                let n = read_retrying(status_r, (&raw mut status).cast(), size_of::<libc::c_int>());
                 if n == size_of::<libc::c_int>() as isize {
                     reported = Some(status);
-                } else if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                    continue;
                 }
                 break;
             }
         }
-        let mut init_status = 0;
-        while libc::waitpid(init, &mut init_status, 0) == -1
-            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
-        {}
+        let init_status = reap(init);
         end_as(reported.unwrap_or(init_status))
     }
 }
 
-/// Set by the init's `SIGTERM` handler, which passes the signal on itself.
-static TERM_SEEN: AtomicBool = AtomicBool::new(false);
+/// Waits for the init to be gone; its wait status.
+///
+/// # Safety
+///
+/// Only in the relay process.
+unsafe fn reap(init: libc::pid_t) -> libc::c_int {
+    let mut status = 0;
+    // SAFETY: waiting for a child of this process. (`errno` is shared with the init, whose
+    // memory this is: whether the init still exists decides, not the error number.)
+    unsafe {
+        while libc::waitpid(init, &mut status, 0) != init {
+            if libc::kill(init, 0) == -1 {
+                break;
+            }
+        }
+    }
+    status
+}
 
+/// `read` until it is not interrupted.
+///
+/// # Safety
+///
+/// `buf` holds `len` bytes.
+unsafe fn read_retrying(fd: RawFd, buf: *mut c_void, len: usize) -> isize {
+    loop {
+        // SAFETY: the caller's contract.
+        let n = unsafe { libc::read(fd, buf, len) };
+        if n >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return n;
+        }
+    }
+}
+
+/// The init's entry point (`clone`d by the relay, sharing its memory, on a stack of its own).
+extern "C" fn init_main(arg: *mut c_void) -> libc::c_int {
+    // SAFETY: `arg` is the relay's `Handover`, alive as long as the relay.
+    let handover = unsafe { &*arg.cast::<Handover<'_>>() };
+    let (status_w, ready_w) = (handover.status.1, handover.ready.1);
+    // SAFETY: the init's own descriptors; the bot shares the memory until its `exec`, during
+    // which the init is suspended (`CLONE_VFORK`).
+    unsafe {
+        libc::close(handover.status.0);
+        libc::close(handover.ready.0);
+        die_with_relay(status_w);
+        let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
+        let bot = libc::clone(bot_main, handover.bot_stack, flags, arg);
+        if bot == -1 {
+            report_error(ready_w, io::Error::last_os_error());
+            libc::_exit(126);
+        }
+        libc::close(ready_w);
+        init(bot, status_w)
+    }
+}
+
+/// The bot's entry point (`clone`d by the init): confines itself and runs the program.
+extern "C" fn bot_main(arg: *mut c_void) -> libc::c_int {
+    // SAFETY: `arg` is the relay's `Handover`, alive as long as the relay.
+    let handover = unsafe { &*arg.cast::<Handover<'_>>() };
+    let plan = handover.plan;
+    // SAFETY: the bot's own descriptors and attributes, then `exec` of prepared strings.
+    unsafe {
+        libc::close(handover.status.1);
+        let error = match (plan.confine_bot(handover.limits), &plan.image) {
+            (Err(e), _) => e,
+            (Ok(()), Some(image)) => {
+                libc::execve(image.program.as_ptr(), image.argv.as_ptr(), image.envp.as_ptr());
+                io::Error::last_os_error()
+            }
+            (Ok(()), None) => io::Error::from_raw_os_error(libc::EINVAL),
+        };
+        report_error(handover.ready.1, error);
+        libc::_exit(127)
+    }
+}
+
+/// Tells the relay why the bot will not run.
+///
+/// # Safety
+///
+/// `ready_w` is the ready pipe's write end.
+unsafe fn report_error(ready_w: RawFd, error: io::Error) {
+    let errno: libc::c_int = error.raw_os_error().unwrap_or(libc::EPERM);
+    // SAFETY: a write of a local integer.
+    unsafe {
+        libc::write(ready_w, (&raw const errno).cast(), size_of::<libc::c_int>());
+    }
+}
+
+/// The init's `SIGTERM` handler: passes the signal on to the whole namespace.
 extern "C" fn pass_term_on(_: libc::c_int) {
-    TERM_SEEN.store(true, Ordering::Relaxed);
     // SAFETY: kill is async-signal-safe; -1 from a namespace's init is everything else in it.
     unsafe {
         libc::kill(-1, libc::SIGTERM);
@@ -291,7 +434,9 @@ unsafe fn init(bot: libc::pid_t, status_w: RawFd) -> ! {
                 // Exiting kills whatever is left in the namespace.
                 libc::_exit(0);
             }
-            if pid == -1 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            // Interrupted, or no child left: the bot's existence decides (`errno` is shared
+            // with the relay).
+            if pid == -1 && libc::kill(bot, 0) == -1 {
                 libc::_exit(0);
             }
         }

@@ -41,7 +41,7 @@ use super::options::ExternalOptions;
 use super::spawn::SpawnError;
 
 #[cfg(target_os = "linux")]
-pub(super) use child::Plan as ChildPlan;
+pub(super) use child::{Image as ChildImage, Plan as ChildPlan};
 
 /// Whether an external bot runs in the sandbox.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -294,6 +294,7 @@ pub(super) fn prepare(
             .then(|| u64::from(options.max_processes).saturating_add(2)),
         drop_capabilities: true,
         root: support.root,
+        image: None,
     };
     Ok(Prepared {
         command: resolved.command,
