@@ -150,7 +150,12 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
         ) {
             Ok(line) => line,
             Err(NoAnswer::Failure(failure)) => return Err(failure),
-            Err(NoAnswer::Gone) => return Err(process.exit.failure(ctx.hard_deadline)),
+            Err(NoAnswer::Gone) => {
+                let failure = process.exit.failure(ctx.hard_deadline);
+                // A sandboxed bot whose program could not start is gone at once.
+                let startup = process.confinement.as_ref().and_then(|c| c.startup_failure());
+                return Err(startup.map_or(failure, BotFailure::StartupFailed));
+            }
         };
         G::parse_action(view, &line).map_err(|reason| BotFailure::Garbage { line, reason })
     }

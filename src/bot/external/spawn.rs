@@ -136,10 +136,11 @@ pub(super) fn spawn(
     // What only the child needed (the ruleset, the cgroups' `cgroup.procs`) it has used by now:
     // the spawn returns once the program runs.
     let confinement = sandbox.map(Prepared::into_confinement);
-    let cpu = confinement
-        .as_ref()
-        .and_then(Confinement::cgroup_clock)
-        .unwrap_or_else(|| CpuClock::tree(pid));
+    #[cfg(target_os = "linux")]
+    let cgroup_clock = confinement.as_ref().and_then(Confinement::cgroup_clock);
+    #[cfg(not(target_os = "linux"))]
+    let cgroup_clock = None;
+    let cpu = cgroup_clock.unwrap_or_else(|| CpuClock::tree(pid));
 
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -186,7 +187,7 @@ fn environment(
     env.insert("ARENA_ROLE".into(), identity.role.into());
     env.insert("ARENA_SEED".into(), identity.seed.to_string().into());
     if let Some(prepared) = sandbox {
-        env.insert("TMPDIR".into(), prepared.tmp.clone().into());
+        env.insert("TMPDIR".into(), prepared.dir.clone().into());
     }
     env.into_iter().collect()
 }

@@ -1,13 +1,15 @@
 //! Per-bot cgroups (cgroup v1, where root may create them): `pids` caps the processes and
-//! threads of a bot, which `RLIMIT_NPROC` cannot do for root; `cpuacct` counts the CPU time of
-//! all of its processes, those that exited included.
+//! threads of a bot, which `RLIMIT_NPROC` cannot do for root; `cpuacct`, when mounted, counts
+//! the CPU time of all of them, exited ones included, in one read.
 //!
-//! Each arena process makes `arena-<pid>` under its own cgroup of each hierarchy while it has
-//! sandboxed bots, and one `bot-<n>` in it per bot, removed once the bot is gone (and the
-//! `arena-<pid>` folder with its last bot). Folders left by an arena that was killed are removed
-//! by the next one (a cgroup can only be removed once empty, so a folder still in use is never
-//! touched).
+//! Each arena process makes `arena-<pid>` under its own cgroup of each hierarchy, and `bot-<n>`
+//! folders in it, one per bot running at a time: a bot's folders are empty once its processes
+//! are gone, and the next bot reuses them (creating and removing cgroup folders is not free).
+//! Folders left by an arena that ended or was killed are removed by the next one (a cgroup can
+//! only be removed once empty, so a folder in use is never touched).
 //!
+//! Joining a v1 cgroup waits for an RCU grace period when no process joined one just before
+//! (milliseconds on a busy machine); the second join, right after the first, does not.
 //! cgroup v2 is not used: arena's own cgroup there holds arena itself, and the kernel refuses
 //! controllers in the children of a cgroup with processes, unless arena were started in a
 //! delegated, empty cgroup of its own.
@@ -17,14 +19,27 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::sync::{Mutex, PoisonError};
 
 use super::cpu::CpuClock;
 
-/// This arena's cgroup folders, one per hierarchy (`pids`, and `cpuacct` when it is mounted).
+fn open(path: &Path) -> std::io::Result<File> {
+    std::fs::OpenOptions::new().read(true).write(true).open(path)
+}
+
+/// Reads a counter file of a few digits (`cpuacct.usage`) at offset 0, without reopening it.
+pub(super) fn read_counter(file: &File) -> Option<u64> {
+    let mut buf = [0u8; 32];
+    let n = file.read_at(&mut buf, 0).ok()?;
+    std::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok()
+}
+
+/// This arena's folders in the `pids` (and `cpuacct`) hierarchy, and the bot folders free for
+/// reuse.
 pub(super) struct Roots {
     pids: PathBuf,
     cpuacct: Option<PathBuf>,
+    free: Mutex<Vec<BotCgroup>>,
 }
 
 impl Roots {
@@ -34,24 +49,25 @@ impl Roots {
             .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
         let own = std::fs::read_to_string("/proc/self/cgroup")
             .map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
-        let base = |controller: &str| -> Option<PathBuf> {
-            let (mount_root, mount_point) = v1_mount(&mounts, controller)?;
-            let own = own_cgroup(&own, controller)?;
+        let folder = |controller: &str| -> Result<PathBuf, String> {
+            let (mount_root, mount_point) = v1_mount(&mounts, controller)
+                .ok_or_else(|| format!("no cgroup v1 `{controller}` hierarchy"))?;
+            let own = own_cgroup(&own, controller)
+                .ok_or_else(|| format!("arena is in no `{controller}` cgroup"))?;
             let relative = own.strip_prefix(mount_root.as_str()).unwrap_or(&own);
-            Some(Path::new(&mount_point).join(relative.trim_start_matches('/')))
-        };
-        let name = format!("arena-{}", std::process::id());
-        let make = |base: PathBuf| -> std::io::Result<PathBuf> {
+            let base = Path::new(&mount_point).join(relative.trim_start_matches('/'));
             sweep_stale(&base);
-            let dir = base.join(&name);
-            create_dir(&dir)?;
-            Ok(dir)
+            let dir = base.join(format!("arena-{}", std::process::id()));
+            match std::fs::create_dir(&dir) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                    Err(format!("cannot create a cgroup in {}: {e}", base.display()))
+                }
+                _ => Ok(dir),
+            }
         };
-        let pids = base("pids").ok_or("no cgroup v1 `pids` hierarchy")?;
-        let pids = make(pids.clone())
-            .map_err(|e| format!("cannot create a cgroup in {}: {e}", pids.display()))?;
-        let cpuacct = base("cpuacct").and_then(|b| make(b).ok());
-        Ok(Roots { pids, cpuacct })
+        let pids = folder("pids")?;
+        let cpuacct = folder("cpuacct").ok();
+        Ok(Roots { pids, cpuacct, free: Mutex::new(Vec::new()) })
     }
 }
 
@@ -104,101 +120,69 @@ fn sweep_stale(base: &Path) {
     }
 }
 
-/// Creates `dir`; that it exists already is fine.
-fn create_dir(dir: &Path) -> std::io::Result<()> {
-    match std::fs::create_dir(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
-        _ => Ok(()),
-    }
-}
-
-/// Creates the bot folder `name` in `root`, and `root` if the last bot removed it meanwhile.
-fn create_bot_dir(root: &Path, name: &str) -> std::io::Result<PathBuf> {
-    let dir = root.join(name);
-    let mut tries = 0;
-    loop {
-        match std::fs::create_dir(&dir) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 10 => {
-                tries += 1;
-                create_dir(root)?;
-            }
-            result => return result.map(|()| dir),
-        }
-    }
-}
-
 /// One bot's cgroups.
 pub(super) struct BotCgroup {
-    dirs: Vec<PathBuf>,
+    dir: PathBuf,
     /// `cgroup.procs` of each, for the bot's relay to join.
     procs: Vec<OwnedFd>,
-    /// `cpuacct.usage`.
-    usage: Option<PathBuf>,
+    /// `cpuacct.usage`, open for reading and resetting.
+    usage: Option<File>,
+    /// The cap it was made with.
+    max_pids: u32,
 }
 
 impl BotCgroup {
-    /// A new cgroup in each hierarchy, capped at `max_pids` processes and threads.
-    pub(super) fn create(roots: &Roots, max_pids: u32) -> std::io::Result<BotCgroup> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = format!("bot-{}", NEXT.fetch_add(1, Ordering::Relaxed));
-        let mut cgroup = BotCgroup { dirs: Vec::new(), procs: Vec::new(), usage: None };
-        let pids = create_bot_dir(&roots.pids, &name)?;
-        cgroup.dirs.push(pids.clone());
-        std::fs::write(pids.join("pids.max"), max_pids.to_string())?;
-        cgroup.procs.push(open_procs(&pids)?);
-        if let Some(root) = &roots.cpuacct {
-            if let Ok(cpu) = create_bot_dir(root, &name) {
-                cgroup.dirs.push(cpu.clone());
-                cgroup.procs.push(open_procs(&cpu)?);
-                cgroup.usage = Some(cpu.join("cpuacct.usage"));
+    /// A cgroup capped at `max_pids` processes and threads: a free one, or a new one.
+    pub(super) fn take(roots: &Roots, max_pids: u32) -> std::io::Result<BotCgroup> {
+        let free = roots.free.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let mut cgroup = match free {
+            Some(cgroup) => cgroup,
+            None => {
+                static NEXT: AtomicU64 = AtomicU64::new(0);
+                let name = format!("bot-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+                let dir = roots.pids.join(&name);
+                std::fs::create_dir(&dir)?;
+                let procs = vec![open(&dir.join("cgroup.procs"))?.into()];
+                let mut cgroup = BotCgroup { procs, dir, usage: None, max_pids: 0 };
+                if let Some(cpuacct) = &roots.cpuacct {
+                    let dir = cpuacct.join(&name);
+                    if std::fs::create_dir(&dir).is_ok() {
+                        cgroup.procs.push(open(&dir.join("cgroup.procs"))?.into());
+                        cgroup.usage = Some(open(&dir.join("cpuacct.usage"))?);
+                    }
+                }
+                cgroup
             }
+        };
+        if cgroup.max_pids != max_pids {
+            std::fs::write(cgroup.dir.join("pids.max"), max_pids.to_string())?;
+            cgroup.max_pids = max_pids;
+        }
+        if let Some(usage) = &cgroup.usage {
+            // A reused cgroup counts from zero again.
+            usage.write_at(b"0", 0)?;
         }
         Ok(cgroup)
     }
 
     /// The descriptors the relay writes itself into.
-    pub(super) fn procs_fds(&self) -> Vec<RawFd> {
-        self.procs.iter().map(AsRawFd::as_raw_fd).collect()
+    pub(super) fn procs_fds(&self) -> impl Iterator<Item = RawFd> + '_ {
+        self.procs.iter().map(AsRawFd::as_raw_fd)
     }
 
-    /// A clock of the CPU time of everything in the cgroup.
+    /// A clock of the CPU time of everything in the cgroup, if `cpuacct` counts it.
     pub(super) fn cpu_clock(&self) -> Option<CpuClock> {
-        let file = File::open(self.usage.as_ref()?).ok()?;
-        Some(CpuClock::Cgroup(file))
+        Some(CpuClock::Cgroup(self.usage.as_ref()?.try_clone().ok()?))
     }
 
-    /// Removes the cgroups; they must be empty by now (a moment after the last process is
-    /// reaped the kernel may still count it, hence the few retries).
-    pub(super) fn remove(self) {
-        drop(self.procs);
-        for dir in &self.dirs {
-            let mut tries = 0;
-            while let Err(e) = std::fs::remove_dir(dir) {
-                tries += 1;
-                if tries > 50 {
-                    tracing::warn!("cannot remove the bot cgroup {}: {e}", dir.display());
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            // This arena's folder goes with its last bot (while another bot has a folder in it,
-            // the kernel refuses).
-            if let Some(parent) = dir.parent() {
-                let _ = std::fs::remove_dir(parent);
-            }
+    /// Gives the cgroup back for the next bot once its processes are gone (one that still
+    /// counts some is left for a later arena's sweep).
+    pub(super) fn give_back(self, roots: &Roots) {
+        let current = std::fs::read_to_string(self.dir.join("pids.current"));
+        if current.is_ok_and(|n| n.trim() == "0") {
+            roots.free.lock().unwrap_or_else(PoisonError::into_inner).push(self);
         }
     }
-}
-
-fn open_procs(dir: &Path) -> std::io::Result<OwnedFd> {
-    Ok(std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.procs"))?.into())
-}
-
-/// Reads a counter file of a few digits (`cpuacct.usage`) at offset 0, without reopening it.
-pub(super) fn read_counter(file: &File) -> Option<u64> {
-    let mut buf = [0u8; 32];
-    let n = file.read_at(&mut buf, 0).ok()?;
-    std::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok()
 }
 
 #[cfg(test)]

@@ -21,9 +21,12 @@
 //! address space twice more would cost more than the rest of the sandbox together. They only
 //! read what the relay holds, and the relay only waits meanwhile.
 //!
-//! A failure before the bot runs its program (a namespace refused, an `exec` that fails) reaches
-//! the relay as an error number on the *ready* pipe, which the relay returns as the spawn's error,
-//! as the standard library reports a failed `exec`.
+//! The spawn returns as soon as the relay has started the init (the relay then closes the
+//! standard library's error pipe): the bot sets itself up while arena goes on, starting the other
+//! bots of the match. A failure before that is the spawn's error. A failure after it (a
+//! confinement refused, an `exec` that fails) reaches the relay as an error number on the
+//! *ready* pipe; the relay passes it on through the *startup* pipe, which arena reads when the
+//! bot is gone before answering, and exits.
 //!
 //! Without namespaces only the bot's confinement runs, in the one process arena spawns, and the
 //! standard library runs the program.
@@ -47,10 +50,12 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) namespaces: Option<Namespaces>,
     /// The read end of arena's lifeline pipe.
     pub(in crate::bot::external) lifeline: RawFd,
+    /// The write end of the bot's startup pipe.
+    pub(in crate::bot::external) startup: RawFd,
     /// `cgroup.procs` of the bot's cgroups, open for writing.
     pub(in crate::bot::external) cgroup_procs: Vec<RawFd>,
-    /// The Landlock ruleset to enforce.
-    pub(in crate::bot::external) ruleset: Option<RawFd>,
+    /// The Landlock rulesets to enforce (the bot's own, and the one hiding `/etc`'s secrets).
+    pub(in crate::bot::external) rulesets: [Option<RawFd>; 2],
     /// The seccomp filter to install.
     pub(in crate::bot::external) seccomp: Option<&'static [seccompiler::sock_filter]>,
     /// `RLIMIT_NPROC` for the bot (in its own user namespace only).
@@ -178,14 +183,19 @@ impl Plan {
             }
             libc::close(handover.status.1);
             libc::close(handover.ready.1);
+            // The standard library's error pipe is among these: the spawn in arena returns.
+            close_all_but(&[handover.status.0, handover.ready.0, self.lifeline, self.startup]);
             // End of file: the bot exec'd (its end is close-on-exec). An error number: it could
             // not, and the init is ending.
             let mut errno: libc::c_int = 0;
-            let n = read_retrying(handover.ready.0, (&raw mut errno).cast(), size_of::<libc::c_int>());
+            let n =
+                read_retrying(handover.ready.0, (&raw mut errno).cast(), size_of::<libc::c_int>());
             if n == size_of::<libc::c_int>() as isize {
+                libc::write(self.startup, (&raw const errno).cast(), size_of::<libc::c_int>());
                 reap(init);
-                return Err(io::Error::from_raw_os_error(errno));
+                libc::_exit(127);
             }
+            libc::close(self.startup);
             relay_bot(init, handover.status.0, self.lifeline)
         }
     }
@@ -210,8 +220,8 @@ impl Plan {
                     dropped?;
                 }
             }
-            if let Some(ruleset) = self.ruleset {
-                check(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0) as libc::c_int)?;
+            for ruleset in self.rulesets.iter().flatten() {
+                check(libc::syscall(libc::SYS_landlock_restrict_self, *ruleset, 0) as libc::c_int)?;
             }
             if let Some(filter) = self.seccomp {
                 if seccompiler::apply_filter(filter).is_err() {
@@ -282,7 +292,6 @@ pub(super) fn probe(flags: libc::c_int, id_maps: Option<(&[u8], &[u8])>) -> io::
 unsafe fn relay_bot(init: libc::pid_t, status_r: RawFd, lifeline: RawFd) -> ! {
     // SAFETY: the relay's own descriptors and signals.
     unsafe {
-        // The standard library's error pipe is among these: its reader in arena now returns.
         close_all_but(&[status_r, lifeline]);
         // The end of a match sends SIGTERM to the group: the init passes it on; the relay
         // must stay to report the exit.
@@ -357,9 +366,12 @@ extern "C" fn init_main(arg: *mut c_void) -> libc::c_int {
     // SAFETY: the init's own descriptors; the bot shares the memory until its `exec`, during
     // which the init is suspended (`CLONE_VFORK`).
     unsafe {
-        libc::close(handover.status.0);
-        libc::close(handover.ready.0);
         die_with_relay(status_w);
+        // The bot needs its standard streams, the ready pipe and its rulesets; the init, the
+        // status pipe. (The standard library's error pipe is among the others: the spawn in
+        // arena returns.)
+        let [a, b] = handover.plan.rulesets;
+        close_all_but(&[0, 1, 2, status_w, ready_w, a.unwrap_or(0), b.unwrap_or(0)]);
         let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
         let bot = libc::clone(bot_main, handover.bot_stack, flags, arg);
         if bot == -1 {
@@ -510,7 +522,7 @@ unsafe fn default_signals() {
 ///
 /// In a forked child that needs none of the others.
 unsafe fn close_all_but(keep: &[RawFd]) {
-    let mut sorted = [0 as RawFd; 4];
+    let mut sorted = [0 as RawFd; 8];
     let n = keep.len().min(sorted.len());
     sorted[..n].copy_from_slice(&keep[..n]);
     sorted[..n].sort_unstable();

@@ -1,12 +1,15 @@
 //! The CPU time all of a bot's processes have used: what a limit on the bot's own work (rather
 //! than on the wall clock of a loaded machine) measures.
 //!
-//! With a `cpuacct` cgroup the kernel counts it exactly, for every process that ever ran in the
-//! cgroup, and one `pread` of `cpuacct.usage` (about a microsecond) reads it. Without one, the
-//! process tree under the bot's leader is walked through `/proc`: each process's own CPU clock
-//! (all its threads, nanoseconds) plus the CPU time of the children it has reaped (`cutime` and
-//! `cstime`, in clock ticks); a child re-parented to arena (an orphan, without a PID namespace)
-//! is lost from the tree, and so is its time.
+//! With a `cpuacct` cgroup (the sandbox, as root on cgroup v1) the kernel counts it exactly, for
+//! every process that ever ran in the cgroup, and one `pread` of `cpuacct.usage` (about a
+//! microsecond) reads it. Without one, the process tree under the bot's leader is walked through
+//! `/proc` (tens of microseconds): each process's own CPU clock (all its threads, live and
+//! exited, in nanoseconds) plus the CPU time of the children it has reaped (`cutime` and
+//! `cstime`, in clock ticks). In the sandbox that tree is complete: every orphan of the bot is
+//! re-parented to the init of its PID namespace, which reaps it, so its time lands in the init's
+//! `cutime`. Without the sandbox, an orphan re-parented to arena leaves the tree, and its time
+//! with it.
 
 use std::fs::File;
 use std::time::Duration;

@@ -6,6 +6,13 @@
 //!
 //! The system folders are opened once per process (the descriptors are `O_PATH`, close-on-exec,
 //! and closed in every bot's processes); a bot's ruleset only adds its own paths.
+//!
+//! As root, a second ruleset, built once and enforced on every bot as well, keeps the secrets of
+//! `/etc` unread: a root bot reads files by their owner's rights, and Landlock cannot subtract a
+//! file from a folder it allows, so this layer allows reading everything but them (every entry
+//! of `/` but `/etc`, every entry of `/etc` but the secrets). Landlock enforces the intersection
+//! of a process's layers; one cached layer costs a bot nothing, where adding `/etc` entry by
+//! entry to each bot's ruleset cost a few hundred system calls.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -56,15 +63,17 @@ fn device() -> BitFlags<AccessFs> {
     make_bitflags!(AccessFs::{ReadFile | WriteFile | Truncate | IoctlDev})
 }
 
-/// The system paths of every ruleset, opened once.
+/// The system paths of every ruleset, opened once, and as root the layer that hides `/etc`'s
+/// secrets.
 pub(super) struct SystemPaths {
     rules: Vec<(PathFd, BitFlags<AccessFs>)>,
+    /// The ruleset hiding [`ROOT_SECRETS`] (as root, with Landlock).
+    pub(super) secrets_layer: Option<OwnedFd>,
 }
 
 impl SystemPaths {
-    /// Opens what exists of the system paths. As root, `/etc` is opened entry by entry, less
-    /// [`ROOT_SECRETS`] (a root bot reads files by their owner's rights, which Landlock cannot
-    /// subtract from a folder it allows).
+    /// Opens what exists of the system paths, and as root builds the layer that hides the
+    /// secrets.
     pub(super) fn open(root: bool) -> SystemPaths {
         let mut rules = Vec::new();
         let mut add = |path: &Path, access: BitFlags<AccessFs>| {
@@ -82,15 +91,39 @@ impl SystemPaths {
         for dev in DEVICES {
             add(Path::new(dev), device());
         }
-        if root {
-            for path in etc_without_secrets(Path::new("/etc")) {
-                add(&path, read_dir());
+        add(Path::new("/etc"), read_dir());
+        let secrets_layer = if root {
+            match secrets_layer() {
+                Ok(layer) => layer,
+                Err(e) => {
+                    tracing::warn!("cannot build the Landlock layer hiding /etc's secrets: {e}");
+                    None
+                }
             }
         } else {
-            add(Path::new("/etc"), read_dir());
-        }
-        SystemPaths { rules }
+            None
+        };
+        SystemPaths { rules, secrets_layer }
     }
+}
+
+/// Reading everything but [`ROOT_SECRETS`].
+fn secrets_layer() -> Result<Option<OwnedFd>, RulesetError> {
+    let reading = make_bitflags!(AccessFs::{ReadFile | ReadDir});
+    let mut layer = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(reading)?
+        .create()?;
+    let top: Vec<PathBuf> = std::fs::read_dir("/")
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    let readable = top.into_iter().filter(|p| p != Path::new("/etc"));
+    for path in readable.chain(etc_without_secrets(Path::new("/etc"))) {
+        let Ok(fd) = PathFd::new(&path) else { continue };
+        let access = if path.is_dir() { reading } else { reading & AccessFs::from_file(ABI) };
+        layer = layer.add_rule(PathBeneath::new(fd, access))?;
+    }
+    Ok(layer.into())
 }
 
 /// The entries of `etc`, with those named in [`ROOT_SECRETS`] left out (and, for a secret

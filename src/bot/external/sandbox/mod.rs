@@ -190,8 +190,6 @@ pub(super) struct Prepared {
     pub(super) command: Vec<String>,
     /// The bot's private working directory.
     pub(super) dir: PathBuf,
-    /// `TMPDIR` for the bot, inside its private directory.
-    pub(super) tmp: PathBuf,
     #[cfg(target_os = "linux")]
     pub(super) plan: ChildPlan,
     /// What must live until the spawn returns (the child has then used it).
@@ -211,6 +209,9 @@ impl Prepared {
 /// directory (removed) and the cgroup (removed once empty).
 pub(super) struct Confinement {
     dir: Option<tempfile::TempDir>,
+    /// The read end of the startup pipe, and the program it names.
+    #[cfg(target_os = "linux")]
+    startup: Option<(std::fs::File, String)>,
     #[cfg(target_os = "linux")]
     cgroup: Option<cgroup::BotCgroup>,
 }
@@ -222,11 +223,38 @@ impl Confinement {
         self.cgroup.as_ref().and_then(cgroup::BotCgroup::cpu_clock)
     }
 
+    /// Why the bot's program did not start, once the bot is gone (`None`: it did start, or its
+    /// relay has not said yet).
+    #[cfg(target_os = "linux")]
+    pub(super) fn startup_failure(&self) -> Option<String> {
+        use std::io::Read;
+        let (pipe, program) = self.startup.as_ref()?;
+        let mut fd = libc::pollfd {
+            fd: std::os::fd::AsRawFd::as_raw_fd(pipe),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd, no wait.
+        #[allow(unsafe_code)]
+        if unsafe { libc::poll(&mut fd, 1, 0) } != 1 {
+            return None;
+        }
+        let mut errno = [0u8; 4];
+        (&*pipe).read_exact(&mut errno).ok()?;
+        let error = std::io::Error::from_raw_os_error(i32::from_ne_bytes(errno));
+        Some(format!("cannot run `{program}`: {error}"))
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(super) fn startup_failure(&self) -> Option<String> {
+        None
+    }
+
     /// Removes the private directory and the cgroup; call once the bot's processes are gone.
     pub(super) fn release(mut self) {
         #[cfg(target_os = "linux")]
-        if let Some(cgroup) = self.cgroup.take() {
-            cgroup.remove();
+        if let (Some(cgroup), Some(roots)) = (self.cgroup.take(), support::support().cgroups()) {
+            cgroup.give_back(roots);
         }
         if let Some(dir) = self.dir.take() {
             if let Err(e) = dir.close() {
@@ -262,12 +290,10 @@ pub(super) fn prepare(
         .prefix("arena-bot-")
         .tempdir()
         .map_err(|e| setup("cannot create its private directory", e))?;
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir(&tmp).map_err(|e| setup("cannot create its TMPDIR", e))?;
 
     let cgroup = match support.cgroups() {
         Some(roots) => Some(
-            cgroup::BotCgroup::create(roots, options.max_processes.saturating_add(2))
+            cgroup::BotCgroup::take(roots, options.max_processes.saturating_add(2))
                 .map_err(|e| setup("cannot create its cgroup", e))?,
         ),
         None => None,
@@ -278,6 +304,8 @@ pub(super) fn prepare(
     } else {
         None
     };
+    let (startup_r, startup_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| setup("cannot create its startup pipe", e.into()))?;
     let mut namespaces = support.child_namespaces();
     if let (true, Some(ns)) = (options.network, &mut namespaces) {
         // The network it is allowed is arena's.
@@ -287,8 +315,12 @@ pub(super) fn prepare(
     let plan = ChildPlan {
         namespaces,
         lifeline: support::lifeline(),
-        cgroup_procs: cgroup.as_ref().map(|c| c.procs_fds()).unwrap_or_default(),
-        ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
+        startup: startup_w.as_raw_fd(),
+        cgroup_procs: cgroup.iter().flat_map(cgroup::BotCgroup::procs_fds).collect(),
+        rulesets: [
+            ruleset.as_ref().map(AsRawFd::as_raw_fd),
+            ruleset.as_ref().and(support.system.secrets_layer.as_ref()).map(AsRawFd::as_raw_fd),
+        ],
         seccomp: seccomp::filter().ok().map(Vec::as_slice),
         max_processes: (support.nproc_limits_the_bot() && cgroup.is_none())
             .then(|| u64::from(options.max_processes).saturating_add(2)),
@@ -299,10 +331,13 @@ pub(super) fn prepare(
     Ok(Prepared {
         command: resolved.command,
         dir: dir.path().to_path_buf(),
-        tmp,
         plan,
-        _until_spawned: ruleset.into_iter().collect(),
-        confinement: Confinement { dir: Some(dir), cgroup },
+        _until_spawned: ruleset.into_iter().chain([startup_w]).collect(),
+        confinement: Confinement {
+            dir: Some(dir),
+            startup: Some((startup_r.into(), command[0].clone())),
+            cgroup,
+        },
     })
 }
 
@@ -322,11 +357,9 @@ pub(super) fn prepare(
         .prefix("arena-bot-")
         .tempdir()
         .map_err(|e| SpawnError::Sandbox(format!("cannot create its private directory: {e}")))?;
-    let tmp = dir.path().to_path_buf();
     Ok(Prepared {
         command: resolved.command,
         dir: dir.path().to_path_buf(),
-        tmp,
         confinement: Confinement { dir: Some(dir) },
     })
 }

@@ -67,7 +67,7 @@ fn resolve_in(
     let not_found = || SpawnError::Run {
         program: program.to_string(),
         workdir: options.workdir.clone(),
-        source: std::io::ErrorKind::NotFound.into(),
+        source: std::io::Error::from_raw_os_error(libc::ENOENT),
     };
     let program_path = if program.contains('/') {
         let path = base.join(program);
