@@ -103,22 +103,15 @@ pub(super) fn spawn(
     if command.is_empty() {
         return Err(SpawnError::EmptyCommand);
     }
-    let sandbox = match options.sandbox_mode() {
+    let mut sandbox = match options.sandbox_mode() {
         SandboxMode::Off => None,
         SandboxMode::Auto | SandboxMode::Require => Some(sandbox::prepare(command, options)?),
     };
-    let mut sandbox = sandbox;
     let command = sandbox.as_ref().map_or_else(|| command.to_vec(), |s| s.command.clone());
     let (program, args) = command.split_first().ok_or(SpawnError::EmptyCommand)?;
     let env = environment(identity, options, sandbox.as_ref());
-    #[cfg(target_os = "linux")]
     if let Some(prepared) = &mut sandbox {
-        // With namespaces the bot runs its program itself (`sandbox::child`).
-        let argv: Vec<&std::ffi::OsStr> = command.iter().map(std::ffi::OsStr::new).collect();
-        let image = sandbox::ChildImage::new(program.as_ref(), &argv, &env).ok_or_else(|| {
-            SpawnError::Sandbox("a NUL byte in its command line or environment".into())
-        })?;
-        prepared.plan.image = Some(Arc::new(image));
+        prepared.set_image(&env)?;
     }
     let mut cmd = self::command(program, args, &env, options, sandbox.as_ref());
     confine(&mut cmd, Rlimits::from(options), sandbox.as_ref());
@@ -133,13 +126,10 @@ pub(super) fn spawn(
     })?;
     let pid = child.id().and_then(|id| i32::try_from(id).ok()).ok_or(SpawnError::Vanished)?;
     let group = admission.register(Pid::from_raw(pid));
-    // What only the child needed (the ruleset, the cgroups' `cgroup.procs`) it has used by now:
-    // the spawn returns once the program runs.
+    // What only the child needed (the rulesets, the cgroups' `cgroup.procs`, the startup pipe's
+    // write end) it holds by now: the spawn returns once the sandbox's init runs.
     let confinement = sandbox.map(Prepared::into_confinement);
-    #[cfg(target_os = "linux")]
     let cgroup_clock = confinement.as_ref().and_then(Confinement::cgroup_clock);
-    #[cfg(not(target_os = "linux"))]
-    let cgroup_clock = None;
     let cpu = cgroup_clock.unwrap_or_else(|| CpuClock::tree(pid));
 
     let (Some(stdin), Some(stdout), Some(stderr)) =

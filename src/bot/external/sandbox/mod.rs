@@ -41,7 +41,7 @@ use super::options::ExternalOptions;
 use super::spawn::SpawnError;
 
 #[cfg(target_os = "linux")]
-pub(super) use child::{Image as ChildImage, Plan as ChildPlan};
+pub(super) use child::Plan as ChildPlan;
 
 /// Whether an external bot runs in the sandbox.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -199,6 +199,30 @@ pub(super) struct Prepared {
 }
 
 impl Prepared {
+    /// Gives the bot its program, arguments (`command`) and environment to run itself, as it does
+    /// in its namespaces (`child`).
+    ///
+    /// # Errors
+    ///
+    /// A NUL byte in one of them.
+    pub(super) fn set_image(
+        &mut self,
+        env: &[(std::ffi::OsString, std::ffi::OsString)],
+    ) -> Result<(), SpawnError> {
+        #[cfg(target_os = "linux")]
+        {
+            let argv: Vec<&std::ffi::OsStr> =
+                self.command.iter().map(std::ffi::OsStr::new).collect();
+            let image = child::Image::new(argv[0], &argv, env).ok_or_else(|| {
+                SpawnError::Sandbox("a NUL byte in its command line or environment".into())
+            })?;
+            self.plan.image = Some(std::sync::Arc::new(image));
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = env;
+        Ok(())
+    }
+
     /// Forgets what only the spawn needed; keeps what must live as long as the bot.
     pub(super) fn into_confinement(self) -> Confinement {
         self.confinement
@@ -218,9 +242,11 @@ pub(super) struct Confinement {
 
 impl Confinement {
     /// A clock of the CPU time the bot's processes used, when a cgroup counts it.
-    #[cfg(target_os = "linux")]
     pub(super) fn cgroup_clock(&self) -> Option<CpuClock> {
-        self.cgroup.as_ref().and_then(cgroup::BotCgroup::cpu_clock)
+        #[cfg(target_os = "linux")]
+        return self.cgroup.as_ref().and_then(cgroup::BotCgroup::cpu_clock);
+        #[cfg(not(target_os = "linux"))]
+        None
     }
 
     /// Why the bot's program did not start, once the bot is gone (`None`: it did start, or its
