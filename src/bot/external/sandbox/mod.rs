@@ -293,6 +293,30 @@ impl Confinement {
 #[cfg(target_os = "linux")]
 pub(super) use cpu::CpuClock;
 
+/// The start of the names of this arena's private directories: `arena-bot-<pid>-`.
+fn private_prefix() -> String {
+    format!("arena-bot-{}-", std::process::id())
+}
+
+/// Removes the private directories that arenas which no longer run left in the temporary
+/// folder (a `kill -9` gives an arena no time to remove them; its bots died with it).
+#[cfg(target_os = "linux")]
+fn sweep_private_directories() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("arena-bot-")) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
+            continue;
+        };
+        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+            == Err(nix::errno::Errno::ESRCH);
+        if gone && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Prepares the sandbox of a bot about to start: resolves its command, creates its private
 /// directory and cgroup and builds its Landlock ruleset.
 #[cfg(target_os = "linux")]
@@ -303,6 +327,8 @@ pub(super) fn prepare(
     use std::os::fd::AsRawFd;
 
     let support = support::support();
+    static SWEEP: std::sync::Once = std::sync::Once::new();
+    SWEEP.call_once(sweep_private_directories);
     let mode = options.sandbox_mode();
     if mode == SandboxMode::Require {
         let missing = support.missing(options.network);
@@ -313,7 +339,7 @@ pub(super) fn prepare(
     let setup = |what: &str, e: std::io::Error| SpawnError::Sandbox(format!("{what}: {e}"));
     let resolved = paths::resolve(command, options)?;
     let dir = tempfile::Builder::new()
-        .prefix("arena-bot-")
+        .prefix(&private_prefix())
         .tempdir()
         .map_err(|e| setup("cannot create its private directory", e))?;
 
@@ -380,7 +406,7 @@ pub(super) fn prepare(
     }
     let resolved = paths::resolve(command, options)?;
     let dir = tempfile::Builder::new()
-        .prefix("arena-bot-")
+        .prefix(&private_prefix())
         .tempdir()
         .map_err(|e| SpawnError::Sandbox(format!("cannot create its private directory: {e}")))?;
     Ok(Prepared {
