@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use crate::bot::external::SandboxUnavailable;
 use crate::game::SetupError;
 
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +41,10 @@ pub enum Error {
     MatchSetup { id: u64, source: Box<Error> },
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
+    /// `sandbox = "require"` on a machine without every layer of the sandbox. An input error:
+    /// the same machine will refuse again; the fix is another machine or another mode.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxUnavailable),
     /// The bots' supervisor was stopped (Ctrl-C) while a match was played: it has no result.
     #[error("interrupted: the external bots were stopped")]
     Interrupted,
@@ -97,7 +102,8 @@ impl Error {
             | Error::Setup(_)
             | Error::Bot { .. }
             | Error::Replay { .. }
-            | Error::Arena { .. } => ErrorKind::Input,
+            | Error::Arena { .. }
+            | Error::Sandbox(_) => ErrorKind::Input,
             // A file the user named that cannot be read is an input to fix; a read that fails
             // for other reasons (the disk, permissions mid-run) may pass on a retry.
             Error::Read { source, .. } => match source.kind() {

@@ -3,7 +3,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::bot::Supervisor;
+use crate::bot::external::{SandboxMode, sandbox};
+use crate::bot::{BotSpec, Supervisor};
 use crate::error::{Error, Result, exit};
 use crate::tournament::{Arena, RunOptions, RunReport, Shard};
 
@@ -33,13 +34,26 @@ pub(super) struct RunArgs {
     /// illegal action, ...), once everything is written.
     #[arg(long)]
     strict: bool,
+    /// The sandbox of every external bot, whatever the arena file says: `auto`, `require` or
+    /// `off` (docs/security.md).
+    #[arg(long, value_name = "MODE")]
+    sandbox: Option<SandboxMode>,
 }
 
 pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
-    let arena = match &args.arena {
+    let mut arena = match &args.arena {
         Some(p) => Arena::load(p)?,
         None => Arena::default_arena()?,
     };
+    if let Some(mode) = args.sandbox {
+        for bot in &mut arena.bots {
+            bot.external.sandbox = Some(mode);
+        }
+    }
+    let externals = arena.bots.iter().filter(|b| matches!(b.spec, BotSpec::Command(_)));
+    if let Some(warning) = sandbox::preflight(externals.map(|b| &b.external))? {
+        eprintln!("warning: {warning}");
+    }
     let opts = RunOptions {
         shard: args.shard.unwrap_or_else(Shard::all),
         concurrency: args.concurrency.filter(|&c| c > 0),

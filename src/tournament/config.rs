@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::bot::BotSpec;
-use crate::bot::external::ExternalOptions;
+use crate::bot::external::{ExternalOptions, SandboxMode};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::game::{MapText, Setup};
@@ -89,6 +89,8 @@ struct RawArena {
     #[serde(default)]
     limits: RawLimits,
     sprt: Option<RawSprt>,
+    /// The sandbox of every external bot that does not set its own.
+    sandbox: Option<SandboxMode>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -539,7 +541,10 @@ fn validate_game<D: GameDef>(
             spec,
             roles: bot_roles,
             limits: b.limits.into(),
-            external: b.external.unwrap_or_default(),
+            external: ExternalOptions {
+                sandbox: b.external.as_ref().and_then(|e| e.sandbox).or(raw.sandbox),
+                ..b.external.unwrap_or_default()
+            },
         });
     }
 

@@ -8,6 +8,7 @@ mod help;
 mod painters;
 mod protocols;
 mod risk;
+mod sandbox;
 mod skynet;
 mod spiders;
 mod support;
