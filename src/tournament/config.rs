@@ -18,6 +18,7 @@ use crate::games::{GameDef, GameId, MapText, Setup, bot_info, resolve_variant};
 use crate::matches::LimitOverrides;
 use crate::referee::splitmix64;
 
+use super::bot_files::{BotFingerprint, fingerprint_bot};
 pub(crate) use super::schedule::Format;
 use super::schedule::{Plan, Schedule};
 
@@ -200,6 +201,9 @@ pub struct ArenaBot {
     pub limits: LimitOverrides,
     /// How an external bot runs (part of the fingerprint: a resource limit can change results).
     pub external: ExternalOptions,
+    /// The hashes of the files its spec names, or the arena version of a built-in bot (part of
+    /// the fingerprint: a rebuilt bot is another bot).
+    pub files: BotFingerprint,
 }
 
 /// The `[sprt]` section: a sequential test of `candidate` against `baseline`.
@@ -280,8 +284,9 @@ impl Arena {
         validate(raw, source, files).map_err(fail)
     }
 
-    /// A hash of everything that decides the results (not the concurrency or the output folder):
-    /// resuming or merging checks it, so rows of different configs never mix.
+    /// A hash of everything that decides the results (not the concurrency or the output folder),
+    /// the content of the bots' files included ([`ArenaBot::files`]): resuming or merging checks
+    /// it, so rows of different configs or of different builds of a bot never mix.
     pub fn fingerprint(&self) -> String {
         let canonical = serde_json::to_string(self).expect("an arena serializes");
         format!("{:016x}", fnv1a64(canonical.as_bytes()))
@@ -543,12 +548,15 @@ fn validate_game<D: GameDef>(
                 "key `{key}.external`: `{spec}` is a built-in bot; `external` is for `cmd:` and `cg:` bots"
             ));
         }
+        let external = b.external.unwrap_or_default();
+        let files = fingerprint_bot(&bot_name, &spec, &external);
         bots.push(ArenaBot {
             name: bot_name,
             spec,
             roles: bot_roles,
             limits: b.limits.into(),
-            external: b.external.unwrap_or_default(),
+            external,
+            files,
         });
     }
 
@@ -769,6 +777,25 @@ limits = { turn_ms = 50 }
         std::fs::write(dir.path().join("m.txt"), format!("# AGENT_START 1\n{MAP}")).unwrap();
         let d = parse_in(dir.path(), GOOD).unwrap();
         assert_ne!(a.fingerprint(), d.fingerprint(), "a changed map changes the fingerprint");
+    }
+
+    #[test]
+    fn the_fingerprint_follows_the_files_a_bot_names() {
+        let dir = dir_with_map();
+        let bot = dir.path().join("bot.sh");
+        std::fs::write(&bot, "echo 0\n").unwrap();
+        let text = GOOD.replace(
+            "name = \"b\"\nspec = \"random\"",
+            &format!("name = \"b\"\nspec = \"cmd:sh {}\"", bot.display()),
+        );
+        let a = parse_in(dir.path(), &text).unwrap();
+        assert_eq!(a.bots[0].files.arena_version.as_deref(), Some(env!("CARGO_PKG_VERSION")));
+        let named: Vec<&str> = a.bots[1].files.files.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(named, vec!["sh".to_string(), bot.display().to_string()]);
+        assert_eq!(parse_in(dir.path(), &text).unwrap().fingerprint(), a.fingerprint());
+        std::fs::write(&bot, "echo 1\n").unwrap();
+        let b = parse_in(dir.path(), &text).unwrap();
+        assert_ne!(a.fingerprint(), b.fingerprint(), "an edited bot is another config");
     }
 
     #[test]

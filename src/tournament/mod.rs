@@ -10,6 +10,7 @@
 //!
 //! The public API is what this module re-exports; the modules themselves are the crate's.
 
+pub(crate) mod bot_files;
 pub(crate) mod config;
 pub(crate) mod merge;
 pub(crate) mod progress;
@@ -19,6 +20,7 @@ pub(crate) mod schedule;
 pub(crate) mod sprt;
 pub(crate) mod stats;
 
+pub use bot_files::{BotFile, BotFingerprint};
 pub use config::{Arena, ArenaBot, Files, SprtConfig, SprtOverrides};
 pub use merge::{MergeReport, merge};
 pub use run::{RunOptions, RunReport, run};

@@ -164,6 +164,7 @@ pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
         shard: (!shard.is_all()).then(|| shard.to_string()),
         roles: arena.roles.clone(),
         bots: arena.bots.iter().map(|b| b.name.clone()).collect(),
+        bot_files: Some(arena.bots.iter().map(|b| b.files.clone()).collect()),
     }
 }
 

@@ -483,3 +483,59 @@ fn external_options_of_an_arena_bot_apply_to_its_process() {
     let err = String::from_utf8_lossy(&f.arena(&["run", "bad.toml"]).stderr).into_owned();
     assert!(err.contains("bad.toml") && err.contains("bogus"), "{err}");
 }
+
+/// An arena of a Python virus (`virus.py` in the folder) against the built-in agent, on one map.
+fn python_arena(f: &Folder, name: &str, extra: &str) {
+    let maps = root().join("arenas/maps/skynet");
+    let text = format!(
+        "name = \"{name}\"\ngame = \"skynet\"\ngames_per_pairing = 1\n{extra}\n\
+         [limits]\nfirst_turn_ms = 5000\nturn_ms = 2000\n\
+         [maps]\nfiles = [\"{}/ep2_01.txt\"]\n\
+         [[bots]]\nname = \"py\"\nspec = \"cmd:python3 virus.py\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n",
+        maps.display()
+    );
+    std::fs::write(f.path().join(format!("{name}.toml")), text).unwrap();
+}
+
+#[test]
+fn a_rerun_after_a_bot_changed_is_refused_naming_the_bot_and_the_file() {
+    let f = Folder::new(1);
+    std::fs::copy(root().join("bots/skynet_virus.py"), f.path().join("virus.py")).unwrap();
+    python_arena(&f, "py", "");
+    f.ok(&["run", "py.toml", "-q"]);
+    // Unchanged: resumes and plays nothing.
+    let again = f.ok(&["run", "py.toml", "-q"]);
+    assert!(again.contains("played 0 matches (1 resumed)"), "{again}");
+    let meta: serde_json::Value =
+        serde_json::from_str(&f.read("results/py/meta.json")).expect("meta.json");
+    let files = &meta["bot_files"][0]["files"];
+    assert_eq!(files[1]["file"], "virus.py", "{meta}");
+    assert_eq!(meta["bot_files"][1]["arena_version"], env!("CARGO_PKG_VERSION"), "{meta}");
+
+    // The bot is edited: the old rows are another bot's.
+    let source = f.read("virus.py") + "\n# tuned\n";
+    std::fs::write(f.path().join("virus.py"), source).unwrap();
+    let out = f.arena(&["run", "py.toml", "-q"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "the user's input changed: {err}");
+    for word in ["results/py", "bot `py`", "`virus.py` changed", "--fresh", "--out"] {
+        assert!(err.contains(word), "`{word}` missing: {err}");
+    }
+    // Either way forward works: another folder, or starting over.
+    let elsewhere = f.ok(&["run", "py.toml", "-q", "--out", "after"]);
+    assert!(elsewhere.contains("played 1 matches (0 resumed)"), "{elsewhere}");
+    let fresh = f.ok(&["run", "py.toml", "-q", "--fresh"]);
+    assert!(fresh.contains("played 1 matches (0 resumed)"), "{fresh}");
+    assert!(f.ok(&["run", "py.toml", "-q"]).contains("played 0 matches (1 resumed)"));
+
+    // A folder written before arena recorded bot files cannot vouch for its bots.
+    let meta = f.read("results/py/meta.json");
+    let mut old: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    old.as_object_mut().unwrap().remove("bot_files");
+    std::fs::write(f.path().join("results/py/meta.json"), old.to_string()).unwrap();
+    let out = f.arena(&["run", "py.toml", "-q"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("did not record its bots' files") && err.contains("--fresh"), "{err}");
+}
