@@ -246,7 +246,8 @@ mod tests {
         let new = bot("cmd:a b", None, vec![file("a", "11"), file("c", "33")]);
         let lines = changed_bots(std::slice::from_ref(&old), std::slice::from_ref(&new));
         assert_eq!(lines, vec!["bot `x`: `c` is a file now and was not, `b` is gone".to_string()]);
-        assert!(changed_bots(&[old.clone()], &[old.clone()]).is_empty());
+        let same = std::slice::from_ref(&old);
+        assert!(changed_bots(same, same).is_empty());
         let respecced = bot("cmd:a c", None, vec![file("a", "11")]);
         assert!(changed_bots(&[old], &[respecced]).is_empty(), "a config change, not a bot's");
         let upgraded =
