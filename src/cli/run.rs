@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::bot::Supervisor;
 use crate::error::{Error, Result, exit};
-use crate::tournament::{Arena, RunOptions, RunReport, Shard};
+use crate::tournament::{Arena, ReplayPolicy, RunOptions, RunReport, Shard};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct RunArgs {
@@ -23,6 +23,10 @@ pub(super) struct RunArgs {
     /// The results folder (default: `<output>/<name>`, plus `shard-K-of-N` for a shard).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Which matches keep their replay in `<results>/replays/`: `none`, `faults` or `all`
+    /// (default: the arena's `replays`, else `faults`).
+    #[arg(long, value_name = "WHICH")]
+    replays: Option<ReplayPolicy>,
     /// No progress on stderr.
     #[arg(short, long)]
     quiet: bool,
@@ -47,6 +51,7 @@ pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -
         out: args.out,
         progress: !args.quiet,
         supervisor: supervisor.clone(),
+        replays: args.replays,
     };
     let report = crate::tournament::run(&arena, &opts)?;
     if args.json {

@@ -19,6 +19,7 @@ use crate::matches::LimitOverrides;
 use crate::referee::splitmix64;
 
 use super::bot_files::{BotFingerprint, fingerprint_bot};
+use super::results::replays::ReplayPolicy;
 pub(crate) use super::schedule::Format;
 use super::schedule::{Plan, Schedule};
 
@@ -86,6 +87,7 @@ struct RawArena {
     seed: Option<u64>,
     concurrency: Option<i64>,
     output: Option<PathBuf>,
+    replays: Option<String>,
     #[serde(default)]
     limits: RawLimits,
     sprt: Option<RawSprt>,
@@ -240,6 +242,10 @@ pub struct Arena {
     /// Not part of the fingerprint: results go to `output/name/`.
     #[serde(skip)]
     pub output: PathBuf,
+    /// Which matches keep their replay in `replays/`. Not part of the fingerprint: it changes
+    /// what is kept, not what happens.
+    #[serde(skip)]
+    pub replays: ReplayPolicy,
     /// Not part of the fingerprint: a tournament and a test of the same arena are separate runs.
     #[serde(skip)]
     pub sprt: Option<SprtConfig>,
@@ -590,6 +596,10 @@ fn validate_game<D: GameDef>(
         Some(n) => return Err(format!("key `concurrency`: {n} must be at least 1 (0 = cores)")),
     };
     let sprt = raw.sprt.map(|s| validate_sprt(s, &bots, &roles)).transpose()?;
+    let replays = match raw.replays {
+        None => ReplayPolicy::default(),
+        Some(name) => name.parse().map_err(|e| format!("key `replays`: {e}"))?,
+    };
 
     let arena = Arena {
         name,
@@ -605,6 +615,7 @@ fn validate_game<D: GameDef>(
         limits: raw.limits.into(),
         concurrency,
         output: raw.output.unwrap_or_else(|| PathBuf::from("results")),
+        replays,
         sprt,
         source: source.to_path_buf(),
     };
@@ -742,6 +753,7 @@ limits = { turn_ms = 50 }
             (GOOD.replace("turn_ms = 50", "turn_msec = 50"), "turn_msec"),
             (GOOD.replace("game = \"skynet\"", "game = \"chess\""), "game"),
             (GOOD.replace("seed = 7", "seed = 7\nformat = \"swiss\""), "format"),
+            (GOOD.replace("seed = 7", "seed = 7\nreplays = \"some\""), "replays"),
             (
                 GOOD.replace("seed = 7", "seed = 7\nformat = \"gauntlet\"\ncandidate = \"z\""),
                 "candidate",
@@ -796,6 +808,11 @@ limits = { turn_ms = 50 }
         std::fs::write(&bot, "echo 1\n").unwrap();
         let b = parse_in(dir.path(), &text).unwrap();
         assert_ne!(a.fingerprint(), b.fingerprint(), "an edited bot is another config");
+        // Which replays are kept changes no result.
+        let all = parse_in(dir.path(), &text.replace("seed = 7", "seed = 7\nreplays = \"all\""));
+        let all = all.unwrap();
+        assert_eq!((all.replays, b.replays), (ReplayPolicy::All, ReplayPolicy::Faults));
+        assert_eq!(all.fingerprint(), b.fingerprint());
     }
 
     #[test]

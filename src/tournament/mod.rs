@@ -23,6 +23,7 @@ pub(crate) mod stats;
 pub use bot_files::{BotFile, BotFingerprint};
 pub use config::{Arena, ArenaBot, Files, SprtConfig, SprtOverrides};
 pub use merge::{MergeReport, merge};
+pub use results::replays::{BadReplayPolicy, ReplayPolicy};
 pub use run::{RunOptions, RunReport, run};
 pub use schedule::{BadShard, Format, Shard};
 pub use sprt::{SprtReport, Verdict, run_sprt};

@@ -539,3 +539,110 @@ fn a_rerun_after_a_bot_changed_is_refused_naming_the_bot_and_the_file() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("did not record its bots' files") && err.contains("--fresh"), "{err}");
 }
+
+/// The ids of a results folder's kept replays, sorted.
+fn replay_ids(dir: &Path) -> Vec<u64> {
+    let mut ids: Vec<u64> = match std::fs::read_dir(dir.join("replays")) {
+        Ok(entries) => entries
+            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .filter_map(|n| n.strip_suffix(".jsonl").and_then(|id| id.parse().ok()))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    ids.sort();
+    ids
+}
+
+/// The ids of the rows of a matches.csv whose termination is not `normal`, sorted.
+fn faulted_ids(csv: &str) -> Vec<u64> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let col = header.iter().position(|c| *c == "termination").expect("a termination column");
+    let mut ids: Vec<u64> = lines
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[col] != "normal")
+        .map(|f| f[0].parse().expect("an id"))
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn a_tournament_keeps_the_replays_of_its_faults_and_they_verify() {
+    let f = Folder::new(1);
+    let maps = root().join("arenas/maps/skynet");
+    // `dies` faults every match it plays; `random` against the built-in agent plays out normally.
+    let text = format!(
+        "name = \"faults\"\ngame = \"skynet\"\ngames_per_pairing = 2\n\
+         [maps]\nfiles = [\"{0}/ep2_01.txt\", \"{0}/ep2_02.txt\"]\n\
+         [[bots]]\nname = \"dies\"\nspec = \"cmd:false\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"random\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n",
+        maps.display()
+    );
+    std::fs::write(f.path().join("faults.toml"), &text).unwrap();
+    f.ok(&["run", "faults.toml", "-q"]);
+    let dir = f.path().join("results/faults");
+    let faulted = faulted_ids(&f.read("results/faults/matches.csv"));
+    assert_eq!(faulted.len(), 2, "dies meets cg-ep2 once per game");
+    assert_eq!(replay_ids(&dir), faulted, "exactly the faulted matches keep their replay");
+    for id in &faulted {
+        let replay = format!("results/faults/replays/{id}.jsonl");
+        let out = f.arena(&["replay", "--verify", &replay]);
+        assert!(out.status.success(), "{replay}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // The report links them.
+    let report = f.read("results/faults/report.html");
+    assert!(report.contains("2 replays kept"), "the report counts the kept replays");
+
+    // `all` keeps every match's, `none` none; `--fresh` clears what an earlier run kept.
+    f.ok(&["run", "faults.toml", "-q", "--fresh", "--replays", "all"]);
+    assert_eq!(replay_ids(&dir), (0..4).collect::<Vec<u64>>());
+    std::fs::write(f.path().join("faults.toml"), format!("replays = \"none\"\n{text}")).unwrap();
+    f.ok(&["run", "faults.toml", "-q", "--fresh"]);
+    assert_eq!(replay_ids(&dir), Vec::<u64>::new());
+    let bad = text.replace("games_per_pairing = 2", "games_per_pairing = 2\nreplays = \"most\"");
+    std::fs::write(f.path().join("bad.toml"), bad).unwrap();
+    let out = f.arena(&["run", "bad.toml", "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("key `replays`"));
+}
+
+#[test]
+fn a_resume_replaces_replays_without_a_row_and_a_merge_keeps_the_shards_replays() {
+    let f = Folder::new(3);
+    f.ok(&["run", "t.toml", "-q", "--replays", "all"]);
+    let dir = f.path().join("results/t");
+    assert_eq!(replay_ids(&dir), (0..12).collect::<Vec<u64>>());
+    // A kill between a replay and its row: rows 10 and 11 are missing, their replays are not
+    // (one half-written), and a temporary file is left over.
+    let csv = f.read("results/t/matches.csv");
+    let kept: Vec<&str> =
+        csv.lines().filter(|l| !l.starts_with("10,") && !l.starts_with("11,")).collect();
+    assert_eq!(kept.len(), 11);
+    std::fs::write(dir.join("matches.csv"), kept.join("\n") + "\n").unwrap();
+    std::fs::write(dir.join("replays/10.jsonl"), "{\"arena_replay\":").unwrap();
+    std::fs::write(dir.join("replays/5.jsonl.tmp"), "x").unwrap();
+    let resumed = f.ok(&["run", "t.toml", "-q", "--replays", "all"]);
+    assert!(resumed.contains("played 2 matches (10 resumed)"), "{resumed}");
+    assert!(!dir.join("replays/5.jsonl.tmp").exists());
+    let out = f.arena(&["replay", "--verify", "results/t/replays/10.jsonl"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Resumed with `none`: a replay without its row is deleted, not left to contradict the row.
+    let csv = f.read("results/t/matches.csv");
+    let kept: Vec<&str> = csv.lines().filter(|l| !l.starts_with("3,")).collect();
+    std::fs::write(dir.join("matches.csv"), kept.join("\n") + "\n").unwrap();
+    f.ok(&["run", "t.toml", "-q", "--replays", "none"]);
+    assert_eq!(replay_ids(&dir), (0..12).filter(|&i| i != 3).collect::<Vec<u64>>());
+
+    // Shards keep theirs, and the merge gathers them.
+    for k in ["1/2", "2/2"] {
+        let out = format!("shards/{}", &k[..1]);
+        f.ok(&["run", "t.toml", "-q", "--shard", k, "--out", &out, "--replays", "all"]);
+    }
+    assert_eq!(replay_ids(&f.path().join("shards/1")), vec![0, 2, 4, 6, 8, 10]);
+    f.ok(&["merge", "shards/1", "shards/2", "--out", "merged"]);
+    assert_eq!(replay_ids(&f.path().join("merged")), (0..12).collect::<Vec<u64>>());
+    assert_eq!(f.read("merged/replays/7.jsonl"), f.read("shards/2/replays/7.jsonl"));
+    assert!(f.read("merged/report.html").contains("12 replays kept"));
+}

@@ -6,6 +6,7 @@
 //! `meta.json` (which config the rows belong to), the lock, and the atomic writes.
 
 pub(crate) mod matches;
+pub(crate) mod replays;
 pub(crate) mod summaries;
 
 use std::fs::File;
@@ -150,6 +151,10 @@ pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLoc
             if path.exists() {
                 std::fs::remove_file(&path).map_err(|e| Error::write(&path, e))?;
             }
+        }
+        let replays = dir.join(replays::REPLAYS_DIR);
+        if replays.exists() {
+            std::fs::remove_dir_all(&replays).map_err(|e| Error::write(&replays, e))?;
         }
     } else if dir.join(META_FILE).exists() {
         let old = Meta::read(dir)?;
