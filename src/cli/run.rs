@@ -102,5 +102,6 @@ mod tests {
         every_argument_has_help(super::super::replay::ReplayArgs::augment_args(Command::new(
             "replay",
         )));
+        every_argument_has_help(super::super::diff::DiffArgs::augment_args(Command::new("diff")));
     }
 }

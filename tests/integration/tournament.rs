@@ -646,3 +646,80 @@ fn a_resume_replaces_replays_without_a_row_and_a_merge_keeps_the_shards_replays(
     assert_eq!(f.read("merged/replays/7.jsonl"), f.read("shards/2/replays/7.jsonl"));
     assert!(f.read("merged/report.html").contains("12 replays kept"));
 }
+
+#[test]
+fn diff_says_whether_anything_changed_and_lists_what_did() {
+    let f = Folder::new(1);
+    std::fs::copy(root().join("bots/skynet_virus.py"), f.path().join("virus.py")).unwrap();
+    let maps = root().join("arenas/maps/skynet");
+    let text = format!(
+        "name = \"reg\"\ngame = \"skynet\"\ngames_per_pairing = 2\n\
+         [limits]\nfirst_turn_ms = 5000\nturn_ms = 2000\n\
+         [maps]\nfiles = [\"{0}/ep2_01.txt\", \"{0}/ep2_02.txt\"]\n\
+         [[bots]]\nname = \"py\"\nspec = \"cmd:python3 virus.py\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n\
+         [[bots]]\nname = \"random\"\nroles = [\"agent\"]\n",
+        maps.display()
+    );
+    std::fs::write(f.path().join("reg.toml"), text).unwrap();
+    f.ok(&["run", "reg.toml", "-q"]);
+    f.ok(&["run", "reg.toml", "-q", "--out", "again"]);
+    // Identical results: exit 0, and every bot's change is exactly 0.
+    let same = f.arena(&["diff", "results/reg", "again"]);
+    let stdout = String::from_utf8_lossy(&same.stdout);
+    assert_eq!(same.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&same.stderr));
+    assert!(stdout.contains("4 matches in both, 0 changed") && stdout.contains("no change"));
+
+    // The bot breaks: it now dies before its first move.
+    let broken = f.read("virus.py").replacen("import sys\n", "import sys\nsys.exit(3)\n", 1);
+    std::fs::write(f.path().join("virus.py"), broken).unwrap();
+    f.ok(&["run", "reg.toml", "-q", "--out", "after"]);
+    let out = f.arena(&["diff", "results/reg", "after"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("4 changed") && stdout.contains("after/replays/"), "{stdout}");
+    let json = f.arena(&["diff", "results/reg", "after", "--json"]);
+    assert_eq!(json.status.code(), Some(1));
+    let report: serde_json::Value =
+        serde_json::from_slice(&json.stdout).expect("one JSON document");
+    assert_eq!(report["verdict"], "changed");
+    let changed = report["changed"].as_array().unwrap();
+    let ids: Vec<u64> = changed.iter().map(|m| m["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, vec![0, 1, 2, 3], "{report}");
+    for m in changed {
+        assert_eq!(m["b"]["termination"], "crash", "{m}");
+        assert_eq!(m["b"]["culprit"], "py", "{m}");
+        assert!(m["changes"].as_array().unwrap().contains(&"termination".into()), "{m}");
+        // The crash is a fault, so B kept its replay; A's normal matches kept none.
+        assert!(m["replay_a"].is_null(), "{m}");
+        let replay = m["replay_b"].as_str().expect("B's replay");
+        assert!(f.path().join(replay).is_file(), "{replay}");
+    }
+    let py = report["bots"].as_array().unwrap().iter().find(|b| b["bot"] == "py").unwrap();
+    let wins_before = f
+        .read("results/reg/matches.csv")
+        .lines()
+        .filter(|l| l.contains(",py,virus,normal,"))
+        .count() as u64;
+    assert!(
+        wins_before > 0,
+        "the working virus must win something for this check to mean anything"
+    );
+    assert_eq!(py["matches"], 4);
+    assert_eq!(py["losses"].as_u64(), Some(wins_before), "{py}");
+    let mean = py["mean_change"].as_f64().unwrap();
+    assert!((mean + wins_before as f64 / 4.0).abs() < 1e-9, "{py}");
+    assert!(py["low"].as_f64().unwrap() <= mean && mean <= py["high"].as_f64().unwrap());
+
+    // Folders of different plans: listed, nothing compared, exit 2.
+    f.ok(&["run", "t.toml", "-q"]);
+    let out = f.arena(&["diff", "results/reg", "results/t"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("bots: A py, cg-ep2, random, B alpha, beta, gamma"), "{stdout}");
+    assert!(stdout.contains("no result was compared"), "{stdout}");
+    // Not a results folder: an input error naming it.
+    let out = f.arena(&["diff", "results/reg", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nowhere"));
+}
