@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::bot_files::changed_bots;
 use super::results::matches::{IdSet, complete_len, format_header, read_rows};
 use super::results::replays::{REPLAYS_DIR, kept_ids, link_or_copy, replay_path};
 use super::results::{MATCHES_FILE, Meta, corrupt, lock_dir, write_summaries};
@@ -51,10 +52,11 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
                 dir,
                 None,
                 format!(
-                    "comes from another config (fingerprint {}) than `{}` ({})",
+                    "comes from another config (fingerprint {}) than `{}` ({}){}",
                     meta.fingerprint,
                     first.display(),
-                    reference.fingerprint
+                    reference.fingerprint,
+                    other_builds(reference, meta)
                 ),
             ));
         }
@@ -152,6 +154,17 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
         matches: planned,
         standings,
     })
+}
+
+/// The bots two shards ran in other builds, for the message refusing them (empty if none).
+fn other_builds(reference: &Meta, meta: &Meta) -> String {
+    match (&reference.bot_files, &meta.bot_files) {
+        (Some(first), Some(this)) => {
+            let changed = changed_bots(first, this);
+            if changed.is_empty() { String::new() } else { format!(": {}", changed.join("; ")) }
+        }
+        _ => String::new(),
+    }
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

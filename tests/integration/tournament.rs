@@ -512,6 +512,7 @@ fn a_rerun_after_a_bot_changed_is_refused_naming_the_bot_and_the_file() {
     let files = &meta["bot_files"][0]["files"];
     assert_eq!(files[1]["file"], "virus.py", "{meta}");
     assert_eq!(meta["bot_files"][1]["arena_version"], env!("CARGO_PKG_VERSION"), "{meta}");
+    f.ok(&["run", "py.toml", "-q", "--shard", "1/2", "--out", "s1"]);
 
     // The bot is edited: the old rows are another bot's.
     let source = f.read("virus.py") + "\n# tuned\n";
@@ -522,6 +523,13 @@ fn a_rerun_after_a_bot_changed_is_refused_naming_the_bot_and_the_file() {
     for word in ["results/py", "bot `py`", "`virus.py` changed", "--fresh", "--out"] {
         assert!(err.contains(word), "`{word}` missing: {err}");
     }
+    // Shards of two builds do not merge either. (Shard 2/2 of one match plays none: its
+    // summary's figures are empty, and its report must still read them.)
+    f.ok(&["run", "py.toml", "-q", "--shard", "2/2", "--out", "s2"]);
+    let out = f.arena(&["merge", "s1", "s2", "--out", "m"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("another config") && err.contains("`virus.py` changed"), "{err}");
     // Either way forward works: another folder, or starting over.
     let elsewhere = f.ok(&["run", "py.toml", "-q", "--out", "after"]);
     assert!(elsewhere.contains("played 1 matches (0 resumed)"), "{elsewhere}");
