@@ -32,6 +32,10 @@ pub enum Error {
     /// A results folder whose files do not say what arena wrote (edited, truncated, mixed).
     #[error("results `{}`{}: {message}", path.display(), line.map(|l| format!(", line {l}")).unwrap_or_default())]
     Results { path: PathBuf, line: Option<usize>, message: String },
+    /// A results folder whose rows were played by other bots than this run's (a file a bot's
+    /// spec names changed since): the user's input changed, and resuming would mix two bots.
+    #[error("results `{}` {message}; rerun with --fresh to discard them, or write this run elsewhere with --out", path.display())]
+    StaleBots { path: PathBuf, message: String },
     /// Another run holds what this one needs (a results folder's lock).
     #[error("{0}")]
     Busy(String),
@@ -103,7 +107,8 @@ impl Error {
             | Error::Bot { .. }
             | Error::Replay { .. }
             | Error::Arena { .. }
-            | Error::Sandbox(_) => ErrorKind::Input,
+            | Error::Sandbox(_)
+            | Error::StaleBots { .. } => ErrorKind::Input,
             // A file the user named that cannot be read is an input to fix; a read that fails
             // for other reasons (the disk, permissions mid-run) may pass on a retry.
             Error::Read { source, .. } => match source.kind() {

@@ -4,6 +4,7 @@
 
 mod bots;
 mod completions;
+mod diff;
 mod generate;
 mod merge;
 mod play;
@@ -49,6 +50,8 @@ enum Command {
     Run(run::RunArgs),
     /// Merge the results folders of a sharded run: `arena merge DIR...`.
     Merge(merge::MergeArgs),
+    /// Compare two results folders match by match: `arena diff A B` (exit 0 = same, 1 = changed).
+    Diff(diff::DiffArgs),
     /// Test a candidate against a baseline until an SPRT decides (exit 0 = H1, 1 = H0, 3 = none).
     Sprt(sprt::SprtArgs),
     /// Risk tools: `arena risk paths --board B.toml --from X --to Y [--json]`.
@@ -126,6 +129,7 @@ fn run(cli: Cli, supervisor: &Supervisor) -> Result<i32> {
         Command::Bots(args) => bots::run(args, &mut out),
         Command::Run(args) => run::run(args, supervisor, &mut out),
         Command::Merge(args) => merge::run(args, &mut out),
+        Command::Diff(args) => diff::run(args, &mut out),
         Command::Sprt(args) => sprt::run(args, supervisor, &mut out),
         Command::Solve(args) => solve::run(args, &mut out),
         Command::Risk(args) => risk::run(args, &mut out),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::bot::external::{SandboxMode, sandbox};
 use crate::bot::{BotSpec, Supervisor};
 use crate::error::{Error, Result, exit};
-use crate::tournament::{Arena, RunOptions, RunReport, Shard};
+use crate::tournament::{Arena, ReplayPolicy, RunOptions, RunReport, Shard};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct RunArgs {
@@ -24,6 +24,10 @@ pub(super) struct RunArgs {
     /// The results folder (default: `<output>/<name>`, plus `shard-K-of-N` for a shard).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Which matches keep their replay in `<results>/replays/`: `none`, `faults` or `all`
+    /// (default: the arena's `replays`, else `faults`).
+    #[arg(long, value_name = "WHICH")]
+    replays: Option<ReplayPolicy>,
     /// No progress on stderr.
     #[arg(short, long)]
     quiet: bool,
@@ -61,6 +65,7 @@ pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -
         out: args.out,
         progress: !args.quiet,
         supervisor: supervisor.clone(),
+        replays: args.replays,
     };
     let report = crate::tournament::run(&arena, &opts)?;
     if args.json {
@@ -111,5 +116,6 @@ mod tests {
         every_argument_has_help(super::super::replay::ReplayArgs::augment_args(Command::new(
             "replay",
         )));
+        every_argument_has_help(super::super::diff::DiffArgs::augment_args(Command::new("diff")));
     }
 }

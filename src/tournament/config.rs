@@ -19,6 +19,8 @@ use crate::games::GameId;
 use crate::matches::LimitOverrides;
 use crate::registry::{GameDef, find_bot, resolve_variant};
 
+use super::bot_files::{BotFingerprint, fingerprint_bot};
+use super::results::replays::ReplayPolicy;
 pub(crate) use super::schedule::Format;
 use super::schedule::{Plan, Schedule};
 
@@ -86,6 +88,7 @@ struct RawArena {
     seed: Option<u64>,
     concurrency: Option<i64>,
     output: Option<PathBuf>,
+    replays: Option<String>,
     #[serde(default)]
     limits: RawLimits,
     sprt: Option<RawSprt>,
@@ -203,6 +206,9 @@ pub struct ArenaBot {
     pub limits: LimitOverrides,
     /// How an external bot runs (part of the fingerprint: a resource limit can change results).
     pub external: ExternalOptions,
+    /// The hashes of the files its spec names, or the arena version of a built-in bot (part of
+    /// the fingerprint: a rebuilt bot is another bot).
+    pub files: BotFingerprint,
 }
 
 /// The `[sprt]` section: a sequential test of `candidate` against `baseline`.
@@ -239,6 +245,10 @@ pub struct Arena {
     /// Not part of the fingerprint: results go to `output/name/`.
     #[serde(skip)]
     pub output: PathBuf,
+    /// Which matches keep their replay in `replays/`. Not part of the fingerprint: it changes
+    /// what is kept, not what happens.
+    #[serde(skip)]
+    pub replays: ReplayPolicy,
     /// Not part of the fingerprint: a tournament and a test of the same arena are separate runs.
     #[serde(skip)]
     pub sprt: Option<SprtConfig>,
@@ -283,8 +293,9 @@ impl Arena {
         validate(raw, source, files).map_err(fail)
     }
 
-    /// A hash of everything that decides the results (not the concurrency or the output folder):
-    /// resuming or merging checks it, so rows of different configs never mix.
+    /// A hash of everything that decides the results (not the concurrency or the output folder),
+    /// the content of the bots' files included ([`ArenaBot::files`]): resuming or merging checks
+    /// it, so rows of different configs or of different builds of a bot never mix.
     pub fn fingerprint(&self) -> String {
         let canonical = serde_json::to_string(self).expect("an arena serializes");
         format!("{:016x}", crate::seed::text_hash(canonical.as_bytes()))
@@ -536,15 +547,16 @@ fn validate_game<D: GameDef>(
                 "key `{key}.external`: `{spec}` is a built-in bot; `external` is for `cmd:` and `cg:` bots"
             ));
         }
+        let sandbox = b.external.as_ref().and_then(|e| e.sandbox).or(raw.sandbox);
+        let external = ExternalOptions { sandbox, ..b.external.unwrap_or_default() };
+        let files = fingerprint_bot(&bot_name, &spec, &external);
         bots.push(ArenaBot {
             name: bot_name,
             spec,
             roles: bot_roles,
             limits: b.limits.into(),
-            external: ExternalOptions {
-                sandbox: b.external.as_ref().and_then(|e| e.sandbox).or(raw.sandbox),
-                ..b.external.unwrap_or_default()
-            },
+            external,
+            files,
         });
     }
 
@@ -578,6 +590,10 @@ fn validate_game<D: GameDef>(
         Some(n) => return Err(format!("key `concurrency`: {n} must be at least 1 (0 = cores)")),
     };
     let sprt = raw.sprt.map(|s| validate_sprt(s, &bots, &roles)).transpose()?;
+    let replays = match raw.replays {
+        None => ReplayPolicy::default(),
+        Some(name) => name.parse().map_err(|e| format!("key `replays`: {e}"))?,
+    };
 
     let arena = Arena {
         name,
@@ -593,6 +609,7 @@ fn validate_game<D: GameDef>(
         limits: raw.limits.into(),
         concurrency,
         output: raw.output.unwrap_or_else(|| PathBuf::from("results")),
+        replays,
         sprt,
         source: source.to_path_buf(),
     };
@@ -730,6 +747,7 @@ limits = { turn_ms = 50 }
             (GOOD.replace("turn_ms = 50", "turn_msec = 50"), "turn_msec"),
             (GOOD.replace("game = \"skynet\"", "game = \"chess\""), "game"),
             (GOOD.replace("seed = 7", "seed = 7\nformat = \"swiss\""), "format"),
+            (GOOD.replace("seed = 7", "seed = 7\nreplays = \"some\""), "replays"),
             (
                 GOOD.replace("seed = 7", "seed = 7\nformat = \"gauntlet\"\ncandidate = \"z\""),
                 "candidate",
@@ -765,6 +783,30 @@ limits = { turn_ms = 50 }
         std::fs::write(dir.path().join("m.txt"), format!("# AGENT_START 1\n{MAP}")).unwrap();
         let d = parse_in(dir.path(), GOOD).unwrap();
         assert_ne!(a.fingerprint(), d.fingerprint(), "a changed map changes the fingerprint");
+    }
+
+    #[test]
+    fn the_fingerprint_follows_the_files_a_bot_names() {
+        let dir = dir_with_map();
+        let bot = dir.path().join("bot.sh");
+        std::fs::write(&bot, "echo 0\n").unwrap();
+        let text = GOOD.replace(
+            "name = \"b\"\nspec = \"random\"",
+            &format!("name = \"b\"\nspec = \"cmd:sh {}\"", bot.display()),
+        );
+        let a = parse_in(dir.path(), &text).unwrap();
+        assert_eq!(a.bots[0].files.arena_version.as_deref(), Some(env!("CARGO_PKG_VERSION")));
+        let named: Vec<&str> = a.bots[1].files.files.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(named, vec!["sh".to_string(), bot.display().to_string()]);
+        assert_eq!(parse_in(dir.path(), &text).unwrap().fingerprint(), a.fingerprint());
+        std::fs::write(&bot, "echo 1\n").unwrap();
+        let b = parse_in(dir.path(), &text).unwrap();
+        assert_ne!(a.fingerprint(), b.fingerprint(), "an edited bot is another config");
+        // Which replays are kept changes no result.
+        let all = parse_in(dir.path(), &text.replace("seed = 7", "seed = 7\nreplays = \"all\""));
+        let all = all.unwrap();
+        assert_eq!((all.replays, b.replays), (ReplayPolicy::All, ReplayPolicy::Faults));
+        assert_eq!(all.fingerprint(), b.fingerprint());
     }
 
     #[test]

@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::config::Arena;
 use super::progress::Progress;
 use super::results::matches::{IdSet, MatchRow, RowWriter, SeatRow, drop_torn_line, read_rows};
+use super::results::replays::{ReplayKeeper, ReplayPolicy};
 use super::results::{MATCHES_FILE, Meta, RESULTS_VERSION, corrupt, prepare_dir, write_summaries};
 use super::schedule::{Planned, Shard};
 use super::stats::standings::Standings;
@@ -39,6 +40,8 @@ pub struct RunOptions {
     pub progress: bool,
     /// Starts the external bots; stopping it ends the run with [`Error::Interrupted`].
     pub supervisor: Supervisor,
+    /// Which replays to keep; `None` takes the arena's `replays`.
+    pub replays: Option<ReplayPolicy>,
 }
 
 impl Default for RunOptions {
@@ -50,6 +53,7 @@ impl Default for RunOptions {
             out: None,
             progress: false,
             supervisor: Supervisor::new(),
+            replays: None,
         }
     }
 }
@@ -164,6 +168,7 @@ pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
         shard: (!shard.is_all()).then(|| shard.to_string()),
         roles: arena.roles.clone(),
         bots: arena.bots.iter().map(|b| b.name.clone()).collect(),
+        bot_files: Some(arena.bots.iter().map(|b| b.files.clone()).collect()),
     }
 }
 
@@ -225,6 +230,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         .map(|first| (planned - first).div_ceil(shard.count))
         .sum::<u64>();
     let to_play = in_shard - resumed;
+    let keeper = ReplayKeeper::open(&dir, opts.replays.unwrap_or(arena.replays), &done)?;
     let writer = RowWriter::open(&matches_path, seats)?;
 
     let concurrency = opts
@@ -265,7 +271,11 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
                             Error::Interrupted => e,
                             e => Error::MatchSetup { id, source: Box::new(e) },
                         })
-                        .and_then(|p| writer.append(&row_of(arena, &m, &labels[m.pairing], &p)));
+                        .and_then(|p| {
+                            // The replay first: a row never lacks the replay the policy keeps.
+                            keeper.keep(id, &p)?;
+                            writer.append(&row_of(arena, &m, &labels[m.pairing], &p))
+                        });
                     match result {
                         Ok(()) => {
                             played.fetch_add(1, Ordering::Relaxed);

@@ -19,15 +19,32 @@ pub struct SummaryRow {
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
+    #[serde(deserialize_with = "number")]
     pub mean_score: f64,
+    #[serde(deserialize_with = "number")]
     pub win_rate: f64,
+    #[serde(deserialize_with = "number")]
     pub win_rate_low: f64,
+    #[serde(deserialize_with = "number")]
     pub win_rate_high: f64,
+    #[serde(deserialize_with = "number")]
     pub elo: f64,
+    #[serde(deserialize_with = "number")]
     pub elo_low: f64,
+    #[serde(deserialize_with = "number")]
     pub elo_high: f64,
     pub faults: u64,
     pub timeouts: u64,
+}
+
+/// A figure of `summary.csv`: empty where it does not exist (the mean score of a bot without
+/// games, in a shard that gave it none), read as NaN.
+fn number<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    let text = String::deserialize(d)?;
+    if text.is_empty() {
+        return Ok(f64::NAN);
+    }
+    text.parse().map_err(|_| serde::de::Error::custom(format!("`{text}` is not a number")))
 }
 
 /// One row of `pairwise.csv`.
