@@ -11,6 +11,7 @@
 //! The public API is what this module re-exports; the modules themselves are the crate's.
 
 pub(crate) mod config;
+pub(crate) mod determinism;
 pub(crate) mod merge;
 pub(crate) mod progress;
 pub(crate) mod results;
@@ -19,10 +20,13 @@ pub(crate) mod schedule;
 pub(crate) mod sprt;
 pub(crate) mod stats;
 
-pub use config::{Arena, ArenaBot, Files, SprtConfig, SprtOverrides};
+pub use config::{
+    Arena, ArenaBot, Files, PairMaps, SprtConfig, SprtKind, SprtKindName, SprtOverrides,
+};
 pub use merge::{MergeReport, merge};
 pub use run::{RunOptions, RunReport, run};
 pub use schedule::{BadShard, Format, Shard};
-pub use sprt::{SprtReport, Verdict, run_sprt};
+pub use sprt::{SprtReport, Stop, Verdict, run_sprt};
 pub use stats::ratings::Interval;
+pub use stats::sprt::EloModel;
 pub use stats::standings::{BotStanding, HeadToHead, Record, RoleRecord, Standings};

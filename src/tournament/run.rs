@@ -23,6 +23,7 @@ use super::stats::standings::Standings;
 use super::stats::tally::Tally;
 use crate::bot::Supervisor;
 use crate::error::{Error, Result};
+use crate::games::MapText;
 use crate::matches::{MapSource, MatchSpec, PlayedMatch, Player};
 
 /// How a run is asked to go.
@@ -93,6 +94,17 @@ pub(crate) fn play_seats(
     seed: u64,
     supervisor: &Supervisor,
 ) -> Result<PlayedMatch> {
+    play_on(arena, seats, arena.maps[map].clone(), seed, supervisor)
+}
+
+/// [`play_seats`] on a map that need not be one of the arena's (an SPRT's generated maps).
+pub(crate) fn play_on(
+    arena: &Arena,
+    seats: &[usize],
+    map: MapText,
+    seed: u64,
+    supervisor: &Supervisor,
+) -> Result<PlayedMatch> {
     let players: BTreeMap<String, Player> = seats
         .iter()
         .enumerate()
@@ -110,7 +122,7 @@ pub(crate) fn play_seats(
         game: arena.game,
         variant: Some(arena.variant.clone()),
         options: arena.options.clone(),
-        map: MapSource::Text(arena.maps[map].clone()),
+        map: MapSource::Text(map),
         players,
         seed,
         limits: arena.limits,

@@ -283,7 +283,9 @@ fn sprt_decides_and_says_so_in_its_exit_code() {
         serde_json::from_str(&f.read("results/s/sprt/sprt.json")).expect("sprt.json");
     assert_eq!(json["verdict"], "h0");
     let pairs = json["pairs"].as_u64().unwrap();
-    assert!(json["llr"].as_f64().unwrap() <= json["lower_bound"].as_f64().unwrap());
+    let corrected =
+        json["lower_bound"].as_f64().unwrap() + json["overshoot_lower"].as_f64().unwrap();
+    assert!(json["llr"].as_f64().unwrap() < corrected, "{json}");
 
     // The stopping point does not depend on the concurrency.
     let one = f.arena(&["sprt", "s.toml", "-j", "1"]);
@@ -325,7 +327,9 @@ fn sprt_decides_and_says_so_in_its_exit_code() {
         (printed["candidate"].as_str(), printed["elo1"].as_f64()),
         (Some("alpha"), Some(50.0))
     );
-    assert!(printed["llr"].as_f64().unwrap() >= printed["upper_bound"].as_f64().unwrap());
+    let corrected =
+        printed["upper_bound"].as_f64().unwrap() - printed["overshoot_upper"].as_f64().unwrap();
+    assert!(printed["llr"].as_f64().unwrap() > corrected, "{printed}");
     let penta: u64 =
         printed["pentanomial"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum();
     assert_eq!(penta, printed["pairs"].as_u64().unwrap());
