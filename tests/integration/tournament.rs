@@ -410,7 +410,7 @@ fn a_run_reports_as_json_and_strict_fails_on_faults() {
     assert!(String::from_utf8_lossy(&strict.stdout).contains("played 0 matches (1 resumed)"));
     let summary = f.read("results/faulty/summary.csv");
     assert!(
-        summary.lines().any(|l| l.starts_with("2,dies,1,0,0,1,") && l.ends_with(",1,0")),
+        summary.lines().any(|l| l.starts_with("2,dies,1,0,0,1,") && l.ends_with(",1,0,1")),
         "{summary}"
     );
 }
@@ -486,4 +486,58 @@ fn external_options_of_an_arena_bot_apply_to_its_process() {
     std::fs::write(f.path().join("bad.toml"), bad).unwrap();
     let err = String::from_utf8_lossy(&f.arena(&["run", "bad.toml"]).stderr).into_owned();
     assert!(err.contains("bad.toml") && err.contains("bogus"), "{err}");
+}
+
+/// The fixed results folders of `tests/data/ratings/`, merged by the real binary: summary.csv
+/// gives the ratings an independent fit gave (see `make_references.py` there), to its printed
+/// digits; bots without games are listed apart and groups that never met are said to be.
+#[test]
+fn merged_reference_folders_print_the_independent_ratings() {
+    let f = Folder::new(1);
+    let mut cases: Vec<String> = std::fs::read_dir(root().join("tests/data/ratings"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("reference.json").exists())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 5, "{cases:?}");
+    for case in cases.iter().map(String::as_str) {
+        let source = root().join("tests/data/ratings").join(case);
+        let input = f.path().join(case);
+        std::fs::create_dir_all(&input).unwrap();
+        for file in ["meta.json", "matches.csv"] {
+            std::fs::copy(source.join(file), input.join(file)).unwrap();
+        }
+        let out = format!("{case}-merged");
+        let stdout = f.ok(&["merge", case, "--out", &out]);
+        let reference: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(source.join("reference.json")).unwrap())
+                .unwrap();
+        let summary = f.read(&format!("{out}/summary.csv"));
+        let mut lines = summary.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |name: &str| header.iter().position(|c| *c == name).expect(name);
+        for line in lines {
+            let fields: Vec<&str> = line.split(',').collect();
+            let bot = fields[col("bot")];
+            let want = &reference["bots"][bot];
+            if want.is_null() {
+                for empty in ["rank", "elo", "elo_low", "elo_high", "win_rate", "component"] {
+                    assert_eq!(fields[col(empty)], "", "{case} {bot} {empty}: {line}");
+                }
+                assert!(stdout.contains(&format!("no games, not rated: {bot}")), "{stdout}");
+                continue;
+            }
+            for key in ["elo", "elo_low", "elo_high"] {
+                let got: f64 = fields[col(key)].parse().unwrap();
+                let w = want[key].as_f64().unwrap();
+                assert!((got - w).abs() <= 0.051, "{case} {bot} {key}: {got} vs {w}");
+            }
+            assert_eq!(fields[col("component")], want["component"].to_string(), "{case} {bot}");
+        }
+        assert_eq!(stdout.contains("groups that never met"), case == "two-components", "{stdout}");
+        // The report is drawn from the same summary, bots without games included.
+        assert!(f.read(&format!("{out}/report.html")).contains("<svg"), "{case}");
+    }
 }
