@@ -541,3 +541,44 @@ fn merged_reference_folders_print_the_independent_ratings() {
         assert!(f.read(&format!("{out}/report.html")).contains("<svg"), "{case}");
     }
 }
+
+/// A row whose id is in the schedule but whose bots, seats, map or seed are not the ones that id
+/// plans (edited, or copied from another folder) stops a resume, naming the line.
+#[test]
+fn a_row_that_is_not_the_match_its_id_plans_stops_a_resume() {
+    let f = Folder::new(2);
+    f.ok(&["run", "t.toml", "-q"]);
+    let original = f.read("results/t/matches.csv");
+    let header: Vec<&str> = original.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    type Edit<'a> = Box<dyn Fn(&mut Vec<String>) + 'a>;
+    let edits: [(&str, Edit, &str); 4] = [
+        (
+            "swapped seats",
+            Box::new(|r: &mut Vec<String>| r.swap(col("seat0_bot"), col("seat1_bot"))),
+            "seat 0",
+        ),
+        (
+            "another bot",
+            Box::new(|r: &mut Vec<String>| r[col("seat1_bot")] = "gamma".into()),
+            "plans",
+        ),
+        ("another map", Box::new(|r: &mut Vec<String>| r[col("map")] = "ep2_03.txt".into()), "map"),
+        ("another seed", Box::new(|r: &mut Vec<String>| r[col("seed")] = "12345".into()), "seed"),
+    ];
+    for (what, edit, named) in edits {
+        let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
+        // Line 4 of the file: a row of the alpha-beta pairing (both play both roles) or another.
+        let mut fields: Vec<String> = lines[3].split(',').map(str::to_string).collect();
+        let before = fields.clone();
+        edit(&mut fields);
+        assert_ne!(before, fields, "{what}: the edit must change the row");
+        lines[3] = fields.join(",");
+        std::fs::write(f.path().join("results/t/matches.csv"), lines.join("\n") + "\n").unwrap();
+        let out = f.arena(&["run", "t.toml", "-q"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{what}: {err}");
+        assert!(err.contains("matches.csv") && err.contains("line 4"), "{what}: {err}");
+        assert!(err.contains(named) && err.contains("--fresh"), "{what}: {err}");
+    }
+}
