@@ -1054,4 +1054,46 @@ limits = { turn_ms = 50 }
             assert!(e.starts_with("failed to parse arena `t.toml`: ") && e.contains(key), "{e}");
         }
     }
+
+    #[test]
+    fn a_paired_test_and_its_defaults() {
+        let text = format!(
+            "{GOOD}[[bots]]\nname = \"cg\"\nspec = \"cg-ep2\"\n\
+             [[bots]]\nname = \"solver\"\n\
+             [sprt]\ncandidate = \"solver\"\nbaseline = \"a\"\nopponents = [\"cg\"]\nelo0 = 0\nelo1 = 5\n"
+        );
+        let arena = sprt_with(&text, &SprtOverrides::default()).unwrap();
+        let test = arena.sprt.unwrap();
+        assert_eq!(test.kind, SprtKind::Paired { opponents: vec![2] });
+        assert_eq!(test.elo_model, EloModel::Normalized);
+        // Skynet has a generator: fresh maps by default, with the arena's generator settings.
+        assert_eq!(test.maps, PairMaps::Generate { params: BTreeMap::new() });
+        assert!(arena.bots[2].deterministic && !arena.bots[0].deterministic);
+        // The flags override the table's model and kind.
+        let logistic = SprtOverrides {
+            elo_model: Some(EloModel::Logistic),
+            kind: Some(SprtKindName::HeadToHead),
+            ..SprtOverrides::default()
+        };
+        let e = sprt_with(&text, &logistic).unwrap_err().to_string();
+        assert!(e.contains("sprt.opponents"), "a head-to-head test has no opponents: {e}");
+        let cycle =
+            text.replace("elo1 = 5", "elo1 = 5\nmaps = \"cycle\"\nelo_model = \"logistic\"");
+        let test = sprt_with(&cycle, &SprtOverrides::default()).unwrap().sprt.unwrap();
+        assert_eq!((test.maps, test.elo_model), (PairMaps::Cycle, EloModel::Logistic));
+        // The baseline must play the seats the candidate plays against these opponents.
+        let e = sprt_with(
+            &text.replace("baseline = \"a\"", "baseline = \"b\"\nkind = \"paired\"").replace(
+                "name = \"b\"\nspec = \"random\"",
+                "name = \"b\"\nspec = \"random\"\nroles = [\"agent\"]",
+            ),
+            &SprtOverrides::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("sprt.baseline") && e.contains("virus"), "{e}");
+        // Only external bots declare determinism.
+        let e = error_of(&GOOD.replace("limits = { turn_ms = 50 }", "deterministic = true"));
+        assert!(e.contains("bots[1].deterministic") && e.contains("built-in"), "{e}");
+    }
 }

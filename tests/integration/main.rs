@@ -10,6 +10,7 @@ mod protocols;
 mod risk;
 mod skynet;
 mod spiders;
+mod sprt;
 mod support;
 mod tournament;
 mod viewer;
