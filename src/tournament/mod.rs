@@ -12,6 +12,7 @@
 
 pub(crate) mod bot_files;
 pub(crate) mod config;
+pub(crate) mod determinism;
 pub(crate) mod diff;
 pub(crate) mod merge;
 pub(crate) mod progress;
@@ -22,7 +23,9 @@ pub(crate) mod sprt;
 pub(crate) mod stats;
 
 pub use bot_files::{BotFile, BotFingerprint};
-pub use config::{Arena, ArenaBot, Files, SprtConfig, SprtOverrides};
+pub use config::{
+    Arena, ArenaBot, Files, PairMaps, SprtConfig, SprtKind, SprtKindName, SprtOverrides,
+};
 pub use diff::{
     BotChange, ChangedMatch, DiffReport, DiffSeat, DiffSide, DiffVerdict, MatchOutcome, diff,
 };
@@ -30,6 +33,7 @@ pub use merge::{MergeReport, merge};
 pub use results::replays::{BadReplayPolicy, ReplayPolicy};
 pub use run::{RunOptions, RunReport, run};
 pub use schedule::{BadShard, Format, Shard};
-pub use sprt::{SprtReport, Verdict, run_sprt};
+pub use sprt::{SprtReport, Stop, Verdict, run_sprt};
 pub use stats::ratings::Interval;
+pub use stats::sprt::EloModel;
 pub use stats::standings::{BotStanding, HeadToHead, Record, RoleRecord, Standings};

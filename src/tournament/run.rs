@@ -24,6 +24,7 @@ use super::stats::standings::Standings;
 use super::stats::tally::Tally;
 use crate::bot::Supervisor;
 use crate::error::{Error, Result};
+use crate::game::MapText;
 use crate::matches::{MapSource, MatchSpec, PlayedMatch, Player};
 
 /// How a run is asked to go.
@@ -97,6 +98,17 @@ pub(crate) fn play_seats(
     seed: u64,
     supervisor: &Supervisor,
 ) -> Result<PlayedMatch> {
+    play_on(arena, seats, arena.maps[map].clone(), seed, supervisor)
+}
+
+/// [`play_seats`] on a map that need not be one of the arena's (an SPRT's generated maps).
+pub(crate) fn play_on(
+    arena: &Arena,
+    seats: &[usize],
+    map: MapText,
+    seed: u64,
+    supervisor: &Supervisor,
+) -> Result<PlayedMatch> {
     let players: BTreeMap<String, Player> = seats
         .iter()
         .enumerate()
@@ -114,7 +126,7 @@ pub(crate) fn play_seats(
         game: arena.game,
         variant: Some(arena.variant.clone()),
         options: arena.options.clone(),
-        map: MapSource::Text(arena.maps[map].clone()),
+        map: MapSource::Text(map),
         players,
         seed,
         limits: arena.limits,
@@ -184,6 +196,31 @@ pub(crate) fn tally_rows(path: &Path, meta: &Meta) -> Result<Tally> {
     Ok(tally)
 }
 
+/// How a recorded row differs from the match its id plans (its game, seats, bots, map, seed), if
+/// it does: a row moved between folders or edited must not be counted as the match it names.
+fn differs_from_plan(arena: &Arena, m: &Planned, row: &MatchRow) -> Option<String> {
+    if row.game != m.game {
+        return Some(format!("is recorded as game {}, but its id plans game {}", row.game, m.game));
+    }
+    for (seat, (recorded, &bot)) in row.seats.iter().zip(&m.seats).enumerate() {
+        let (role, name) = (&arena.roles[seat], &arena.bots[bot].name);
+        if recorded.role != *role || recorded.bot != *name {
+            return Some(format!(
+                "is recorded with `{}` as {} in seat {seat}, but its id plans `{name}` as {role}",
+                recorded.bot, recorded.role
+            ));
+        }
+    }
+    let map = &arena.maps[m.map].name;
+    if row.map != *map {
+        return Some(format!("is recorded on map `{}`, but its id plans `{map}`", row.map));
+    }
+    if row.seed != m.seed {
+        return Some(format!("is recorded with seed {}, but its id plans {}", row.seed, m.seed));
+    }
+    None
+}
+
 /// Runs (or resumes) an arena's tournament.
 pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     let schedule = arena.schedule();
@@ -206,13 +243,13 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         }
         read_rows(&matches_path, seats, |line, row| {
             let problem = if row.id >= planned {
-                Some("is not in the schedule")
+                Some("is not in the schedule".to_string())
             } else if !shard.contains(row.id) {
-                Some("is not in this shard")
+                Some("is not in this shard".to_string())
             } else if !done.insert(row.id) {
-                Some("is recorded twice")
+                Some("is recorded twice".to_string())
             } else {
-                None
+                differs_from_plan(arena, &schedule.get(row.id), &row)
             };
             match problem {
                 Some(p) => Err(corrupt(

@@ -11,6 +11,7 @@ mod risk;
 mod sandbox;
 mod skynet;
 mod spiders;
+mod sprt;
 mod support;
 mod tournament;
 mod viewer;

@@ -283,7 +283,9 @@ fn sprt_decides_and_says_so_in_its_exit_code() {
         serde_json::from_str(&f.read("results/s/sprt/sprt.json")).expect("sprt.json");
     assert_eq!(json["verdict"], "h0");
     let pairs = json["pairs"].as_u64().unwrap();
-    assert!(json["llr"].as_f64().unwrap() <= json["lower_bound"].as_f64().unwrap());
+    let corrected =
+        json["lower_bound"].as_f64().unwrap() + json["overshoot_lower"].as_f64().unwrap();
+    assert!(json["llr"].as_f64().unwrap() < corrected, "{json}");
 
     // The stopping point does not depend on the concurrency.
     let one = f.arena(&["sprt", "s.toml", "-j", "1"]);
@@ -325,7 +327,9 @@ fn sprt_decides_and_says_so_in_its_exit_code() {
         (printed["candidate"].as_str(), printed["elo1"].as_f64()),
         (Some("alpha"), Some(50.0))
     );
-    assert!(printed["llr"].as_f64().unwrap() >= printed["upper_bound"].as_f64().unwrap());
+    let corrected =
+        printed["upper_bound"].as_f64().unwrap() - printed["overshoot_upper"].as_f64().unwrap();
+    assert!(printed["llr"].as_f64().unwrap() > corrected, "{printed}");
     let penta: u64 =
         printed["pentanomial"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum();
     assert_eq!(penta, printed["pairs"].as_u64().unwrap());
@@ -406,7 +410,7 @@ fn a_run_reports_as_json_and_strict_fails_on_faults() {
     assert!(String::from_utf8_lossy(&strict.stdout).contains("played 0 matches (1 resumed)"));
     let summary = f.read("results/faulty/summary.csv");
     assert!(
-        summary.lines().any(|l| l.starts_with("2,dies,1,0,0,1,") && l.ends_with(",1,0")),
+        summary.lines().any(|l| l.starts_with("2,dies,1,0,0,1,") && l.ends_with(",1,0,1")),
         "{summary}"
     );
 }
@@ -730,4 +734,99 @@ fn diff_says_whether_anything_changed_and_lists_what_did() {
     let out = f.arena(&["diff", "results/reg", "nowhere"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nowhere"));
+}
+
+/// The fixed results folders of `tests/data/ratings/`, merged by the real binary: summary.csv
+/// gives the ratings an independent fit gave (see `make_references.py` there), to its printed
+/// digits; bots without games are listed apart and groups that never met are said to be.
+#[test]
+fn merged_reference_folders_print_the_independent_ratings() {
+    let f = Folder::new(1);
+    let mut cases: Vec<String> = std::fs::read_dir(root().join("tests/data/ratings"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("reference.json").exists())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 5, "{cases:?}");
+    for case in cases.iter().map(String::as_str) {
+        let source = root().join("tests/data/ratings").join(case);
+        let input = f.path().join(case);
+        std::fs::create_dir_all(&input).unwrap();
+        for file in ["meta.json", "matches.csv"] {
+            std::fs::copy(source.join(file), input.join(file)).unwrap();
+        }
+        let out = format!("{case}-merged");
+        let stdout = f.ok(&["merge", case, "--out", &out]);
+        let reference: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(source.join("reference.json")).unwrap())
+                .unwrap();
+        let summary = f.read(&format!("{out}/summary.csv"));
+        let mut lines = summary.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |name: &str| header.iter().position(|c| *c == name).expect(name);
+        for line in lines {
+            let fields: Vec<&str> = line.split(',').collect();
+            let bot = fields[col("bot")];
+            let want = &reference["bots"][bot];
+            if want.is_null() {
+                for empty in ["rank", "elo", "elo_low", "elo_high", "win_rate", "component"] {
+                    assert_eq!(fields[col(empty)], "", "{case} {bot} {empty}: {line}");
+                }
+                assert!(stdout.contains(&format!("no games, not rated: {bot}")), "{stdout}");
+                continue;
+            }
+            for key in ["elo", "elo_low", "elo_high"] {
+                let got: f64 = fields[col(key)].parse().unwrap();
+                let w = want[key].as_f64().unwrap();
+                assert!((got - w).abs() <= 0.051, "{case} {bot} {key}: {got} vs {w}");
+            }
+            assert_eq!(fields[col("component")], want["component"].to_string(), "{case} {bot}");
+        }
+        assert_eq!(stdout.contains("groups that never met"), case == "two-components", "{stdout}");
+        // The report is drawn from the same summary, bots without games included.
+        assert!(f.read(&format!("{out}/report.html")).contains("<svg"), "{case}");
+    }
+}
+
+/// A row whose id is in the schedule but whose bots, seats, map or seed are not the ones that id
+/// plans (edited, or copied from another folder) stops a resume, naming the line.
+#[test]
+fn a_row_that_is_not_the_match_its_id_plans_stops_a_resume() {
+    let f = Folder::new(2);
+    f.ok(&["run", "t.toml", "-q"]);
+    let original = f.read("results/t/matches.csv");
+    let header: Vec<&str> = original.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    type Edit<'a> = Box<dyn Fn(&mut Vec<String>) + 'a>;
+    let edits: [(&str, Edit, &str); 4] = [
+        (
+            "swapped seats",
+            Box::new(|r: &mut Vec<String>| r.swap(col("seat0_bot"), col("seat1_bot"))),
+            "seat 0",
+        ),
+        (
+            "another bot",
+            Box::new(|r: &mut Vec<String>| r[col("seat1_bot")] = "gamma".into()),
+            "plans",
+        ),
+        ("another map", Box::new(|r: &mut Vec<String>| r[col("map")] = "ep2_03.txt".into()), "map"),
+        ("another seed", Box::new(|r: &mut Vec<String>| r[col("seed")] = "12345".into()), "seed"),
+    ];
+    for (what, edit, named) in edits {
+        let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
+        // Line 4 of the file: a row of the alpha-beta pairing (both play both roles) or another.
+        let mut fields: Vec<String> = lines[3].split(',').map(str::to_string).collect();
+        let before = fields.clone();
+        edit(&mut fields);
+        assert_ne!(before, fields, "{what}: the edit must change the row");
+        lines[3] = fields.join(",");
+        std::fs::write(f.path().join("results/t/matches.csv"), lines.join("\n") + "\n").unwrap();
+        let out = f.arena(&["run", "t.toml", "-q"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{what}: {err}");
+        assert!(err.contains("matches.csv") && err.contains("line 4"), "{what}: {err}");
+        assert!(err.contains(named) && err.contains("--fresh"), "{what}: {err}");
+    }
 }
