@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::external::{BotIdentity, ExternalBot, ExternalOptions};
-use crate::bot::{Bot, BotSpec, Supervisor, TimeLimits};
+use crate::bot::{Bot, BotSpec, Supervisor, TimeLimits, TurnClock};
 use crate::error::{Error, Result};
 use crate::game::{Game, MapText, Seat, Setup};
 use crate::games::GameId;
@@ -40,6 +40,13 @@ pub struct LimitOverrides {
     pub per_turn_ms: Option<u64>,
     pub grace_ms: Option<u64>,
     pub bank_ms: Option<u64>,
+    /// The turn clock (`None`: the game's default, `cpu`). Left out of the serialized form while
+    /// unset, so the fingerprints of arenas that do not set it stay what they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<TurnClock>,
+    /// The wall-clock cap of a decision with the CPU clock (`None`: limit × 10 + 1 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_cap_ms: Option<u64>,
 }
 
 impl LimitOverrides {
@@ -51,6 +58,8 @@ impl LimitOverrides {
             per_turn: ms(self.per_turn_ms, base.per_turn),
             grace: ms(self.grace_ms, base.grace),
             bank: ms(self.bank_ms, base.bank),
+            clock: self.clock.unwrap_or(base.clock),
+            wall_cap: self.wall_cap_ms.map(Duration::from_millis).or(base.wall_cap),
         }
     }
 
@@ -61,6 +70,8 @@ impl LimitOverrides {
             per_turn_ms: other.per_turn_ms.or(self.per_turn_ms),
             grace_ms: other.grace_ms.or(self.grace_ms),
             bank_ms: other.bank_ms.or(self.bank_ms),
+            clock: other.clock.or(self.clock),
+            wall_cap_ms: other.wall_cap_ms.or(self.wall_cap_ms),
         }
     }
 }

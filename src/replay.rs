@@ -67,6 +67,10 @@ pub struct MatchSummary {
     pub turns: usize,
     pub duration_ms: f64,
     pub max_turn_micros: Vec<u64>,
+    /// Per seat, the most CPU time one decision used, in microseconds (absent from replays
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub max_turn_cpu_micros: Vec<u64>,
     #[serde(default)]
     pub reports: Vec<BotReport>,
 }
@@ -86,6 +90,7 @@ impl MatchSummary {
             turns: result.turns(),
             duration_ms: result.duration.as_secs_f64() * 1000.0,
             max_turn_micros: result.max_turn_micros.clone(),
+            max_turn_cpu_micros: result.max_turn_cpu_micros.clone(),
             // The stderr tail explains a failure; the other seats' chatter would only bloat
             // replays.
             reports: (0..roles.len())
@@ -116,7 +121,12 @@ pub struct ActionLine {
     pub seat: Seat,
     pub role: String,
     pub action: String,
+    /// Wall time of the decision, in microseconds.
     pub micros: u64,
+    /// CPU time of the decision, in microseconds (absent where it could not be read, and from
+    /// replays written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_micros: Option<u64>,
 }
 
 /// The last line of a replay.
@@ -139,6 +149,7 @@ pub fn write(
             role: header.seats[step.seat].role.clone(),
             action: step.action.clone(),
             micros: step.micros,
+            cpu_micros: step.cpu_micros,
         };
         out.write_all(json(&line).as_bytes())?;
     }
@@ -334,7 +345,12 @@ mod tests {
             let steps: Vec<Step> = replay
                 .actions
                 .iter()
-                .map(|a| Step { seat: a.seat, action: a.action.clone(), micros: a.micros })
+                .map(|a| Step {
+                    seat: a.seat,
+                    action: a.action.clone(),
+                    micros: a.micros,
+                    cpu_micros: a.cpu_micros,
+                })
                 .collect();
             let mut written = Vec::new();
             write(&replay.header, &steps, &replay.result, &mut written).expect("in memory");

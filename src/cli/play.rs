@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::bot::external::sandbox;
 use crate::bot::external::{ExternalOptions, SandboxMode};
-use crate::bot::{BotSpec, Supervisor, Termination};
+use crate::bot::{BotSpec, Supervisor, Termination, TurnClock};
 use crate::error::{Error, Result, exit};
 use crate::games::GameId;
 use crate::matches::{LimitOverrides, MapSource, MatchSpec, PlayedMatch, Player};
@@ -67,6 +67,14 @@ pub(super) struct LimitArgs {
     /// A time bank per seat, in ms.
     #[arg(long)]
     bank_ms: Option<u64>,
+    /// How a turn's time is measured: `cpu` (the CPU time the bot's processes use during the
+    /// turn, with a wall-clock cap) or `wall` [default: cpu].
+    #[arg(long, value_name = "CLOCK")]
+    clock: Option<TurnClock>,
+    /// With `--clock cpu`, the longest a decision may take on the wall clock, in ms
+    /// [default: the turn's limit × 10 + 1000].
+    #[arg(long, value_name = "MS")]
+    wall_cap_ms: Option<u64>,
 }
 
 impl From<LimitArgs> for LimitOverrides {
@@ -76,6 +84,8 @@ impl From<LimitArgs> for LimitOverrides {
             per_turn_ms: a.turn_ms,
             grace_ms: a.grace_ms,
             bank_ms: a.bank_ms,
+            clock: a.clock,
+            wall_cap_ms: a.wall_cap_ms,
         }
     }
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::bot::external::{SandboxMode, sandbox};
-use crate::bot::{BotSpec, Supervisor};
+use crate::bot::{BotSpec, Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
 use crate::tournament::{Arena, ReplayPolicy, RunOptions, RunReport, Shard};
 
@@ -42,6 +42,10 @@ pub(super) struct RunArgs {
     /// `off` (docs/security.md).
     #[arg(long, value_name = "MODE")]
     sandbox: Option<SandboxMode>,
+    /// How every seat's turn time is measured, whatever the arena file says: `cpu` (the CPU
+    /// time of the bot's processes, with a wall-clock cap) or `wall` (docs/external-bots.md).
+    #[arg(long, value_name = "CLOCK")]
+    clock: Option<TurnClock>,
 }
 
 pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
@@ -49,6 +53,9 @@ pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -
         Some(p) => Arena::load(p)?,
         None => Arena::default_arena()?,
     };
+    if let Some(clock) = args.clock {
+        arena.set_clock(clock);
+    }
     if let Some(mode) = args.sandbox {
         for bot in &mut arena.bots {
             bot.external.sandbox = Some(mode);

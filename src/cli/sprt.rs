@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::bot::Supervisor;
+use crate::bot::{Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
 use crate::tournament::config::SprtOverrides;
 use crate::tournament::results::summaries::fmt_f;
@@ -56,6 +56,10 @@ pub(super) struct SprtArgs {
     /// Print the verdict as one JSON document (the content of `sprt.json`) instead of words.
     #[arg(long)]
     json: bool,
+    /// How every seat's turn time is measured, whatever the arena file says: `cpu` or `wall`
+    /// (docs/external-bots.md).
+    #[arg(long, value_name = "CLOCK")]
+    clock: Option<TurnClock>,
 }
 
 pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
@@ -70,7 +74,10 @@ pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) 
         elo_model: args.elo_model,
         kind: args.kind,
     };
-    let arena = Arena::load_with(&args.arena, &overrides)?;
+    let mut arena = Arena::load_with(&args.arena, &overrides)?;
+    if let Some(clock) = args.clock {
+        arena.set_clock(clock);
+    }
     let test = arena.sprt.clone().ok_or_else(|| Error::Arena {
         path: args.arena.clone(),
         message: "key `sprt`: needs candidate, baseline, elo0 and elo1".into(),

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::BotSpec;
 use crate::bot::external::{ExternalOptions, SandboxMode};
+use crate::bot::{BotSpec, TurnClock};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::game::{MapText, Setup};
@@ -137,6 +137,8 @@ struct RawLimits {
     turn_ms: Option<u64>,
     grace_ms: Option<u64>,
     bank_ms: Option<u64>,
+    clock: Option<TurnClock>,
+    wall_cap_ms: Option<u64>,
 }
 
 impl From<RawLimits> for LimitOverrides {
@@ -146,6 +148,8 @@ impl From<RawLimits> for LimitOverrides {
             per_turn_ms: l.turn_ms,
             grace_ms: l.grace_ms,
             bank_ms: l.bank_ms,
+            clock: l.clock,
+            wall_cap_ms: l.wall_cap_ms,
         }
     }
 }
@@ -385,6 +389,15 @@ impl Arena {
             maps: self.maps.len(),
             seed: self.seed,
         })
+    }
+
+    /// Measures every seat's turns on `clock`, whatever the file says (`--clock`). The clock is
+    /// part of the fingerprint: results measured on another clock are not resumed.
+    pub fn set_clock(&mut self, clock: TurnClock) {
+        self.limits.clock = Some(clock);
+        for bot in &mut self.bots {
+            bot.limits.clock = None;
+        }
     }
 
     pub fn bot_index(&self, name: &str) -> Option<usize> {

@@ -167,6 +167,9 @@ pub(crate) fn row_of(arena: &Arena, m: &Planned, pairing: &str, played: &PlayedM
         reason: s.reason.clone(),
         duration_ms: s.duration_ms,
         max_turn_ms: s.max_turn_micros.iter().map(|&us| us as f64 / 1000.0).collect(),
+        max_turn_cpu_ms: (0..m.seats.len())
+            .map(|seat| s.max_turn_cpu_micros.get(seat).map(|&us| us as f64 / 1000.0))
+            .collect(),
     }
 }
 

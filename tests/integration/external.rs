@@ -47,7 +47,7 @@ impl Outcome {
             .unwrap_or_default()
     }
 
-    fn max_turn(&self, seat: usize) -> Duration {
+    pub(crate) fn max_turn(&self, seat: usize) -> Duration {
         Duration::from_micros(self.summary["max_turn_micros"][seat].as_u64().unwrap_or(0))
     }
 
@@ -56,7 +56,7 @@ impl Outcome {
         assert_eq!(self.culprit(), culprit, "{}", self.stdout);
     }
 
-    fn within(&self, limit: Duration) {
+    pub(crate) fn within(&self, limit: Duration) {
         assert!(
             self.elapsed < limit + MARGIN,
             "the match took {:?}, limit {limit:?}: {}",
@@ -143,14 +143,14 @@ pub(crate) fn str_refs(words: &[String]) -> Vec<&str> {
 
 /// Limits that keep the failing matches short, yet leave an interpreter time to start on a
 /// loaded machine.
-const FAST: [&str; 4] = ["--first-turn-ms", "1000", "--turn-ms", "200"];
+pub(crate) const FAST: [&str; 4] = ["--first-turn-ms", "1000", "--turn-ms", "200"];
 /// Limits for bots that must play whole matches on a loaded machine.
 const ROOMY: [&str; 4] = ["--first-turn-ms", "3000", "--turn-ms", "1000"];
 
 #[test]
 fn a_bot_that_sleeps_forever_times_out() {
     for sandbox in ["auto", "off"] {
-        let extra = [&FAST[..], &["--sandbox", sandbox]].concat();
+        let extra = [&FAST[..], &["--sandbox", sandbox, "--clock", "wall"]].concat();
         let o = play_virus(|p| bot("sh", "sleeps_forever.sh", p, &[]), &extra);
         o.expect("timeout", Some("virus"));
         o.within(Duration::from_millis(1000));
@@ -278,7 +278,7 @@ fn a_slow_start_beyond_the_first_turn_limit_times_out() {
     let files = python_fixture_files();
     let o = play_virus(
         |p| bot("python3", "slow_start.py", p, &["3"]),
-        &[&FAST[..], &str_refs(&files)].concat(),
+        &[&FAST[..], &["--clock", "wall"], &str_refs(&files)].concat(),
     );
     o.expect("timeout", Some("virus"));
     assert_eq!(o.summary["turns"], 0);

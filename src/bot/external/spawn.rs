@@ -278,6 +278,7 @@ impl Rlimits {
 mod tests {
     use std::time::{Duration, Instant};
 
+    use super::super::io::TurnTimer;
     use super::*;
 
     /// Seconds from a `times` figure (`0m1.23s`).
@@ -300,8 +301,8 @@ mod tests {
                           child \"$f\"; head -n 1 \"$f\"; rm -f \"$f\"; read end";
             let command = ["sh", "-c", script].map(String::from);
             let mut process = spawn(&command, &identity, &options, &supervisor).expect("started");
-            let deadline = Instant::now() + Duration::from_secs(300);
-            let answer = process.pipes.exchange(b"go\n", process.exit.signal(), deadline, 100);
+            let timer = TurnTimer::wall(Instant::now() + Duration::from_secs(300));
+            let answer = process.pipes.exchange(b"go\n", process.exit.signal(), &timer, 100);
             let line = answer.expect("the bot answers");
             let children: f64 = line.split_whitespace().map(seconds).sum();
             let measured = process.cpu.read().expect("the bot runs").as_secs_f64();
