@@ -14,6 +14,7 @@ pub(crate) mod bot_files;
 pub(crate) mod config;
 pub(crate) mod determinism;
 pub(crate) mod diff;
+pub(crate) mod load;
 pub(crate) mod merge;
 pub(crate) mod progress;
 pub(crate) mod results;

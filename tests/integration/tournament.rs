@@ -830,3 +830,45 @@ fn a_row_that_is_not_the_match_its_id_plans_stops_a_resume() {
         assert!(err.contains(named) && err.contains("--fresh"), "{what}: {err}");
     }
 }
+
+#[test]
+fn frequent_timeouts_and_more_bot_processes_than_cores_are_warned_about_once() {
+    let f = Folder::new(1);
+    let maps = root().join("arenas/maps/skynet");
+    let sleeper = root().join("tests/fixtures/bots/sleeps_forever.sh");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let n = cores + 1;
+    let text = format!(
+        "name = \"slow\"\ngame = \"skynet\"\ngames_per_pairing = {n}\n\
+         [limits]\nfirst_turn_ms = 100\nturn_ms = 100\nclock = \"cpu\"\nwall_cap_ms = 300\n\
+         [maps]\nfiles = [\"{}/ep2_01.txt\"]\n\
+         [[bots]]\nname = \"sleeper\"\nspec = \"cmd:sh {}\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n",
+        maps.display(),
+        sleeper.display()
+    );
+    std::fs::write(f.path().join("slow.toml"), text).unwrap();
+    let j = n.to_string();
+    let out = f.arena(&["run", "slow.toml", "-j", &j]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("bot processes on").count(), 1, "{err}");
+    let warning = err.lines().find(|l| l.contains("ended in a timeout")).unwrap_or_default();
+    let (total, per_seat) =
+        (format!("{n} of {n} matches (100%)"), format!("`sleeper` as virus: {n}"));
+    for word in [
+        total.as_str(),
+        per_seat.as_str(),
+        "first turn 100 ms",
+        "clock cpu, wall cap 300 ms",
+        "first_turn_ms",
+        "--turn-ms",
+        "wall_cap_ms",
+        "-j",
+    ] {
+        assert!(warning.contains(word), "`{word}` missing: {err}");
+    }
+    let rows = f.read("results/slow/matches.csv");
+    assert!(rows.lines().next().unwrap_or_default().ends_with("seat1_max_turn_cpu_ms"), "{rows}");
+    assert!(rows.contains("wall-clock cap 300 ms"), "{rows}");
+}
