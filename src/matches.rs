@@ -49,7 +49,33 @@ pub struct LimitOverrides {
     pub wall_cap_ms: Option<u64>,
 }
 
+/// The longest first-turn or per-turn limit arena accepts: ten minutes.
+pub const MAX_TURN_MS: u64 = 600_000;
+/// The longest grace, bank or wall-clock cap arena accepts: an hour.
+pub const MAX_EXTRA_MS: u64 = 3_600_000;
+
 impl LimitOverrides {
+    /// Checks every setting given: turn limits and the wall-clock cap from 1 ms, grace and bank
+    /// from 0, none beyond its documented maximum. `Err((key, message))` names the arena-file
+    /// key (`turn_ms`); the command line's flag is the same with dashes (`--turn-ms`).
+    pub fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+        let settings = [
+            ("first_turn_ms", self.first_turn_ms, 1, MAX_TURN_MS),
+            ("turn_ms", self.per_turn_ms, 1, MAX_TURN_MS),
+            ("grace_ms", self.grace_ms, 0, MAX_EXTRA_MS),
+            ("bank_ms", self.bank_ms, 0, MAX_EXTRA_MS),
+            ("wall_cap_ms", self.wall_cap_ms, 1, MAX_EXTRA_MS),
+        ];
+        for (key, value, min, max) in settings {
+            if let Some(v) = value
+                && !(min..=max).contains(&v)
+            {
+                return Err((key, format!("{v} is out of range: from {min} to {max} ms")));
+            }
+        }
+        Ok(())
+    }
+
     /// `self` on top of `base`.
     pub fn apply(&self, base: TimeLimits) -> TimeLimits {
         let ms = |v: Option<u64>, d: Duration| v.map(Duration::from_millis).unwrap_or(d);
@@ -229,6 +255,9 @@ pub(crate) fn make_bot<D: GameDef>(
         BotSpec::Command(words) => {
             // `require` on a machine that cannot: an error before the match, not the bot's fault.
             crate::bot::external::sandbox::preflight([&player.external])?;
+            if let Some(problem) = crate::bot::external::program_problem(words, &player.external) {
+                return Err(bot_error(problem));
+            }
             let identity = BotIdentity { game: D::NAME, role, seed };
             let options = player.external.clone();
             Ok(Box::new(ExternalBot::<D::G>::spawn(words, &identity, options, supervisor)))

@@ -30,6 +30,7 @@ pub use config::{
 pub use diff::{
     BotChange, ChangedMatch, DiffReport, DiffSeat, DiffSide, DiffVerdict, MatchOutcome, diff,
 };
+pub use load::MAX_CONCURRENCY;
 pub use merge::{MergeReport, merge};
 pub use results::replays::{BadReplayPolicy, ReplayPolicy};
 pub use run::{RunOptions, RunReport, run};

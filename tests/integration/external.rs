@@ -295,16 +295,36 @@ fn two_lines_in_one_turn_are_garbage_at_the_next_turn() {
 }
 
 #[test]
+fn a_program_that_is_not_there_is_refused_before_the_match_naming_the_bot() {
+    for spec in ["cmd:/nonexistent/virus --fast", "cmd:no-such-virus-program"] {
+        let run = Arena::new()
+            .args(["play", "skynet", "--json", "--bot", "agent=random"])
+            .args(["--bot", &format!("virus={spec}")])
+            .run()
+            .failure();
+        assert_eq!(run.output.status.code(), Some(2), "{}", run.stderr());
+        let err = run.stderr();
+        assert!(err.contains("virus") && err.contains(&spec[4..spec.len().min(20)]), "{err}");
+        assert!(run.stdout().is_empty(), "no match was played: {}", run.stdout());
+    }
+}
+
+#[test]
 fn a_command_that_cannot_start_is_startup_failed() {
+    // The program is there and executable, but its interpreter is not: only running it tells.
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("virus");
+    std::fs::write(&program, "#!/nonexistent/interpreter\n").unwrap();
+    std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap();
     let run = Arena::new()
         .args(["play", "skynet", "--json", "--bot", "agent=random"])
-        .args(["--bot", "virus=cmd:/nonexistent/virus --fast"])
+        .args(["--bot", &format!("virus=cmd:{} --fast", program.display())])
         .run()
         .success();
     let summary: Value = serde_json::from_str(run.stdout().trim()).expect("a JSON summary");
     assert_eq!(summary["termination"], "startup_failed");
     assert_eq!(summary["culprit_role"], "virus");
-    assert!(summary["detail"].as_str().unwrap_or_default().contains("/nonexistent/virus"));
 }
 
 #[test]

@@ -37,9 +37,9 @@ mod supervision;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-pub use options::{DEFAULT_MAX_PROCESSES, ExternalOptions};
+pub use options::{DEFAULT_MAX_PROCESSES, ExternalOptions, MAX_LINE};
 pub use sandbox::{SandboxMode, SandboxUnavailable};
-pub use spawn::{BotIdentity, ENV_ALLOW_LIST, SpawnError};
+pub use spawn::{BotIdentity, ENV_ALLOW_LIST, SpawnError, program_problem};
 pub use supervision::{Interrupted, StopSignal, Supervisor};
 
 use super::{Bot, BotFailure, BotReport, TurnClock, TurnContext};
