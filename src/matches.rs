@@ -136,6 +136,40 @@ pub(crate) fn resolve_map<D: GameDef>(variant: &str, source: &MapSource) -> Resu
 
 /// Plays the match `spec` describes; `supervisor` starts its external bots. A match during
 /// which the supervisor began to stop every bot is [`Error::Interrupted`], not a result.
+///
+/// The exact solver against CodinGame's agent on the default Episode 2 map, recorded as a
+/// replay and verified by playing it again:
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use arena::bot::Supervisor;
+/// use arena::games::GameId;
+/// use arena::matches::{MapSource, MatchSpec, Player, play};
+///
+/// let players = BTreeMap::from([
+///     ("virus".to_string(), Player::new("solver".parse()?)),
+///     ("agent".to_string(), Player::new("cg-ep2".parse()?)),
+/// ]);
+/// let spec = MatchSpec {
+///     game: GameId::Skynet,
+///     variant: Some("ep2".into()),
+///     options: BTreeMap::new(),
+///     map: MapSource::Default,
+///     players,
+///     seed: 5,
+///     limits: Default::default(),
+/// };
+/// let played = play(&spec, &Supervisor::new())?;
+/// assert_eq!(played.summary.turns, played.steps.len());
+/// assert_eq!(played.summary.culprit, None);
+///
+/// let folder = tempfile::tempdir()?;
+/// let path = folder.path().join("match.jsonl");
+/// played.write_replay(&path)?;
+/// let verified = arena::replay::verify(&path)?;
+/// assert_eq!(verified.summary.winner, played.summary.winner);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn play(spec: &MatchSpec, supervisor: &Supervisor) -> Result<PlayedMatch> {
     crate::with_game!(spec.game, D => play_game::<D>(spec, supervisor))
 }

@@ -5,7 +5,7 @@
 //! answers with an action or a [`BotFailure`]. A failure is a result of the match, never an error
 //! of the harness.
 
-pub mod codingame;
+pub(crate) mod codingame;
 pub mod external;
 pub mod spec;
 

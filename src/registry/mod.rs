@@ -134,6 +134,16 @@ pub trait GameDef: Sized + 'static {
 }
 
 /// Looks up a built-in bot by name.
+///
+/// ```
+/// use arena::games::skynet::Skynet;
+/// use arena::registry::find_bot;
+///
+/// let solver = find_bot::<Skynet>("solver")?;
+/// assert_eq!(solver.roles, ["virus"]);
+/// assert!(find_bot::<Skynet>("no-such-bot").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn find_bot<D: GameDef>(name: &str) -> Result<&'static BotEntry<D>, BotError> {
     D::BOTS.iter().find(|b| b.name == name).ok_or_else(|| BotError::Unknown {
         game: D::NAME,
