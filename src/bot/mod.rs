@@ -5,6 +5,8 @@
 //! answers with an action or a [`BotFailure`]. A failure is a result of the match, never an error
 //! of the harness.
 
+#![warn(missing_docs)]
+
 pub(crate) mod codingame;
 pub mod external;
 pub mod spec;

@@ -10,6 +10,8 @@
 //! [`Game::parse_action`], [`Game::format_action`]), so an in-process bot and an external
 //! executable see the same game.
 
+#![warn(missing_docs)]
+
 mod setup;
 
 use std::fmt::Debug;
@@ -27,7 +29,9 @@ pub type Seat = usize;
 /// Who must act now, or how the game ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Status {
+    /// This seat must act.
     ToAct(Seat),
+    /// The game is over, with this outcome.
     Over(Outcome),
 }
 
@@ -84,10 +88,12 @@ impl Outcome {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}")]
 pub struct Illegal {
+    /// Why, in words (recorded as the match's detail).
     pub reason: String,
 }
 
 impl Illegal {
+    /// A refusal for `reason`.
     pub fn new(reason: impl Into<String>) -> Illegal {
         Illegal { reason: reason.into() }
     }
@@ -106,6 +112,7 @@ impl Illegal {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}")]
 pub struct BadLine {
+    /// Why the line is not an action.
     pub reason: String,
 }
 
