@@ -4,6 +4,7 @@ mod browser;
 mod cli;
 mod clock;
 mod codingame;
+mod docs;
 mod external;
 mod help;
 mod painters;
