@@ -65,7 +65,7 @@ impl TimeoutWatch {
         let s = &played.summary;
         let (Termination::Timeout, Some(seat)) = (s.termination, s.culprit) else { return };
         let Some(info) = played.header.seats.get(seat) else { return };
-        let mut by_seat = self.by_seat.lock().unwrap_or_else(|p| p.into_inner());
+        let mut by_seat = self.by_seat.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let entry =
             by_seat.entry((info.bot.clone(), info.role.clone())).or_insert((0, info.limits));
         entry.0 += 1;
@@ -74,7 +74,7 @@ impl TimeoutWatch {
     /// The end-of-run warning, when timeouts ended more than 5% of the matches noted.
     pub(crate) fn warning(&self) -> Option<String> {
         let played = self.played.load(Ordering::Relaxed);
-        let by_seat = self.by_seat.lock().unwrap_or_else(|p| p.into_inner());
+        let by_seat = self.by_seat.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let timeouts: u64 = by_seat.values().map(|(n, _)| n).sum();
         if played == 0 || (timeouts as f64) <= TIMEOUT_WARNING_SHARE * played as f64 {
             return None;

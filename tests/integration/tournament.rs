@@ -836,7 +836,7 @@ fn frequent_timeouts_and_more_bot_processes_than_cores_are_warned_about_once() {
     let f = Folder::new(1);
     let maps = root().join("arenas/maps/skynet");
     let sleeper = root().join("tests/fixtures/bots/sleeps_forever.sh");
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let n = cores + 1;
     let text = format!(
         "name = \"slow\"\ngame = \"skynet\"\ngames_per_pairing = {n}\n\
@@ -916,6 +916,10 @@ fn nonsense_settings_are_refused_before_any_match_naming_the_key() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
         assert!(err.contains(flag), "{flag}: {err}");
+    }
+}
+
+#[test]
 fn init_writes_an_arena_file_that_runs_as_it_is_for_every_game() {
     for game in ["skynet", "painters", "spiders", "risk"] {
         let folder = Folder { dir: tempfile::tempdir().expect("a temp dir") };

@@ -349,7 +349,7 @@ mod tests {
     #[test]
     fn a_missing_or_non_executable_program_is_named_before_any_match() {
         let options = ExternalOptions::default();
-        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let words = |w: &[&str]| w.iter().map(std::string::ToString::to_string).collect::<Vec<_>>();
         assert_eq!(program_problem(&words(&["sh", "-c", "true"]), &options), None);
         let missing = program_problem(&words(&["no-such-bot-xyz"]), &options).unwrap();
         assert!(missing.contains("`no-such-bot-xyz` is not found on PATH"), "{missing}");
