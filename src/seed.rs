@@ -14,6 +14,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use sha2::{Digest, Sha256};
 
 use crate::game::Seat;
 
@@ -51,9 +52,26 @@ pub fn rules_rng(match_seed: u64) -> ChaCha8Rng {
 }
 
 /// The seed a bot at `seat` gets in a match seeded with `match_seed`: distinct per seat, and
-/// independent of the rules' RNG stream.
+/// one-way. It is SHA-256 of a domain tag, the match seed and the seat, cut to 64 bits, so a bot
+/// that knows its own seed and this function learns nothing of the match seed, of the rules'
+/// RNG (dice, cards) or of another seat's seed. (A SplitMix64 derivation, which arena used
+/// before, is a bijection: a hostile bot inverted it and predicted Risk's dice.)
 pub fn bot_seed(match_seed: u64, seat: Seat) -> u64 {
-    splitmix64(match_seed ^ splitmix64(0xB07_5EED + seat as u64))
+    one_way(b"arena/bot-seed/v2", match_seed, seat as u64)
+}
+
+/// SHA-256 of `domain`, `key` and `index` (little-endian), its first 8 bytes as a `u64`: a keyed
+/// one-way function with domain separation, for every seed handed to a party that must not learn
+/// the key.
+fn one_way(domain: &[u8], key: u64, index: u64) -> u64 {
+    let digest = Sha256::new()
+        .chain_update(domain)
+        .chain_update(key.to_le_bytes())
+        .chain_update(index.to_le_bytes())
+        .finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(first)
 }
 
 /// The RNG of a game's setup deal (Risk's random deal of the territories), apart from the rules'
@@ -121,13 +139,14 @@ mod tests {
     }
 
     /// The derived values are part of every recorded result: they must never change by accident.
-    /// The literals were computed apart from this code, from the formulas of the first release.
+    /// The literals were computed apart from this code (Python's `hashlib` for the bot seeds), from
+    /// the formulas documented here.
     #[test]
     fn derived_seeds_are_the_recorded_ones() {
         // SplitMix64's published first output for state 0.
         assert_eq!(splitmix64(0), 0xE220_A839_7B1D_CDAF);
-        assert_eq!(bot_seed(7, 0), 0x7915_1856_AF05_9872);
-        assert_eq!(bot_seed(7, 1), 0x2F5D_FDA2_87ED_6A79);
+        assert_eq!(bot_seed(7, 0), 0xF531_0B9C_D1AB_5449);
+        assert_eq!(bot_seed(7, 1), 0xB8D8_D14B_6F0E_6DBE);
         assert_eq!(game_seed(11, 3), 0x147C_F5BA_2F44_D6D5);
         assert_eq!(map_seed(5, 2), 0xAE68_6214_FBB0_52B8);
         assert_eq!(text_hash(b""), 0xcbf2_9ce4_8422_2325);

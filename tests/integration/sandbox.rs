@@ -357,3 +357,49 @@ fn a_bot_killing_its_siblings_cannot_make_its_opponent_lose() {
     }
     assert_no_process_left(&marker);
 }
+
+/// The seed derivation of arena's first releases, kept here only to show that the spy below
+/// would have broken it.
+fn legacy_bot_seed(match_seed: u64, seat: u64) -> u64 {
+    fn mix64(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    let splitmix64 = |x: u64| mix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
+    splitmix64(match_seed ^ splitmix64(0xB07_5EED + seat))
+}
+
+#[test]
+fn a_spy_that_inverts_seeds_learns_nothing_of_the_match_seed() {
+    let spy = root().join("tests/fixtures/bots/spy_seed.py");
+    // The spy is competent: against the old, invertible derivation it recovers the match seed.
+    for (match_seed, seat) in [(424_242_u64, 0_u64), (u64::MAX - 5, 1), (7, 5)] {
+        let old = legacy_bot_seed(match_seed, seat);
+        let out = std::process::Command::new("python3")
+            .arg(&spy)
+            .args(["--invert", &old.to_string(), &seat.to_string()])
+            .output()
+            .expect("python3 runs");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), match_seed.to_string());
+    }
+    // Against the seed a bot gets now, none of its guesses (one per seat) is the match seed.
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    for match_seed in [424_242_u64, 9_000_000_001] {
+        let seed = match_seed.to_string();
+        let spy_bot = bot("python3", "spy_seed.py", &marker, &[]);
+        let o = play(dir.path(), &spy_bot, "cg-ep2", &["--seed", &seed, "--sandbox", "off"]);
+        let detail = o.detail();
+        let guesses: Vec<&str> = detail
+            .split_once("GUESS ")
+            .unwrap_or_else(|| panic!("the spy's guesses: {}", o.stdout))
+            .1
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .take(6)
+            .collect();
+        assert_eq!(guesses.len(), 6, "{detail}");
+        assert!(!guesses.contains(&seed.as_str()), "the spy found seed {seed}: {detail}");
+    }
+}
