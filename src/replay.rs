@@ -215,6 +215,17 @@ pub fn read(path: &Path) -> Result<Replay> {
     Ok(Replay { header, actions, result })
 }
 
+/// A header that does not set up a match (its map, variant or options): the error names the
+/// replay file and its header line, where the map's own name would point at a file that may not
+/// exist here.
+pub fn header_error(path: &Path, header: &Header, e: crate::game::SetupError) -> Error {
+    Error::Replay {
+        path: path.to_path_buf(),
+        line: 1,
+        message: format!("the header's match (game `{}`) cannot be set up: {e}", header.game),
+    }
+}
+
 /// What verifying a replay found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Verified {
@@ -237,7 +248,7 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
         map: h.map.clone(),
         seed: h.seed,
     };
-    let (mut game, _) = D::new_game(&setup)?;
+    let (mut game, _) = D::new_game(&setup).map_err(|e| header_error(path, h, e))?;
     let roles = game.roles();
     let recorded_roles: Vec<String> = h.seats.iter().map(|s| s.role.clone()).collect();
     if roles != recorded_roles {
@@ -269,8 +280,8 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
     }
     let r = &replay.result;
     let outcome = match (game.status(), r.termination, r.culprit) {
-        (Status::Over(outcome), Termination::Normal, None) => outcome,
-        (Status::ToAct(seat), t, Some(culprit)) if t != Termination::Normal && seat == culprit => {
+        (Status::Over(outcome), t, None) if t == Termination::of_rules(&game) => outcome,
+        (Status::ToAct(seat), t, Some(culprit)) if t.is_fault() && seat == culprit => {
             game.forfeit(culprit, r.detail.as_deref().unwrap_or_default())
         }
         (status, t, culprit) => {
@@ -285,7 +296,7 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
             outcome.scores, outcome.ranks, r.scores, r.ranks
         )));
     }
-    if r.termination == Termination::Normal && outcome.reason != r.reason {
+    if !r.termination.is_fault() && outcome.reason != r.reason {
         return Err(mismatch(format!(
             "the rules say {:?}, the replay says {:?}",
             outcome.reason, r.reason

@@ -175,6 +175,12 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
         action.clone()
     }
 
+    /// Whether the game is over because the rules stopped it at a turn cap (Risk's
+    /// `max_rounds`) rather than because someone won: results label it `turn_limit`.
+    fn ended_at_turn_limit(&self) -> bool {
+        false
+    }
+
     /// The outcome when `culprit` forfeits (illegal move, timeout, crash).
     fn forfeit(&self, culprit: Seat, reason: &str) -> Outcome {
         Outcome::forfeit(self.roles().len(), culprit, reason)

@@ -14,7 +14,7 @@ use crate::bot::BotSpec;
 use crate::bot::external::{ExternalOptions, SandboxMode};
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::game::{MapText, Setup};
+use crate::game::{MapText, Setup, SetupError};
 use crate::games::GameId;
 use crate::matches::LimitOverrides;
 use crate::registry::{GameDef, find_bot, resolve_variant};
@@ -361,7 +361,8 @@ impl Arena {
         overrides: &SprtOverrides,
     ) -> Result<Arena> {
         let fail = |message: String| Error::Arena { path: source.to_path_buf(), message };
-        let mut raw: RawArena = toml::from_str(text).map_err(|e| fail(e.to_string()))?;
+        let mut raw: RawArena =
+            toml::from_str(text).map_err(|e| fail(crate::error::toml_error_line(text, &e)))?;
         raw.sprt = overrides.apply(raw.sprt.take());
         validate(raw, source, files).map_err(fail)
     }
@@ -447,6 +448,15 @@ impl Files {
     }
 }
 
+/// A game's setup error under the arena key it comes from: an option's error names its own key
+/// (`options.max_rounds`), not the map that was being set up when it was found.
+fn setup_error(section: &str, e: SetupError) -> String {
+    match e {
+        SetupError::Option { key, message } => format!("key `{section}.{key}`: {message}"),
+        other => format!("key `{section}`: {other}"),
+    }
+}
+
 /// A map's name in results: its file name without folders.
 fn map_name(rel: &str) -> String {
     Path::new(rel).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(rel.into())
@@ -518,7 +528,7 @@ fn validate_game<D: GameDef>(
         };
         for s in seeds {
             let map = D::generate_map(&variant, &params, s)
-                .map_err(|e| format!("key `maps.generate.params`: {e}"))?;
+                .map_err(|e| setup_error("maps.generate.params", e))?;
             maps.push(("maps.generate".to_string(), map));
         }
     }
@@ -529,7 +539,10 @@ fn validate_game<D: GameDef>(
     for (key, map) in &maps {
         let setup =
             Setup { variant: variant.clone(), options: options.clone(), map: map.clone(), seed };
-        let (g, _warnings) = D::new_game(&setup).map_err(|e| format!("key `{key}`: {e}"))?;
+        let (g, _warnings) = D::new_game(&setup).map_err(|e| match e {
+            SetupError::Option { .. } => setup_error("options", e),
+            _ => format!("key `{key}`: {e}"),
+        })?;
         let map_roles = g.roles();
         match &roles {
             None => roles = Some(map_roles),

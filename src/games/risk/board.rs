@@ -50,7 +50,8 @@ impl BoardFile {
         let bad = |message: String| {
             Error::Setup(SetupError::Board { path: path.display().to_string(), message })
         };
-        let raw: BoardToml = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let raw: BoardToml =
+            toml::from_str(text).map_err(|e| bad(crate::error::toml_error_line(text, &e)))?;
         let map = match map::builtin(&raw.map) {
             Some(m) => m,
             None => {

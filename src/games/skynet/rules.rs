@@ -125,10 +125,14 @@ impl Skynet {
         if a >= n || b >= n {
             return Err(Illegal::new(format!("no node {} (N = {n})", if a >= n { a } else { b })));
         }
-        let id = self
-            .map
-            .link_between(a, b, &self.cut)
-            .ok_or_else(|| Illegal::new(format!("no link {a} {b} left to cut")))?;
+        let id = self.map.link_between(a, b, &self.cut).ok_or_else(|| {
+            let exists = self.map.adj[a as usize].iter().any(|&(n, _)| n == b);
+            Illegal::new(if exists {
+                format!("link {a} {b} is already cut")
+            } else {
+                format!("link {a} {b} does not exist (the map has no link between {a} and {b})")
+            })
+        })?;
         if !self.cut_allowed(a, b) {
             return Err(Illegal::new(format!(
                 "link {a} {b} touches no gateway (Episode 2 cuts only gateway links)"

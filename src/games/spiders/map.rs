@@ -201,6 +201,27 @@ fn is_notation(line: &str) -> bool {
     letters > 0 && !line.trim_start().starts_with(|c: char| c.is_ascii_digit())
 }
 
+/// The error of a line that starts with no keyword. A line that starts like the path notation
+/// (`F B Q S`) names its first character that is not one, rather than its first word.
+fn unknown_keyword(line: &str) -> String {
+    let first = line.split_whitespace().next().unwrap_or("");
+    if first.starts_with(['F', 'B', 'S']) && first[1..].chars().all(|c| c.is_ascii_digit()) {
+        if let Some(bad) = line
+            .split_whitespace()
+            .find(|w| !w.chars().all(|c| "FBS".contains(c) || c.is_ascii_digit()))
+        {
+            return format!(
+                "`{bad}` is not a path letter (expected `F`, `B` or `S`, each optionally followed \
+                 by a number, as in `F B S1 B S2 B F`)"
+            );
+        }
+    }
+    format!(
+        "unknown keyword `{first}` (expected nodes, edge, spiders, flies, or a path such as \
+         `F B S B F`)"
+    )
+}
+
 /// Reads the path notation (`F B S B S B F` or `FBS1BS2BF`).
 pub fn parse_notation(name: &str, line_no: usize, line: &str) -> Result<SpiderMap, SetupError> {
     let mut spiders = Vec::new();
@@ -248,6 +269,9 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
         let n = *n;
         let mut words = line.split_whitespace();
         let keyword = words.next().unwrap_or("");
+        if !["nodes", "edge", "spiders", "flies"].contains(&keyword) {
+            return Err(err(Some(n), unknown_keyword(line)));
+        }
         let numbers: Vec<u32> = words
             .map(|w| w.parse::<u32>().map_err(|_| err(Some(n), format!("`{w}` is not a vertex"))))
             .collect::<Result<_, _>>()?;
@@ -278,15 +302,7 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
                 }
                 *slot = Some((n, numbers));
             }
-            other => {
-                return Err(err(
-                    Some(n),
-                    format!(
-                        "unknown keyword `{other}` (expected nodes, edge, spiders, flies, or a \
-                         path such as `F B S B F`)"
-                    ),
-                ));
-            }
+            _ => unreachable!("keywords are checked above"),
         }
     }
     let Some((nodes_line, nodes)) = nodes else {
