@@ -127,7 +127,7 @@ pub(crate) fn resolve_map<D: GameDef>(variant: &str, source: &MapSource) -> Resu
         MapSource::Default => D::default_map(variant),
         MapSource::File(path) => MapText {
             name: path.display().to_string(),
-            text: std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?,
+            text: crate::game::read_input(path).map_err(|e| Error::read(path, e))?,
         },
         MapSource::Generated { params, seed } => D::generate_map(variant, params, *seed)?,
         MapSource::Text(map) => map.clone(),

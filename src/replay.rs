@@ -173,11 +173,23 @@ pub struct Replay {
     pub result: MatchSummary,
 }
 
+/// The largest replay file read (1 GiB: a Risk game of 45,000 actions is about 3 MB).
+pub const MAX_REPLAY_BYTES: u64 = 1 << 30;
+
 /// Reads a replay file, with errors naming the line.
 pub fn read(path: &Path) -> Result<Replay> {
     let file = std::fs::File::open(path).map_err(|e| Error::read(path, e))?;
     let err =
         |line: usize, message: String| Error::Replay { path: path.to_path_buf(), line, message };
+    let size = file.metadata().map_err(|e| Error::read(path, e))?.len();
+    if size > MAX_REPLAY_BYTES {
+        return Err(err(
+            1,
+            format!(
+                "the file has {size} bytes, more than the {MAX_REPLAY_BYTES} a replay may have"
+            ),
+        ));
+    }
     let mut header: Option<Header> = None;
     let mut actions = Vec::new();
     let mut result = None;

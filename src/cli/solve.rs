@@ -105,7 +105,7 @@ pub(super) fn run(args: SolveArgs, out: &mut dyn Write) -> Result<i32> {
 fn read_map(path: &PathBuf) -> Result<MapText> {
     Ok(MapText {
         name: path.display().to_string(),
-        text: std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?,
+        text: crate::game::read_input(path).map_err(|e| Error::read(path, e))?,
     })
 }
 
@@ -150,9 +150,10 @@ fn painters(args: PaintersArgs, out: &mut dyn Write) -> Result<i32> {
                 .map_err(|e| Error::Io { context: "failed to read stdin".into(), source: e })?;
             ("stdin".to_string(), text)
         }
-        Some(path) => {
-            (path.to_string(), std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?)
-        }
+        Some(path) => (
+            path.to_string(),
+            crate::game::read_input(path.as_ref()).map_err(|e| Error::read(path, e))?,
+        ),
     };
     let answers = solve_kickstart(&name, &text)?;
     if args.stats {

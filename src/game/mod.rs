@@ -18,7 +18,8 @@ use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 pub use setup::{
-    InvalidMap, MapText, Setting, Setup, SetupError, bounded, known_keys, parse_settings,
+    InvalidMap, MAX_INPUT_BYTES, MapText, Setting, Setup, SetupError, bounded, known_keys,
+    parse_settings, read_input,
 };
 
 /// A seat at the table: an index into the game's roles, `0..roles().len()`.

@@ -338,7 +338,7 @@ impl Arena {
 
     /// Reads an arena file, puts `overrides` over its `[sprt]` section, and validates the result.
     pub fn load_with(path: &Path, overrides: &SprtOverrides) -> Result<Arena> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
+        let text = crate::game::read_input(path).map_err(|e| Error::read(path, e))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Arena::parse_with(&text, path, &Files::Disk(base), overrides)
     }
@@ -406,7 +406,7 @@ impl Files {
         match self {
             Files::Disk(base) => {
                 let path = base.join(rel);
-                let text = std::fs::read_to_string(&path)
+                let text = crate::game::read_input(&path)
                     .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
                 Ok(MapText { name: map_name(rel), text })
             }
@@ -466,6 +466,13 @@ fn map_name(rel: &str) -> String {
 /// match, so this bounds that bitmap at 512 MiB.
 pub(crate) const MAX_PLANNED: u64 = 1 << 32;
 
+/// The most maps an arena may hold (files, glob matches and generated maps together): every map
+/// is read, parsed and kept in memory before the first match.
+pub(crate) const MAX_MAPS: usize = 10_000;
+
+/// The most pairs an SPRT may play (`sprt.max_pairs`).
+pub(crate) const MAX_SPRT_PAIRS: u64 = 10_000_000;
+
 fn validate(raw: RawArena, source: &Path, files: &Files) -> std::result::Result<Arena, String> {
     let name = raw.name.trim().to_string();
     if name.is_empty()
@@ -495,6 +502,12 @@ fn validate_game<D: GameDef>(
 
     // Maps: files, then the glob's matches, then generated ones; every one parsed by the game.
     let mut maps: Vec<(String, MapText)> = Vec::new();
+    if raw.maps.files.len() > MAX_MAPS {
+        return Err(format!(
+            "key `maps.files`: {} files is more than the {MAX_MAPS} maps an arena may hold",
+            raw.maps.files.len()
+        ));
+    }
     for (i, rel) in raw.maps.files.iter().enumerate() {
         let map = files.read(rel).map_err(|e| format!("key `maps.files[{i}]`: {e}"))?;
         maps.push((format!("maps.files[{i}]"), map));
@@ -503,6 +516,12 @@ fn validate_game<D: GameDef>(
         let found = files.glob(pattern).map_err(|e| format!("key `maps.glob`: {e}"))?;
         if found.is_empty() {
             return Err(format!("key `maps.glob`: `{pattern}` matches no file"));
+        }
+        if found.len() + maps.len() > MAX_MAPS {
+            return Err(format!(
+                "key `maps.glob`: `{pattern}` matches {} files, more than the {MAX_MAPS} maps an arena may hold",
+                found.len()
+            ));
         }
         for rel in found {
             let map = files.read(&rel).map_err(|e| format!("key `maps.glob`: {e}"))?;
@@ -517,6 +536,17 @@ fn validate_game<D: GameDef>(
             (Some(_), Some(_)) => {
                 return Err("key `maps.generate`: give `count` or `seeds`, not both".into());
             }
+            (None, Some(seeds)) if seeds.len() > MAX_MAPS => {
+                return Err(format!(
+                    "key `maps.generate.seeds`: {} seeds is more than the {MAX_MAPS} maps an arena may hold",
+                    seeds.len()
+                ));
+            }
+            (Some(count), None) if count > MAX_MAPS as i64 => {
+                return Err(format!(
+                    "key `maps.generate.count`: {count} is more than the {MAX_MAPS} maps an arena may hold"
+                ));
+            }
             (None, Some(seeds)) if !seeds.is_empty() => seeds,
             (Some(count), None) if count >= 1 => {
                 (0..count as u64).map(|i| crate::seed::map_seed(seed, i)).collect()
@@ -526,6 +556,13 @@ fn validate_game<D: GameDef>(
             }
             _ => return Err("key `maps.generate`: needs `count` (>= 1) or `seeds`".into()),
         };
+        if seeds.len() + maps.len() > MAX_MAPS {
+            return Err(format!(
+                "key `maps.generate`: {} generated maps and {} others are more than the {MAX_MAPS} maps an arena may hold",
+                seeds.len(),
+                maps.len()
+            ));
+        }
         for s in seeds {
             let map = D::generate_map(&variant, &params, s)
                 .map_err(|e| setup_error("maps.generate.params", e))?;
@@ -861,6 +898,9 @@ fn validate_sprt<D: GameDef>(
     let max_pairs = match s.max_pairs {
         None => 100_000,
         Some(0) => return Err("key `sprt.max_pairs`: must be at least 1".into()),
+        Some(n) if n > MAX_SPRT_PAIRS => {
+            return Err(format!("key `sprt.max_pairs`: {n} is more than {MAX_SPRT_PAIRS}"));
+        }
         Some(n) => n,
     };
     // Fresh generated maps where the game has a generator: a pool that cycles repeats itself.

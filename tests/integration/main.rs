@@ -4,6 +4,7 @@ mod browser;
 mod cli;
 mod codingame;
 mod external;
+mod fuzz;
 mod help;
 mod painters;
 mod protocols;

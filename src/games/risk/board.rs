@@ -42,7 +42,7 @@ pub struct BoardFile {
 impl BoardFile {
     /// Reads a board file; a `map` that is not a built-in name is a path relative to the file.
     pub fn read(path: &Path) -> Result<BoardFile, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
+        let text = crate::game::read_input(path).map_err(|e| Error::read(path, e))?;
         BoardFile::parse(path, &text)
     }
 
@@ -57,7 +57,7 @@ impl BoardFile {
             None => {
                 let map_path = path.parent().unwrap_or(Path::new(".")).join(&raw.map);
                 let text =
-                    std::fs::read_to_string(&map_path).map_err(|e| Error::read(&map_path, e))?;
+                    crate::game::read_input(&map_path).map_err(|e| Error::read(&map_path, e))?;
                 map::parse(&map_path.display().to_string(), &text)?
             }
         };

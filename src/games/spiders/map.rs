@@ -26,6 +26,16 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::game::{InvalidMap, MapText, Setting, SetupError, parse_settings};
 
+/// The most vertices a map may have (the generator's largest path); beyond it a map is refused
+/// before anything is allocated for it.
+pub const MAX_NODES: usize = 1_000_000;
+/// The most edges a map may have.
+pub const MAX_EDGES: usize = 4_000_000;
+/// The most spiders a map may have (one action carries every spider's step).
+pub const MAX_SPIDERS: usize = 1_000;
+/// The generator's largest `degree`.
+pub const MAX_DEGREE: usize = 50;
+
 /// A graph with the spiders' start vertices and the flies.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpiderMap {
@@ -61,6 +71,21 @@ impl SpiderMap {
     ) -> Result<SpiderMap, String> {
         if nodes == 0 {
             return Err("a map needs at least one vertex".into());
+        }
+        if nodes > MAX_NODES {
+            return Err(format!("{nodes} vertices is more than the {MAX_NODES} a map may have"));
+        }
+        if edges.len() > MAX_EDGES {
+            return Err(format!(
+                "{} edges is more than the {MAX_EDGES} a map may have",
+                edges.len()
+            ));
+        }
+        if spiders.len() > MAX_SPIDERS {
+            return Err(format!(
+                "{} spiders is more than the {MAX_SPIDERS} a map may have",
+                spiders.len()
+            ));
         }
         let in_range = |v: u32, what: &str| {
             if (v as usize) < nodes {
@@ -281,11 +306,21 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
                     return Err(err(Some(n), "a second `nodes` line".into()));
                 }
                 match numbers.as_slice() {
-                    [v] if *v >= 1 => nodes = Some((n, *v as usize)),
-                    _ => return Err(err(Some(n), "expected `nodes N` with N >= 1".into())),
+                    [v] if (1..=MAX_NODES).contains(&(*v as usize)) => {
+                        nodes = Some((n, *v as usize))
+                    }
+                    _ => {
+                        return Err(err(
+                            Some(n),
+                            format!("expected `nodes N` with N from 1 to {MAX_NODES}"),
+                        ));
+                    }
                 }
             }
             "edge" => match numbers.as_slice() {
+                [_, _] if edges.len() == MAX_EDGES => {
+                    return Err(err(Some(n), format!("more than {MAX_EDGES} edges")));
+                }
                 [a, b] => {
                     edges.push((*a, *b));
                     edge_lines.push(n);
@@ -299,6 +334,12 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
                 }
                 if numbers.is_empty() {
                     return Err(err(Some(n), format!("`{keyword}` needs at least one vertex")));
+                }
+                if keyword == "spiders" && numbers.len() > MAX_SPIDERS {
+                    return Err(err(
+                        Some(n),
+                        format!("{} spiders is more than {MAX_SPIDERS}", numbers.len()),
+                    ));
                 }
                 *slot = Some((n, numbers));
             }
@@ -360,7 +401,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting {
         key: "spiders",
         help: "how many spiders",
-        range: "1 or more, spiders + flies <= nodes",
+        range: "1 to 1000, spiders + flies <= nodes",
         default: "2",
     },
     Setting {
@@ -372,7 +413,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting {
         key: "degree",
         help: "graphs: each vertex is joined to this many nearest points",
-        range: "0 or more",
+        range: "0 to 50",
         default: "2",
     },
 ];
@@ -414,6 +455,15 @@ pub fn generate(params: &BTreeMap<String, String>, seed: u64) -> Result<MapText,
             "spiders",
             format!("need 1 or more spiders and flies, {spiders} + {flies} <= nodes = {nodes}"),
         ));
+    }
+    if spiders > MAX_SPIDERS {
+        return Err(SetupError::option(
+            "spiders",
+            format!("`{spiders}` is not 1 to {MAX_SPIDERS}"),
+        ));
+    }
+    if degree > MAX_DEGREE {
+        return Err(SetupError::option("degree", format!("`{degree}` is not 0 to {MAX_DEGREE}")));
     }
     if kind == Kind::Graph && nodes > 5000 {
         return Err(SetupError::option("nodes", "graphs are generated up to 5000 nodes"));
