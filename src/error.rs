@@ -170,6 +170,14 @@ pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
     }
     let before = &text[line_start..start];
     let mut keys = prefix;
+    if message.starts_with("missing field") {
+        // The span is the table that lacks the key: the key is in the message.
+        return if keys.is_empty() {
+            format!("line {line_no}: {message}")
+        } else {
+            format!("line {line_no}, table `{}`: {message}", keys.join("."))
+        };
+    }
     let segments: Vec<&str> = before.split('=').collect();
     let last_word = |s: &str| {
         s.rsplit(|c: char| c.is_whitespace() || "{,[".contains(c))

@@ -149,7 +149,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec, supervisor: &Supervisor) -> Result<Pl
     for role in spec.players.keys() {
         if !roles.contains(role) {
             return Err(Error::Usage(format!(
-                "{} has no role `{role}` (roles: {})",
+                "--bot `{role}=...`: {} has no role `{role}` (roles: {})",
                 D::NAME,
                 roles.join(", ")
             )));

@@ -193,8 +193,10 @@ pub fn read(path: &Path) -> Result<Replay> {
     let mut header: Option<Header> = None;
     let mut actions = Vec::new();
     let mut result = None;
+    let mut last_line = 1;
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
         let n = i + 1;
+        last_line = n;
         let line = line.map_err(|e| Error::read(path, e))?;
         if line.trim().is_empty() {
             continue;
@@ -223,7 +225,9 @@ pub fn read(path: &Path) -> Result<Replay> {
         }
     }
     let header = header.ok_or_else(|| err(1, "empty replay".into()))?;
-    let result = result.ok_or_else(|| err(0, "no result line (truncated replay?)".into()))?;
+    let result = result.ok_or_else(|| {
+        err(last_line, "no result line after the last action (truncated replay?)".into())
+    })?;
     Ok(Replay { header, actions, result })
 }
 

@@ -1,5 +1,6 @@
 //! The one integration-test binary: runs the real `arena` executable in temporary folders.
 
+mod bad_inputs;
 mod browser;
 mod cli;
 mod codingame;

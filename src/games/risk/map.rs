@@ -173,7 +173,7 @@ pub fn parse(file: &str, text: &str) -> Result<RiskMap, SetupError> {
         let number = |s: &str, what: &str| -> Result<usize, SetupError> {
             s.trim()
                 .parse::<usize>()
-                .map_err(|_| err(line_no, format!("{what} `{s}` is not a number")))
+                .map_err(|_| err(line_no, format!("{what} `{s}` is not a non-negative integer")))
         };
         match section {
             Section::None => {

@@ -297,8 +297,13 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
         if !["nodes", "edge", "spiders", "flies"].contains(&keyword) {
             return Err(err(Some(n), unknown_keyword(line)));
         }
+        let expected = if keyword == "nodes" {
+            format!("a count from 1 to {MAX_NODES}")
+        } else {
+            "a vertex".to_string()
+        };
         let numbers: Vec<u32> = words
-            .map(|w| w.parse::<u32>().map_err(|_| err(Some(n), format!("`{w}` is not a vertex"))))
+            .map(|w| w.parse::<u32>().map_err(|_| err(Some(n), format!("`{w}` is not {expected}"))))
             .collect::<Result<_, _>>()?;
         match keyword {
             "nodes" => {
@@ -312,7 +317,7 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
                     _ => {
                         return Err(err(
                             Some(n),
-                            format!("expected `nodes N` with N from 1 to {MAX_NODES}"),
+                            format!("`{line}`: expected `nodes N` with N from 1 to {MAX_NODES}"),
                         ));
                     }
                 }
