@@ -182,7 +182,7 @@ mod tests {
                 if id == "help" || id == "version" {
                     continue;
                 }
-                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                let help = arg.get_help().map(std::string::ToString::to_string).unwrap_or_default();
                 if help.trim().is_empty() {
                     missing.push(format!("`{path}`: argument `{id}` has no help"));
                 }

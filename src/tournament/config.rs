@@ -608,7 +608,7 @@ fn validate_game<D: GameDef>(
     for (i, b) in raw.bots.into_iter().enumerate() {
         let key = format!("bots[{i}]");
         let bot_name = b.name.trim().to_string();
-        if bot_name.is_empty() || bot_name.chars().any(|c| c.is_control()) {
+        if bot_name.is_empty() || bot_name.chars().any(char::is_control) {
             return Err(format!("key `{key}.name`: {:?} is not a usable name", b.name));
         }
         if bots.iter().any(|o| o.name == bot_name) {

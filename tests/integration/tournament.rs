@@ -423,7 +423,7 @@ fn corrupt_results_stop_a_resume_with_code_4() {
     let mut lines: Vec<String> = csv.lines().map(str::to_string).collect();
     // A row whose score is not a number, in the middle of the file.
     let fields: Vec<&str> = lines[3].split(',').collect();
-    let mut broken: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+    let mut broken: Vec<String> = fields.iter().map(std::string::ToString::to_string).collect();
     broken[7] = "lots".into();
     lines[3] = broken.join(",");
     std::fs::write(f.path().join("results/t/matches.csv"), lines.join("\n") + "\n").unwrap();

@@ -3,16 +3,16 @@
 //! where the statements are silent.
 
 pub mod agent;
-pub mod analysis;
+pub(crate) mod analysis;
 pub mod bots;
-pub mod episode;
+pub(crate) mod episode;
 pub mod exact;
 pub mod generator;
 pub mod map;
-pub mod planner;
-pub mod rules;
+pub(crate) mod planner;
+pub(crate) mod rules;
 pub mod solve;
-pub mod view;
+pub(crate) mod view;
 
 use std::collections::BTreeMap;
 
@@ -149,7 +149,7 @@ pub(crate) mod tests_support {
         };
     }
 
-    pub const SHIPPED_MAPS: &[(&str, &str)] = maps!(
+    pub(crate) const SHIPPED_MAPS: &[(&str, &str)] = maps!(
         "ep1_statement_example.txt",
         "ep2_01.txt",
         "ep2_01_from_forum_with_coords.cg.txt",

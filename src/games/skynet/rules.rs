@@ -13,8 +13,8 @@ use super::episode::Episode;
 use super::map::SkynetMap;
 use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
 
-pub const VIRUS: Seat = 0;
-pub const AGENT: Seat = 1;
+pub(crate) const VIRUS: Seat = 0;
+pub(crate) const AGENT: Seat = 1;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SkynetAction {
