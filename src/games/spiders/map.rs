@@ -312,7 +312,7 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
                 }
                 match numbers.as_slice() {
                     [v] if (1..=MAX_NODES).contains(&(*v as usize)) => {
-                        nodes = Some((n, *v as usize))
+                        nodes = Some((n, *v as usize));
                     }
                     _ => {
                         return Err(err(
