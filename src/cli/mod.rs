@@ -6,6 +6,7 @@ mod bots;
 mod completions;
 mod diff;
 mod generate;
+mod init;
 mod merge;
 mod play;
 mod render;
@@ -48,6 +49,8 @@ enum Command {
     Solve(solve::SolveArgs),
     /// Run a tournament: `arena run [ARENA.toml]` (no file: the built-in default arena).
     Run(run::RunArgs),
+    /// Write a commented arena file for a game that runs as it is: `arena init GAME [--out FILE]`.
+    Init(init::InitArgs),
     /// Merge the results folders of a sharded run: `arena merge DIR...`.
     Merge(merge::MergeArgs),
     /// Compare two results folders match by match: `arena diff A B` (exit 0 = same, 1 = changed).
@@ -143,6 +146,7 @@ fn run(cli: Cli, supervisor: &Supervisor) -> Result<i32> {
         Command::Replay(args) => replay::run(args, &mut out),
         Command::Bots(args) => bots::run(args, &mut out),
         Command::Run(args) => run::run(args, supervisor, &mut out),
+        Command::Init(args) => init::run(args, &mut out),
         Command::Merge(args) => merge::run(args, &mut out),
         Command::Diff(args) => diff::run(args, &mut out),
         Command::Sprt(args) => sprt::run(args, supervisor, &mut out),

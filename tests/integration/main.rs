@@ -4,6 +4,7 @@ mod bad_inputs;
 mod browser;
 mod cli;
 mod codingame;
+mod docs;
 mod external;
 mod fuzz;
 mod help;

@@ -196,3 +196,25 @@ fn games_stopped_at_the_turn_cap_are_counted_apart_and_scored_as_the_arena_says(
         );
     }
 }
+
+#[test]
+fn a_four_player_table_says_how_it_ranks_and_counts_timeouts() {
+    let arena = Arena::new();
+    let text = format!(
+        "name = \"t\"\ngame = \"risk\"\ngames_per_pairing = 2\nseed = 4\n[options]\nplayers = 4\n\
+         [maps]\nfiles = [\"{}\"]\n\
+         [[bots]]\nname = \"planner\"\n[[bots]]\nname = \"greedy\"\n\
+         [[bots]]\nname = \"random-1\"\nspec = \"random\"\n[[bots]]\nname = \"random-2\"\nspec = \"random\"\n",
+        root().join("arenas/maps/risk/classic.txt").display()
+    );
+    std::fs::write(arena.dir().join("t.toml"), text).unwrap();
+    let run = arena.args(["run", "t.toml"]).run().success();
+    let table = run.stdout();
+    let header = table.lines().find(|l| l.contains("rank")).expect("a header");
+    // Games stopped at the turn cap add a `turn_limit` column after `timeouts`.
+    let last = header.split_whitespace().last().unwrap_or_default();
+    assert!(header.contains("faults") && header.contains("timeouts"), "{table}");
+    assert!(["timeouts", "turn_limit"].contains(&last), "{table}");
+    assert!(table.contains("With 4 seats: wins are first places"), "{table}");
+    assert!(table.contains("full finishing order"), "{table}");
+}

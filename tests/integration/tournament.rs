@@ -830,3 +830,23 @@ fn a_row_that_is_not_the_match_its_id_plans_stops_a_resume() {
         assert!(err.contains(named) && err.contains("--fresh"), "{what}: {err}");
     }
 }
+
+#[test]
+fn init_writes_an_arena_file_that_runs_as_it_is_for_every_game() {
+    for game in ["skynet", "painters", "spiders", "risk"] {
+        let folder = Folder { dir: tempfile::tempdir().expect("a temp dir") };
+        let file = format!("sub/{game}-init.toml");
+        std::fs::create_dir(folder.path().join("sub")).unwrap();
+        let said = folder.ok(&["init", game, "--out", &file]);
+        assert!(said.contains(&format!("arena run {file}")), "{said}");
+        let text = folder.read(&file);
+        assert!(text.starts_with("# ") && text.contains("[[bots]]"), "{text}");
+        // From another folder than the file's: map paths are relative to the file.
+        let run = folder.ok(&["run", &file, "-q"]);
+        assert!(run.contains("endings: normal"), "{game}: {run}");
+        // Never overwritten.
+        let again = folder.arena(&["init", game, "--out", &file]);
+        assert!(!again.status.success(), "{game}");
+        assert_eq!(folder.read(&file), text);
+    }
+}
