@@ -7,7 +7,7 @@
 //! The bench executable is its own bot: run as `external __echo` it answers every turn input with
 //! a fixed line, and as `external __skynet` it plays the example Rust Skynet bot.
 
-#[path = "../examples/skynet_bot.rs"]
+#[path = "../bots/skynet_bot.rs"]
 mod skynet_bot;
 
 use std::collections::BTreeMap;

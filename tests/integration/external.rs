@@ -564,20 +564,11 @@ fn a_stopped_supervisor_starts_no_bot() {
     assert_no_process_left(&marker);
 }
 
-/// The Rust example bot, built by `cargo test` (which builds examples) next to this test binary.
-fn rust_example() -> Option<std::path::PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let path = exe.parent()?.parent()?.join("examples").join("skynet_bot");
-    path.exists().then_some(path)
-}
-
 #[test]
 fn the_rust_example_bot_plays_both_roles() {
-    let Some(example) = rust_example() else {
-        eprintln!("examples/skynet_bot is not built (run the whole `cargo test`): skipped");
-        return;
-    };
-    let spec = format!("cmd:{}", shell_words::quote(&example.display().to_string()));
+    // A std-only source: arena compiles it with rustc, as a CodinGame Rust bot.
+    let example = root().join("bots/skynet_bot.rs");
+    let spec = format!("cg:{}", shell_words::quote(&example.display().to_string()));
     let virus = format!(
         "cmd:python3 {}",
         shell_words::quote(&root().join("bots/skynet_virus.py").display().to_string())
