@@ -147,3 +147,66 @@ impl Error {
         }
     }
 }
+
+/// A TOML error as one line, `line L, key `K`: what is wrong`, like every other input error (the
+/// toml crate renders a block of several lines with a caret). The key is read from the text: the
+/// table headers above the line (`[[bots]]` counted as `bots[i]`) and the keys left of the error.
+pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim().replace('\n', "; ");
+    let Some(span) = e.span() else { return message };
+    let start = span.start.min(text.len());
+    let line_no = text[..start].matches('\n').count() + 1;
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let mut prefix: Vec<String> = Vec::new();
+    let mut arrays: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for header in text[..line_start].lines().map(str::trim) {
+        if let Some(name) = header.strip_prefix("[[").and_then(|h| h.split("]]").next()) {
+            let name = name.trim().to_string();
+            let i = arrays.entry(name.clone()).and_modify(|i| *i += 1).or_insert(0);
+            prefix = vec![format!("{name}[{i}]")];
+        } else if let Some(name) = header.strip_prefix('[').and_then(|h| h.split(']').next()) {
+            prefix = vec![name.trim().to_string()];
+        }
+    }
+    let before = &text[line_start..start];
+    let mut keys = prefix;
+    if message.starts_with("missing field") {
+        // The span is the table that lacks the key: the key is in the message.
+        return if keys.is_empty() {
+            format!("line {line_no}: {message}")
+        } else {
+            format!("line {line_no}, table `{}`: {message}", keys.join("."))
+        };
+    }
+    let segments: Vec<&str> = before.split('=').collect();
+    let last_word = |s: &str| {
+        s.rsplit(|c: char| c.is_whitespace() || "{,[".contains(c))
+            .find(|w| !w.is_empty())
+            .map(|w| w.trim_matches('"').to_string())
+    };
+    if segments.len() > 1 {
+        for (i, seg) in segments[..segments.len() - 1].iter().enumerate() {
+            let rest: String = segments[i + 1..].join("=");
+            let open = rest.matches('{').count() > rest.matches('}').count();
+            if (open || i + 2 == segments.len())
+                && let Some(k) = last_word(seg)
+            {
+                keys.push(k);
+            }
+        }
+    } else {
+        let word: String = text[start..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || "_-\"".contains(*c))
+            .collect();
+        let word = word.trim_matches('"');
+        if !word.is_empty() && !before.trim_start().starts_with('[') {
+            keys.push(word.to_string());
+        }
+    }
+    if keys.is_empty() {
+        format!("line {line_no}: {message}")
+    } else {
+        format!("line {line_no}, key `{}`: {message}", keys.join("."))
+    }
+}

@@ -183,7 +183,7 @@ pub(crate) fn resolve_map<D: GameDef>(variant: &str, source: &MapSource) -> Resu
         MapSource::Default => D::default_map(variant),
         MapSource::File(path) => MapText {
             name: path.display().to_string(),
-            text: std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?,
+            text: crate::game::read_input(path).map_err(|e| Error::read(path, e))?,
         },
         MapSource::Generated { params, seed } => D::generate_map(variant, params, *seed)?,
         MapSource::Text(map) => map.clone(),
@@ -239,7 +239,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec, supervisor: &Supervisor) -> Result<Pl
     for role in spec.players.keys() {
         if !roles.contains(role) {
             return Err(Error::Usage(format!(
-                "{} has no role `{role}` (roles: {})",
+                "--bot `{role}=...`: {} has no role `{role}` (roles: {})",
                 D::NAME,
                 roles.join(", ")
             )));

@@ -81,7 +81,7 @@ pub fn play_match<G: Game>(
 
     let (outcome, termination, culprit, detail) = loop {
         let seat = match game.status() {
-            Status::Over(outcome) => break (outcome, Termination::Normal, None, None),
+            Status::Over(outcome) => break (outcome, Termination::of_rules(&game), None, None),
             Status::ToAct(seat) => seat,
         };
         let view = game.view(seat);

@@ -211,16 +211,30 @@ pub struct Replay {
     pub result: MatchSummary,
 }
 
+/// The largest replay file read (1 GiB: a Risk game of 45,000 actions is about 3 MB).
+pub const MAX_REPLAY_BYTES: u64 = 1 << 30;
+
 /// Reads a replay file, with errors naming the line.
 pub fn read(path: &Path) -> Result<Replay> {
     let file = std::fs::File::open(path).map_err(|e| Error::read(path, e))?;
     let err =
         |line: usize, message: String| Error::Replay { path: path.to_path_buf(), line, message };
+    let size = file.metadata().map_err(|e| Error::read(path, e))?.len();
+    if size > MAX_REPLAY_BYTES {
+        return Err(err(
+            1,
+            format!(
+                "the file has {size} bytes, more than the {MAX_REPLAY_BYTES} a replay may have"
+            ),
+        ));
+    }
     let mut header: Option<Header> = None;
     let mut actions = Vec::new();
     let mut result = None;
+    let mut last_line = 1;
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
         let n = i + 1;
+        last_line = n;
         let line = line.map_err(|e| Error::read(path, e))?;
         if line.trim().is_empty() {
             continue;
@@ -249,8 +263,21 @@ pub fn read(path: &Path) -> Result<Replay> {
         }
     }
     let header = header.ok_or_else(|| err(1, "empty replay".into()))?;
-    let result = result.ok_or_else(|| err(0, "no result line (truncated replay?)".into()))?;
+    let result = result.ok_or_else(|| {
+        err(last_line, "no result line after the last action (truncated replay?)".into())
+    })?;
     Ok(Replay { header, actions, result })
+}
+
+/// A header that does not set up a match (its map, variant or options): the error names the
+/// replay file and its header line, where the map's own name would point at a file that may not
+/// exist here.
+pub fn header_error(path: &Path, header: &Header, e: crate::game::SetupError) -> Error {
+    Error::Replay {
+        path: path.to_path_buf(),
+        line: 1,
+        message: format!("the header's match (game `{}`) cannot be set up: {e}", header.game),
+    }
 }
 
 /// What verifying a replay found.
@@ -277,7 +304,7 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
         map: h.map.clone(),
         seed: h.seed,
     };
-    let (mut game, _) = D::new_game(&setup)?;
+    let (mut game, _) = D::new_game(&setup).map_err(|e| header_error(path, h, e))?;
     let roles = game.roles();
     let recorded_roles: Vec<String> = h.seats.iter().map(|s| s.role.clone()).collect();
     if roles != recorded_roles {
@@ -309,8 +336,8 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
     }
     let r = &replay.result;
     let outcome = match (game.status(), r.termination, r.culprit) {
-        (Status::Over(outcome), Termination::Normal, None) => outcome,
-        (Status::ToAct(seat), t, Some(culprit)) if t != Termination::Normal && seat == culprit => {
+        (Status::Over(outcome), t, None) if t == Termination::of_rules(&game) => outcome,
+        (Status::ToAct(seat), t, Some(culprit)) if t.is_fault() && seat == culprit => {
             game.forfeit(culprit, r.detail.as_deref().unwrap_or_default())
         }
         (status, t, culprit) => {
@@ -325,7 +352,7 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
             outcome.scores, outcome.ranks, r.scores, r.ranks
         )));
     }
-    if r.termination == Termination::Normal && outcome.reason != r.reason {
+    if !r.termination.is_fault() && outcome.reason != r.reason {
         return Err(mismatch(format!(
             "the rules say {:?}, the replay says {:?}",
             outcome.reason, r.reason

@@ -188,7 +188,7 @@ impl BotFailure {
     }
 }
 
-/// How a match ended. Everything but `Normal` names a culprit seat.
+/// How a match ended. Everything but `Normal` and `TurnLimit` names a culprit seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Termination {
@@ -208,6 +208,9 @@ pub enum Termination {
     OutputLimit,
     /// See [`BotFailure::StartupFailed`].
     StartupFailed,
+    /// The rules ended the game at their turn cap (Risk's `max_rounds`) rather than by a win:
+    /// no bot's fault, but not a win either, so results count it apart.
+    TurnLimit,
 }
 
 impl Termination {
@@ -223,7 +226,20 @@ impl Termination {
             Termination::Garbage => "garbage",
             Termination::OutputLimit => "output_limit",
             Termination::StartupFailed => "startup_failed",
+            Termination::TurnLimit => "turn_limit",
         }
+    }
+
+    /// Whether a bot's failure ended the match (every label but `normal` and `turn_limit`).
+    #[must_use]
+    pub fn is_fault(self) -> bool {
+        !matches!(self, Termination::Normal | Termination::TurnLimit)
+    }
+
+    /// The label of a game the rules ended: `turn_limit` when they stopped it at their cap.
+    #[must_use]
+    pub fn of_rules<G: crate::game::Game>(game: &G) -> Termination {
+        if game.ended_at_turn_limit() { Termination::TurnLimit } else { Termination::Normal }
     }
 }
 

@@ -76,9 +76,13 @@ pub fn main() -> i32 {
     init_logging();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            let _ = writeln!(std::io::stderr(), "{}", one_line(&e.to_string()));
+            return exit::INPUT;
+        }
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { exit::INPUT } else { exit::OK };
+            return exit::OK;
         }
     };
     let supervisor = Supervisor::new();
@@ -102,6 +106,17 @@ pub fn main() -> i32 {
             e.exit_code()
         }
     }
+}
+
+/// A clap error as one line, like every other error: its lines joined, without the closing
+/// "For more information, try '--help'." (the usage block it shows for some errors stays, joined).
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn init_logging() {

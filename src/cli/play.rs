@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::bot::external::sandbox;
 use crate::bot::external::{ExternalOptions, MAX_LINE, SandboxMode};
-use crate::bot::{BotSpec, Supervisor, Termination, TurnClock};
+use crate::bot::{BotSpec, Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
 use crate::games::GameId;
 use crate::matches::{LimitOverrides, MapSource, MatchSpec, PlayedMatch, Player};
@@ -204,7 +204,7 @@ pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) 
     } else {
         describe(&played, out).map_err(Error::stdout)?;
     }
-    let faulted = args.strict && played.summary.termination != Termination::Normal;
+    let faulted = args.strict && played.summary.termination.is_fault();
     Ok(if faulted { exit::FAULTS } else { exit::OK })
 }
 

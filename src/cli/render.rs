@@ -34,6 +34,10 @@ pub(super) fn standings(s: &Standings) -> String {
     let width = rows.iter().map(|r| r.bot.chars().count()).max().unwrap_or(3).max(3);
     let grouped = s.components > 1;
     let group_header = if grouped { "  group" } else { "" };
+    // Games stopped at the rules' turn cap are counted apart, in a column shown when there are any.
+    let capped = s.endings.contains_key("turn_limit");
+    let group_header =
+        if capped { format!("  turn_limit{group_header}") } else { group_header.into() };
     let _ = writeln!(
         out,
         "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}  {:>8}{group_header}",
@@ -61,10 +65,13 @@ pub(super) fn standings(s: &Standings) -> String {
         } else {
             format!("{} ± {}", fmt_f(r.elo, 0), fmt_f(r.elo_margin, 0))
         };
-        let group = match (grouped, r.component) {
+        let mut group = match (grouped, r.component) {
             (true, Some(c)) => format!("  {c:>5}"),
             _ => String::new(),
         };
+        if capped {
+            group = format!("  {:>10}{group}", r.turn_limit);
+        }
         let _ = writeln!(
             out,
             "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}  {:>8}{group}",

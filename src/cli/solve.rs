@@ -105,7 +105,7 @@ pub(super) fn run(args: SolveArgs, out: &mut dyn Write) -> Result<i32> {
 fn read_map(path: &PathBuf) -> Result<MapText> {
     Ok(MapText {
         name: path.display().to_string(),
-        text: std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?,
+        text: crate::game::read_input(path).map_err(|e| Error::read(path, e))?,
     })
 }
 
@@ -150,9 +150,10 @@ fn painters(args: PaintersArgs, out: &mut dyn Write) -> Result<i32> {
                 .map_err(|e| Error::Io { context: "failed to read stdin".into(), source: e })?;
             ("stdin".to_string(), text)
         }
-        Some(path) => {
-            (path.to_string(), std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?)
-        }
+        Some(path) => (
+            path.to_string(),
+            crate::game::read_input(path.as_ref()).map_err(|e| Error::read(path, e))?,
+        ),
     };
     let answers = solve_kickstart(&name, &text)?;
     if args.stats {
@@ -176,6 +177,21 @@ fn painters_stats(answers: &Answers) {
     eprintln!("{} cases in {:.3} ms", answers.cases.len(), answers.millis);
 }
 
+/// `--path`'s notation, with errors about the argument rather than a map file.
+fn parse_path_argument(notation: &str) -> Result<crate::games::spiders::SpiderMap> {
+    if notation.trim().is_empty() {
+        return Err(Error::Usage(
+            "argument `--path`: empty (expected a path such as `F B S B F`)".into(),
+        ));
+    }
+    let usage =
+        |message: String| Error::Usage(format!("argument `--path` `{notation}`: {message}"));
+    parse_map("--path", notation).map_err(|e| match e {
+        crate::game::SetupError::Map { message, .. } => usage(message),
+        other => usage(other.to_string()),
+    })
+}
+
 fn spiders(args: SpidersArgs, out: &mut dyn Write) -> Result<i32> {
     let map_text = match (&args.map, &args.path) {
         (Some(path), _) => read_map(path)?,
@@ -188,7 +204,10 @@ fn spiders(args: SpidersArgs, out: &mut dyn Write) -> Result<i32> {
         options.insert(k, v);
     }
     let options = Spiders::options(&options)?;
-    let map = parse_map(&map_text.name, &map_text.text)?;
+    let map = match (&args.map, &args.path) {
+        (None, Some(notation)) => parse_path_argument(notation)?,
+        _ => parse_map(&map_text.name, &map_text.text)?,
+    };
     let policy = match args.spiders {
         SpiderPlay::Optimal => Policy::Optimal,
         SpiderPlay::Greedy => Policy::Greedy,

@@ -20,7 +20,8 @@ use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 pub use setup::{
-    InvalidMap, MapText, Setting, Setup, SetupError, bounded, known_keys, parse_settings,
+    InvalidMap, MAX_INPUT_BYTES, MapText, Setting, Setup, SetupError, bounded, known_keys,
+    parse_settings, read_input,
 };
 
 /// A seat at the table: an index into the game's roles, `0..roles().len()`.
@@ -217,6 +218,12 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     /// several ways with the same effect (the steps of Greedy Spiders' spiders, in any order).
     fn canonical(action: &Self::Action) -> Self::Action {
         action.clone()
+    }
+
+    /// Whether the game is over because the rules stopped it at a turn cap (Risk's
+    /// `max_rounds`) rather than because someone won: results label it `turn_limit`.
+    fn ended_at_turn_limit(&self) -> bool {
+        false
     }
 
     /// The outcome when `culprit` forfeits (illegal move, timeout, crash).

@@ -21,6 +21,26 @@ pub struct MapText {
     pub text: String,
 }
 
+/// The largest input file arena reads whole (a map, an arena file, a board): 64 MiB, far above
+/// any map within the formats' limits, so a huge or endless file is refused before it is read.
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// Reads a whole input file, refusing one larger than [`MAX_INPUT_BYTES`] (and reading no more
+/// than that from a file that grows, or a pipe).
+pub fn read_input(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut text = String::new();
+    file.take(MAX_INPUT_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_INPUT_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("the file is larger than {} MiB", MAX_INPUT_BYTES >> 20),
+        ));
+    }
+    Ok(text)
+}
+
 /// Everything a game needs to set up one match.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Setup {

@@ -150,7 +150,7 @@ pub trait GameDef: Sized + 'static {
     /// Sets up a match: checks the variant, reads the options, parses the map.
     fn new_game(setup: &Setup) -> Result<(Self::G, Vec<String>), SetupError> {
         if !Self::VARIANTS.contains(&setup.variant.as_str()) {
-            return Err(SetupError::Variant(setup.variant.clone()));
+            return Err(resolve_variant::<Self>(Some(&setup.variant)).unwrap_err());
         }
         let options = Self::options(&setup.options)?;
         Self::create(&setup.variant, &options, &setup.map, setup.seed)

@@ -14,7 +14,7 @@ use crate::bot::external::{ExternalOptions, MAX_LINE, SandboxMode, program_probl
 use crate::bot::{BotSpec, TurnClock};
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::game::{MapText, Setup};
+use crate::game::{MapText, Setup, SetupError};
 use crate::games::GameId;
 use crate::matches::LimitOverrides;
 use crate::registry::{GameDef, find_bot, resolve_variant};
@@ -343,7 +343,7 @@ impl Arena {
 
     /// Reads an arena file, puts `overrides` over its `[sprt]` section, and validates the result.
     pub fn load_with(path: &Path, overrides: &SprtOverrides) -> Result<Arena> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
+        let text = crate::game::read_input(path).map_err(|e| Error::read(path, e))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Arena::parse_with(&text, path, &Files::Disk(base), overrides)
     }
@@ -366,7 +366,8 @@ impl Arena {
         overrides: &SprtOverrides,
     ) -> Result<Arena> {
         let fail = |message: String| Error::Arena { path: source.to_path_buf(), message };
-        let mut raw: RawArena = toml::from_str(text).map_err(|e| fail(e.to_string()))?;
+        let mut raw: RawArena =
+            toml::from_str(text).map_err(|e| fail(crate::error::toml_error_line(text, &e)))?;
         raw.sprt = overrides.apply(raw.sprt.take());
         validate(raw, source, files).map_err(fail)
     }
@@ -441,7 +442,7 @@ impl Files {
         match self {
             Files::Disk(base) => {
                 let path = base.join(rel);
-                let text = std::fs::read_to_string(&path)
+                let text = crate::game::read_input(&path)
                     .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
                 Ok(MapText { name: map_name(rel), text })
             }
@@ -483,6 +484,15 @@ impl Files {
     }
 }
 
+/// A game's setup error under the arena key it comes from: an option's error names its own key
+/// (`options.max_rounds`), not the map that was being set up when it was found.
+fn setup_error(section: &str, e: SetupError) -> String {
+    match e {
+        SetupError::Option { key, message } => format!("key `{section}.{key}`: {message}"),
+        other => format!("key `{section}`: {other}"),
+    }
+}
+
 /// A map's name in results: its file name without folders.
 fn map_name(rel: &str) -> String {
     Path::new(rel).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(rel.into())
@@ -491,6 +501,13 @@ fn map_name(rel: &str) -> String {
 /// The most matches an arena may plan (all shards together): a run keeps one bit per planned
 /// match, so this bounds that bitmap at 512 MiB.
 pub(crate) const MAX_PLANNED: u64 = 1 << 32;
+
+/// The most maps an arena may hold (files, glob matches and generated maps together): every map
+/// is read, parsed and kept in memory before the first match.
+pub(crate) const MAX_MAPS: usize = 10_000;
+
+/// The most pairs an SPRT may play (`sprt.max_pairs`).
+pub(crate) const MAX_SPRT_PAIRS: u64 = 10_000_000;
 
 fn validate(raw: RawArena, source: &Path, files: &Files) -> std::result::Result<Arena, String> {
     let name = raw.name.trim().to_string();
@@ -521,6 +538,12 @@ fn validate_game<D: GameDef>(
 
     // Maps: files, then the glob's matches, then generated ones; every one parsed by the game.
     let mut maps: Vec<(String, MapText)> = Vec::new();
+    if raw.maps.files.len() > MAX_MAPS {
+        return Err(format!(
+            "key `maps.files`: {} files is more than the {MAX_MAPS} maps an arena may hold",
+            raw.maps.files.len()
+        ));
+    }
     for (i, rel) in raw.maps.files.iter().enumerate() {
         let map = files.read(rel).map_err(|e| format!("key `maps.files[{i}]`: {e}"))?;
         maps.push((format!("maps.files[{i}]"), map));
@@ -537,6 +560,12 @@ fn validate_game<D: GameDef>(
             };
             return Err(format!("key `maps.glob`: `{pattern}` matches no file{base}"));
         }
+        if found.len() + maps.len() > MAX_MAPS {
+            return Err(format!(
+                "key `maps.glob`: `{pattern}` matches {} files, more than the {MAX_MAPS} maps an arena may hold",
+                found.len()
+            ));
+        }
         for rel in found {
             let map = files.read(&rel).map_err(|e| format!("key `maps.glob`: {e}"))?;
             maps.push(("maps.glob".to_string(), map));
@@ -550,6 +579,17 @@ fn validate_game<D: GameDef>(
             (Some(_), Some(_)) => {
                 return Err("key `maps.generate`: give `count` or `seeds`, not both".into());
             }
+            (None, Some(seeds)) if seeds.len() > MAX_MAPS => {
+                return Err(format!(
+                    "key `maps.generate.seeds`: {} seeds is more than the {MAX_MAPS} maps an arena may hold",
+                    seeds.len()
+                ));
+            }
+            (Some(count), None) if count > MAX_MAPS as i64 => {
+                return Err(format!(
+                    "key `maps.generate.count`: {count} is more than the {MAX_MAPS} maps an arena may hold"
+                ));
+            }
             (None, Some(seeds)) if !seeds.is_empty() => seeds,
             (Some(count), None) if count >= 1 => {
                 (0..count as u64).map(|i| crate::seed::map_seed(seed, i)).collect()
@@ -559,9 +599,16 @@ fn validate_game<D: GameDef>(
             }
             _ => return Err("key `maps.generate`: needs `count` (>= 1) or `seeds`".into()),
         };
+        if seeds.len() + maps.len() > MAX_MAPS {
+            return Err(format!(
+                "key `maps.generate`: {} generated maps and {} others are more than the {MAX_MAPS} maps an arena may hold",
+                seeds.len(),
+                maps.len()
+            ));
+        }
         for s in seeds {
             let map = D::generate_map(&variant, &params, s)
-                .map_err(|e| format!("key `maps.generate.params`: {e}"))?;
+                .map_err(|e| setup_error("maps.generate.params", e))?;
             maps.push(("maps.generate".to_string(), map));
         }
     }
@@ -572,7 +619,10 @@ fn validate_game<D: GameDef>(
     for (key, map) in &maps {
         let setup =
             Setup { variant: variant.clone(), options: options.clone(), map: map.clone(), seed };
-        let (g, _warnings) = D::new_game(&setup).map_err(|e| format!("key `{key}`: {e}"))?;
+        let (g, _warnings) = D::new_game(&setup).map_err(|e| match e {
+            SetupError::Option { .. } => setup_error("options", e),
+            _ => format!("key `{key}`: {e}"),
+        })?;
         let map_roles = g.roles();
         match &roles {
             None => roles = Some(map_roles),
@@ -900,6 +950,9 @@ fn validate_sprt<D: GameDef>(
     let max_pairs = match s.max_pairs {
         None => 100_000,
         Some(0) => return Err("key `sprt.max_pairs`: must be at least 1".into()),
+        Some(n) if n > MAX_SPRT_PAIRS => {
+            return Err(format!("key `sprt.max_pairs`: {n} is more than {MAX_SPRT_PAIRS}"));
+        }
         Some(n) => n,
     };
     // Fresh generated maps where the game has a generator: a pool that cycles repeats itself.

@@ -65,7 +65,7 @@ pub(crate) fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewDat
         map: h.map.clone(),
         seed: h.seed,
     };
-    let (mut game, _) = D::new_game(&setup)?;
+    let (mut game, _) = D::new_game(&setup).map_err(|e| crate::replay::header_error(path, h, e))?;
     let roles = game.roles();
     let recorded: Vec<&str> = h.seats.iter().map(|s| s.role.as_str()).collect();
     if roles != recorded {

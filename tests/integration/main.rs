@@ -1,11 +1,13 @@
 //! The one integration-test binary: runs the real `arena` executable in temporary folders.
 
+mod bad_inputs;
 mod browser;
 mod cli;
 mod clock;
 mod codingame;
 mod docs;
 mod external;
+mod fuzz;
 mod help;
 mod painters;
 mod protocols;

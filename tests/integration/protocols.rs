@@ -50,9 +50,9 @@ fn play_clean(game: &str, args: &[String]) -> Clean {
         .success();
     let summary: Value = serde_json::from_str(run.stdout().trim())
         .unwrap_or_else(|e| panic!("a JSON summary ({e}):\n{}", run.stdout()));
-    assert_eq!(
-        summary["termination"],
-        "normal",
+    // Risk's turn cap is the rules' end too (`turn_limit`), not a bot's fault.
+    assert!(
+        summary["termination"] == "normal" || summary["termination"] == "turn_limit",
         "{game} {args:?} did not end by the rules:\n{summary:#}\nstderr:\n{}",
         run.stderr()
     );

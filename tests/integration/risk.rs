@@ -163,6 +163,41 @@ fn options_keep_their_aliases_and_refuse_bad_values_by_key() {
 }
 
 #[test]
+fn games_stopped_at_the_turn_cap_are_counted_apart_and_scored_as_the_arena_says() {
+    for (at_turn_limit, draws) in [("leader", false), ("draw", true)] {
+        let arena = Arena::new();
+        let map = root().join("arenas/maps/risk/classic.txt");
+        let text = format!(
+            "name = \"cap\"\ngame = \"risk\"\ngames_per_pairing = 2\n\
+             [options]\nplayers = 2\nmax_rounds = 2\nat_turn_limit = \"{at_turn_limit}\"\n\
+             [maps]\nfiles = [\"{}\"]\n[[bots]]\nname = \"random\"\n[[bots]]\nname = \"planner\"\n",
+            map.display()
+        );
+        std::fs::write(arena.dir().join("cap.toml"), text).unwrap();
+        let dir = arena.dir().to_path_buf();
+        let run = arena.args(["run", "cap.toml"]).run().success();
+        // The printed standings add the column, and the endings name the label.
+        assert!(run.stdout().contains("turn_limit"), "{}", run.stdout());
+        let summary = std::fs::read_to_string(dir.join("results/cap/summary.csv")).unwrap();
+        let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
+        let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        for line in summary.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            // Two games of each seat order, all stopped at the cap, all counted apart.
+            assert_eq!(f[col("turn_limit")], f[col("games")], "{summary}");
+            assert_eq!(f[col("faults")], "0", "{summary}");
+            assert_eq!(f[col("draws")] != "0", draws, "{summary}");
+            assert_eq!(f[col("draws")] == f[col("games")], draws, "{summary}");
+        }
+        let matches = std::fs::read_to_string(dir.join("results/cap/matches.csv")).unwrap();
+        assert!(
+            matches.lines().skip(1).all(|l| l.contains(",turn_limit,")),
+            "every match ends at the cap:\n{matches}"
+        );
+    }
+}
+
+#[test]
 fn a_four_player_table_says_how_it_ranks_and_counts_timeouts() {
     let arena = Arena::new();
     let text = format!(
@@ -176,7 +211,10 @@ fn a_four_player_table_says_how_it_ranks_and_counts_timeouts() {
     let run = arena.args(["run", "t.toml"]).run().success();
     let table = run.stdout();
     let header = table.lines().find(|l| l.contains("rank")).expect("a header");
-    assert!(header.contains("faults") && header.trim_end().ends_with("timeouts"), "{table}");
+    // Games stopped at the turn cap add a `turn_limit` column after `timeouts`.
+    let last = header.split_whitespace().last().unwrap_or_default();
+    assert!(header.contains("faults") && header.contains("timeouts"), "{table}");
+    assert!(["timeouts", "turn_limit"].contains(&last), "{table}");
     assert!(table.contains("With 4 seats: wins are first places"), "{table}");
     assert!(table.contains("full finishing order"), "{table}");
 }

@@ -410,7 +410,7 @@ fn a_run_reports_as_json_and_strict_fails_on_faults() {
     assert!(String::from_utf8_lossy(&strict.stdout).contains("played 0 matches (1 resumed)"));
     let summary = f.read("results/faulty/summary.csv");
     assert!(
-        summary.lines().any(|l| l.starts_with("2,dies,1,0,0,1,") && l.ends_with(",1,0,1")),
+        summary.lines().any(|l| l.starts_with("2,dies,1,0,0,1,") && l.ends_with(",1,0,1,0")),
         "{summary}"
     );
 }

@@ -319,6 +319,9 @@ pub fn parse_board_file(name: &str, text: &str) -> Result<Board, SetupError> {
             }
             "blocked" => {
                 let v = nums(2)?;
+                if blocked.iter().any(|&(rp, _)| rp == (v[0], v[1])) {
+                    return Err(err(format!("room ({}, {}) is listed twice", v[0], v[1])));
+                }
                 blocked.push(((v[0], v[1]), line_no));
             }
             w => {

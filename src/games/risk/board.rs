@@ -42,7 +42,7 @@ pub struct BoardFile {
 impl BoardFile {
     /// Reads a board file; a `map` that is not a built-in name is a path relative to the file.
     pub fn read(path: &Path) -> Result<BoardFile, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
+        let text = crate::game::read_input(path).map_err(|e| Error::read(path, e))?;
         BoardFile::parse(path, &text)
     }
 
@@ -50,13 +50,14 @@ impl BoardFile {
         let bad = |message: String| {
             Error::Setup(SetupError::Board { path: path.display().to_string(), message })
         };
-        let raw: BoardToml = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let raw: BoardToml =
+            toml::from_str(text).map_err(|e| bad(crate::error::toml_error_line(text, &e)))?;
         let map = match map::builtin(&raw.map) {
             Some(m) => m,
             None => {
                 let map_path = path.parent().unwrap_or(Path::new(".")).join(&raw.map);
                 let text =
-                    std::fs::read_to_string(&map_path).map_err(|e| Error::read(&map_path, e))?;
+                    crate::game::read_input(&map_path).map_err(|e| Error::read(&map_path, e))?;
                 map::parse(&map_path.display().to_string(), &text)?
             }
         };

@@ -22,6 +22,10 @@ impl Game for Risk {
         }
     }
 
+    fn ended_at_turn_limit(&self) -> bool {
+        Risk::ended_at_turn_limit(self)
+    }
+
     fn view(&self, seat: Seat) -> RiskView {
         RiskView { seat, game: self.redacted(seat) }
     }

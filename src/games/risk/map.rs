@@ -26,6 +26,16 @@ use petgraph::visit::Bfs;
 
 use crate::game::SetupError;
 
+/// The most territories a map may have (the classic board has 42): a position's legal actions and
+/// the planner's searches grow with them.
+pub const MAX_TERRITORIES: usize = 1_000;
+/// The most continents a map may have.
+pub const MAX_CONTINENTS: usize = 1_000;
+/// The most borders a map may have.
+pub const MAX_BORDERS: usize = 100_000;
+/// The largest continent bonus (armies per turn), so army counts stay far from overflow.
+pub const MAX_BONUS: usize = 1_000;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Territory {
     pub name: String,
@@ -163,7 +173,7 @@ pub fn parse(file: &str, text: &str) -> Result<RiskMap, SetupError> {
         let number = |s: &str, what: &str| -> Result<usize, SetupError> {
             s.trim()
                 .parse::<usize>()
-                .map_err(|_| err(line_no, format!("{what} `{s}` is not a number")))
+                .map_err(|_| err(line_no, format!("{what} `{s}` is not a non-negative integer")))
         };
         match section {
             Section::None => {
@@ -178,8 +188,18 @@ pub fn parse(file: &str, text: &str) -> Result<RiskMap, SetupError> {
                         "a continent is `id name bonus [territory ids...]`".to_string(),
                     ));
                 }
+                if continents.len() == MAX_CONTINENTS {
+                    return Err(err(line_no, format!("more than {MAX_CONTINENTS} continents")));
+                }
                 let id = number(words[0], "continent id")?;
-                let bonus = number(words[2], "bonus")? as u32;
+                let bonus = number(words[2], "bonus")?;
+                if bonus > MAX_BONUS {
+                    return Err(err(
+                        line_no,
+                        format!("bonus `{}` is more than {MAX_BONUS}", words[2]),
+                    ));
+                }
+                let bonus = bonus as u32;
                 let listed = if words.len() > 3 {
                     Some(
                         words[3..]
@@ -200,6 +220,9 @@ pub fn parse(file: &str, text: &str) -> Result<RiskMap, SetupError> {
                         "a territory is `id | name | continent [| degree | neighbour ids | names]`"
                             .to_string(),
                     ));
+                }
+                if territories.len() == MAX_TERRITORIES {
+                    return Err(err(line_no, format!("more than {MAX_TERRITORIES} territories")));
                 }
                 let id = number(cols[0], "territory id")?;
                 let degree = match cols.get(3) {
@@ -227,6 +250,9 @@ pub fn parse(file: &str, text: &str) -> Result<RiskMap, SetupError> {
                 let words: Vec<&str> = line.split_whitespace().collect();
                 if words.len() != 2 {
                     return Err(err(line_no, "a border is `a b` (two territory ids)".to_string()));
+                }
+                if edges.len() == MAX_BORDERS {
+                    return Err(err(line_no, format!("more than {MAX_BORDERS} borders")));
                 }
                 edges.push((
                     line_no,

@@ -249,7 +249,8 @@ impl<'a> Board<'a> {
 
 #[cfg(test)]
 mod tests {
-    //! The homework's published tests (its `tests/test_board.py`), on its 82-border map.
+    //! The homework's published tests (its `tests/test_search.py`: 54 test functions, of which 53
+    //! run because one name is defined twice), on its 82-border map.
     use super::*;
     use crate::games::risk::map::builtin;
 
@@ -444,32 +445,38 @@ mod tests {
     }
 
     #[test]
-    fn dijkstra_agrees_with_exhaustive_search_on_small_costs() {
-        // Every attack path from 3 found by depth-first enumeration costs at least Dijkstra's.
+    fn dijkstra_agrees_with_exhaustive_search() {
+        // Every simple attack path from each source, enumerated depth first, gives each
+        // territory's cheapest cost; Dijkstra must find exactly it, and exactly the territories
+        // some path reaches. A partial path no cheaper than the best known arrival is cut off: costs
+        // are non-negative, so no extension of it can be cheaper (the search stays exact).
         let map = builtin("homework82").unwrap();
         let all = boards();
-        let b = all[5].board(&map);
-        fn dfs(b: &Board, path: &mut Vec<usize>, best: &mut Vec<u64>, cost: u64, limit: usize) {
+        fn dfs(b: &Board, path: &mut Vec<usize>, best: &mut Vec<u64>, cost: u64) {
             let last = path[path.len() - 1];
-            best[last] = best[last].min(cost);
-            if path.len() > limit {
+            if cost >= best[last] {
                 return;
             }
+            best[last] = cost;
             for &n in &b.map.adj[last] {
                 if !path.contains(&n) && b.owner[n] != b.owner[path[0]] {
                     path.push(n);
-                    dfs(b, path, best, cost + u64::from(b.armies[n]), limit);
+                    dfs(b, path, best, cost + u64::from(b.armies[n]));
                     path.pop();
                 }
             }
         }
-        let mut best = vec![u64::MAX; 42];
-        dfs(&b, &mut vec![3], &mut best, 0, 9);
-        let (cost, _) = b.attack_costs(3).unwrap();
-        for t in 0..42 {
-            if best[t] != u64::MAX {
-                assert!(cost[t] <= best[t], "territory {t}");
+        let mut compared = 0;
+        for owned in &all {
+            let b = owned.board(&map);
+            for source in 0..42 {
+                let mut best = vec![u64::MAX; 42];
+                dfs(&b, &mut vec![source], &mut best, 0);
+                let (cost, _) = b.attack_costs(source).unwrap();
+                assert_eq!(cost, best, "source {source}");
+                compared += best.iter().filter(|&&c| c != u64::MAX && c > 0).count();
             }
         }
+        assert!(compared > 1000, "only {compared} reachable targets compared");
     }
 }

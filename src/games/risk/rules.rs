@@ -65,6 +65,21 @@ pub struct Options {
     /// (alias `turns`).
     #[serde(alias = "turns")]
     pub max_rounds: u32,
+    /// How a game stopped at the cap scores (option `at_turn_limit`).
+    pub at_turn_limit: AtTurnLimit,
+}
+
+/// How a game stopped at the turn cap scores (option `at_turn_limit`). Either way its
+/// termination is `turn_limit`, so results count it apart from games won outright.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AtTurnLimit {
+    /// The leader (most territories, then most armies) wins: score 1, the others 0.
+    #[default]
+    Leader,
+    /// A draw among the players still in the game (rank 1, score 0.5 each); eliminated players
+    /// rank after them, as in a win, with score 0.
+    Draw,
 }
 
 /// Option `deal`: `claim` (one army at a time) or `random`.
@@ -86,6 +101,7 @@ impl Default for Options {
             defence: Defence::Choose,
             fortify: FortifyRule::Chain,
             max_rounds: 200,
+            at_turn_limit: AtTurnLimit::Leader,
         }
     }
 }
@@ -740,11 +756,20 @@ impl Risk {
         }
     }
 
-    /// The turn cap: living seats rank by territories, then armies; the eliminated after them.
+    /// Whether the rules stopped the game at the turn cap (its termination is `turn_limit`).
+    pub fn ended_at_turn_limit(&self) -> bool {
+        self.over.is_some() && self.opts.max_rounds > 0 && self.round > self.opts.max_rounds
+    }
+
+    /// The turn cap: living seats rank by territories, then armies (or, with
+    /// `at_turn_limit=draw`, tie); the eliminated after them.
     fn cap_outcome(&self) -> Outcome {
         let seats = self.seats();
+        let draw = self.opts.at_turn_limit == AtTurnLimit::Draw;
         let key = |s: Seat| {
-            if self.alive[s] {
+            if self.alive[s] && draw {
+                (1, 0, 0)
+            } else if self.alive[s] {
                 (1, self.territories_of(s as u32) as u64, self.armies_of(s as u32))
             } else {
                 let when = self.eliminated.iter().position(|&e| e == s).unwrap_or(0);
@@ -754,13 +779,22 @@ impl Risk {
         let ranks: Vec<u32> = (0..seats)
             .map(|s| 1 + (0..seats).filter(|&o| key(o) > key(s)).count() as u32)
             .collect();
+        let firsts = ranks.iter().filter(|&&r| r == 1).count();
+        let first = if draw && firsts > 1 { 0.5 } else { 1.0 };
         Outcome {
-            scores: (0..seats).map(|s| if ranks[s] == 1 { 1.0 } else { 0.0 }).collect(),
+            scores: (0..seats).map(|s| if ranks[s] == 1 { first } else { 0.0 }).collect(),
             ranks,
-            reason: format!(
-                "the turn cap ({} rounds) was reached; ranked by territories, then armies",
-                self.opts.max_rounds
-            ),
+            reason: if draw {
+                format!(
+                    "the turn cap ({} rounds) was reached; a draw among the players still in",
+                    self.opts.max_rounds
+                )
+            } else {
+                format!(
+                    "the turn cap ({} rounds) was reached; ranked by territories, then armies",
+                    self.opts.max_rounds
+                )
+            },
         }
     }
 

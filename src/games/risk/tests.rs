@@ -454,7 +454,8 @@ fn options_are_validated_by_key() {
             random_deal: true,
             defence: Defence::Auto,
             fortify: FortifyRule::Adjacent,
-            max_rounds: 9
+            max_rounds: 9,
+            at_turn_limit: crate::games::risk::rules::AtTurnLimit::Leader,
         }
     );
     for (k, v) in [("players", "7"), ("players", "1"), ("deal", "x"), ("colour", "red")] {
@@ -473,7 +474,14 @@ fn every_player_count_and_option_plays_to_the_end_by_the_cap() {
         .into_iter()
         .enumerate()
         {
-            let opts = Options { players, random_deal, defence, fortify, max_rounds: 60 };
+            let opts = Options {
+                players,
+                random_deal,
+                defence,
+                fortify,
+                max_rounds: 60,
+                ..Options::default()
+            };
             let mut g = Risk::new(classic(), opts, players as u64 * 10 + i as u64).unwrap();
             play_random(&mut g, players as u64, 1_000_000, check_step);
             let Status::Over(o) = g.status() else { panic!("{players} players did not finish") };
@@ -636,5 +644,33 @@ fn the_random_draw_picks_the_legal_list_entry_its_index_names() {
     }
     for phase in ["Reinforce", "Attack", "Fortify", "Occupy"] {
         assert!(checked.contains(phase), "{phase} never checked: {checked:?}");
+    }
+}
+
+#[test]
+fn a_game_stopped_at_the_turn_cap_says_so_and_scores_as_the_option_says() {
+    use crate::games::risk::rules::AtTurnLimit;
+    for (at_turn_limit, players) in [(AtTurnLimit::Leader, 3), (AtTurnLimit::Draw, 3)] {
+        let opts = Options { players, max_rounds: 3, at_turn_limit, ..Options::default() };
+        let mut g = Risk::new(classic(), opts, 5).unwrap();
+        assert!(!g.ended_at_turn_limit());
+        play_random(&mut g, 5, 1_000_000, |_, _, _| {});
+        let Status::Over(o) = g.status() else { panic!("the cap ends the game") };
+        assert!(Game::ended_at_turn_limit(&g), "{}", o.reason);
+        let living = (0..players).filter(|&s| g.alive[s]).count();
+        assert!(living >= 2, "three rounds eliminate nobody");
+        match at_turn_limit {
+            AtTurnLimit::Leader => {
+                assert_eq!(o.ranks.iter().filter(|&&r| r == 1).count(), 1, "{o:?}");
+                assert_eq!(o.scores.iter().sum::<f64>(), 1.0);
+            }
+            AtTurnLimit::Draw => {
+                assert!(o.ranks.iter().zip(&g.alive).all(|(&r, &a)| (r == 1) == a), "{o:?}");
+                assert!(
+                    o.scores.iter().zip(&g.alive).all(|(&s, &a)| s == if a { 0.5 } else { 0.0 })
+                );
+                assert!(o.reason.contains("draw"), "{}", o.reason);
+            }
+        }
     }
 }

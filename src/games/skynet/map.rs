@@ -218,6 +218,11 @@ impl<'t> Words<'t> {
 
     /// A count, bounded so that a wrong number fails here instead of allocating.
     fn count(&mut self, what: &str, max: usize) -> Result<(usize, usize), SetupError> {
+        if let Some(&(n, w)) = self.words.get(self.pos)
+            && w.parse::<u64>().is_ok_and(|v| v > max as u64)
+        {
+            return Err(self.err(Some(n), format!("{what} = {w} is larger than {max}")));
+        }
         let (line, v) = self.int(what)?;
         if v as usize > max {
             return Err(self.err(Some(line), format!("{what} = {v} is larger than {max}")));

@@ -147,7 +147,14 @@ impl Skynet {
             }
             let why =
                 if self.invalid_cut == InvalidCut::Ignore { " (and no pass left)" } else { "" };
-            return Err(Illegal::new(format!("no link {a} {b} left to cut{why}")));
+            // A link that never existed (a self-loop included) is not one "already cut".
+            let exists = self.map.adj[a as usize].iter().any(|&(n, _)| n == b);
+            let what = if exists {
+                format!("link {a} {b} is already cut")
+            } else {
+                format!("link {a} {b} does not exist (the map has no link between {a} and {b})")
+            };
+            return Err(Illegal::new(format!("{what}{why}")));
         };
         if !self.cut_allowed(a, b) {
             return Err(Illegal::new(format!(
@@ -304,10 +311,12 @@ mod invalid_cut_tests {
         let (mut game, mut rng) = after_first_turn(InvalidCut::Lose);
         let before = game.clone();
         let refused = game.play(VIRUS, &SkynetAction::Cut(4, 3), &mut rng).unwrap_err();
-        assert!(refused.to_string().contains("no link 4 3 left to cut"), "{refused}");
+        assert!(refused.to_string().contains("link 4 3 is already cut"), "{refused}");
         assert_eq!(game, before);
         let missing = game.play(VIRUS, &SkynetAction::Cut(0, 4), &mut rng).unwrap_err();
-        assert!(missing.to_string().contains("no link 0 4"), "{missing}");
+        assert!(missing.to_string().contains("link 0 4 does not exist"), "{missing}");
+        let looped = game.play(VIRUS, &SkynetAction::Cut(0, 0), &mut rng).unwrap_err();
+        assert!(looped.to_string().contains("link 0 0 does not exist"), "{looped}");
     }
 
     #[test]

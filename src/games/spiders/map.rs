@@ -26,6 +26,16 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::game::{InvalidMap, MapText, Setting, SetupError, parse_settings};
 
+/// The most vertices a map may have (the generator's largest path); beyond it a map is refused
+/// before anything is allocated for it.
+pub const MAX_NODES: usize = 1_000_000;
+/// The most edges a map may have.
+pub const MAX_EDGES: usize = 4_000_000;
+/// The most spiders a map may have (one action carries every spider's step).
+pub const MAX_SPIDERS: usize = 1_000;
+/// The generator's largest `degree`.
+pub const MAX_DEGREE: usize = 50;
+
 /// A graph with the spiders' start vertices and the flies.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpiderMap {
@@ -61,6 +71,21 @@ impl SpiderMap {
     ) -> Result<SpiderMap, String> {
         if nodes == 0 {
             return Err("a map needs at least one vertex".into());
+        }
+        if nodes > MAX_NODES {
+            return Err(format!("{nodes} vertices is more than the {MAX_NODES} a map may have"));
+        }
+        if edges.len() > MAX_EDGES {
+            return Err(format!(
+                "{} edges is more than the {MAX_EDGES} a map may have",
+                edges.len()
+            ));
+        }
+        if spiders.len() > MAX_SPIDERS {
+            return Err(format!(
+                "{} spiders is more than the {MAX_SPIDERS} a map may have",
+                spiders.len()
+            ));
         }
         let in_range = |v: u32, what: &str| {
             if (v as usize) < nodes {
@@ -201,6 +226,27 @@ fn is_notation(line: &str) -> bool {
     letters > 0 && !line.trim_start().starts_with(|c: char| c.is_ascii_digit())
 }
 
+/// The error of a line that starts with no keyword. A line that starts like the path notation
+/// (`F B Q S`) names its first character that is not one, rather than its first word.
+fn unknown_keyword(line: &str) -> String {
+    let first = line.split_whitespace().next().unwrap_or("");
+    if first.starts_with(['F', 'B', 'S']) && first[1..].chars().all(|c| c.is_ascii_digit()) {
+        if let Some(bad) = line
+            .split_whitespace()
+            .find(|w| !w.chars().all(|c| "FBS".contains(c) || c.is_ascii_digit()))
+        {
+            return format!(
+                "`{bad}` is not a path letter (expected `F`, `B` or `S`, each optionally followed \
+                 by a number, as in `F B S1 B S2 B F`)"
+            );
+        }
+    }
+    format!(
+        "unknown keyword `{first}` (expected nodes, edge, spiders, flies, or a path such as \
+         `F B S B F`)"
+    )
+}
+
 /// Reads the path notation (`F B S B S B F` or `FBS1BS2BF`).
 pub fn parse_notation(name: &str, line_no: usize, line: &str) -> Result<SpiderMap, SetupError> {
     let mut spiders = Vec::new();
@@ -248,8 +294,16 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
         let n = *n;
         let mut words = line.split_whitespace();
         let keyword = words.next().unwrap_or("");
+        if !["nodes", "edge", "spiders", "flies"].contains(&keyword) {
+            return Err(err(Some(n), unknown_keyword(line)));
+        }
+        let expected = if keyword == "nodes" {
+            format!("a count from 1 to {MAX_NODES}")
+        } else {
+            "a vertex".to_string()
+        };
         let numbers: Vec<u32> = words
-            .map(|w| w.parse::<u32>().map_err(|_| err(Some(n), format!("`{w}` is not a vertex"))))
+            .map(|w| w.parse::<u32>().map_err(|_| err(Some(n), format!("`{w}` is not {expected}"))))
             .collect::<Result<_, _>>()?;
         match keyword {
             "nodes" => {
@@ -257,11 +311,21 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
                     return Err(err(Some(n), "a second `nodes` line".into()));
                 }
                 match numbers.as_slice() {
-                    [v] if *v >= 1 => nodes = Some((n, *v as usize)),
-                    _ => return Err(err(Some(n), "expected `nodes N` with N >= 1".into())),
+                    [v] if (1..=MAX_NODES).contains(&(*v as usize)) => {
+                        nodes = Some((n, *v as usize));
+                    }
+                    _ => {
+                        return Err(err(
+                            Some(n),
+                            format!("`{line}`: expected `nodes N` with N from 1 to {MAX_NODES}"),
+                        ));
+                    }
                 }
             }
             "edge" => match numbers.as_slice() {
+                [_, _] if edges.len() == MAX_EDGES => {
+                    return Err(err(Some(n), format!("more than {MAX_EDGES} edges")));
+                }
                 [a, b] => {
                     edges.push((*a, *b));
                     edge_lines.push(n);
@@ -276,17 +340,15 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
                 if numbers.is_empty() {
                     return Err(err(Some(n), format!("`{keyword}` needs at least one vertex")));
                 }
+                if keyword == "spiders" && numbers.len() > MAX_SPIDERS {
+                    return Err(err(
+                        Some(n),
+                        format!("{} spiders is more than {MAX_SPIDERS}", numbers.len()),
+                    ));
+                }
                 *slot = Some((n, numbers));
             }
-            other => {
-                return Err(err(
-                    Some(n),
-                    format!(
-                        "unknown keyword `{other}` (expected nodes, edge, spiders, flies, or a \
-                         path such as `F B S B F`)"
-                    ),
-                ));
-            }
+            _ => unreachable!("keywords are checked above"),
         }
     }
     let Some((nodes_line, nodes)) = nodes else {
@@ -344,7 +406,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting {
         key: "spiders",
         help: "how many spiders",
-        range: "1 or more, spiders + flies <= nodes",
+        range: "1 to 1000, spiders + flies <= nodes",
         default: "2",
     },
     Setting {
@@ -356,7 +418,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting {
         key: "degree",
         help: "graphs: each vertex is joined to this many nearest points",
-        range: "0 or more",
+        range: "0 to 50",
         default: "2",
     },
 ];
@@ -398,6 +460,15 @@ pub fn generate(params: &BTreeMap<String, String>, seed: u64) -> Result<MapText,
             "spiders",
             format!("need 1 or more spiders and flies, {spiders} + {flies} <= nodes = {nodes}"),
         ));
+    }
+    if spiders > MAX_SPIDERS {
+        return Err(SetupError::option(
+            "spiders",
+            format!("`{spiders}` is not 1 to {MAX_SPIDERS}"),
+        ));
+    }
+    if degree > MAX_DEGREE {
+        return Err(SetupError::option("degree", format!("`{degree}` is not 0 to {MAX_DEGREE}")));
     }
     if kind == Kind::Graph && nodes > 5000 {
         return Err(SetupError::option("nodes", "graphs are generated up to 5000 nodes"));

@@ -46,7 +46,7 @@ impl ReplayPolicy {
     fn keeps(self, termination: Termination) -> bool {
         match self {
             ReplayPolicy::None => false,
-            ReplayPolicy::Faults => termination != Termination::Normal,
+            ReplayPolicy::Faults => termination.is_fault(),
             ReplayPolicy::All => true,
         }
     }

@@ -38,6 +38,7 @@ pub(crate) const SUMMARY_COLUMNS: &[&str] = &[
     "faults",
     "timeouts",
     "component",
+    "turn_limit",
 ];
 
 /// `summary.csv`: one line per bot, by component and best rating first; bots without games last,
@@ -63,6 +64,7 @@ pub(crate) fn summary_csv(standings: &Standings) -> String {
             r.faults.to_string(),
             r.timeouts.to_string(),
             r.component.map(|c| c.to_string()).unwrap_or_default(),
+            r.turn_limit.to_string(),
         ])
         .expect("writing to memory");
     }

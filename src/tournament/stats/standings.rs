@@ -32,10 +32,13 @@ pub struct BotStanding {
     /// The group of bots connected by games that the rating is comparable within (1-based);
     /// `None` for a bot without games.
     pub component: Option<usize>,
-    /// Matches the bot lost by its own failure (any termination but `normal`).
+    /// Matches the bot lost by its own failure (any termination but `normal` and `turn_limit`).
     pub faults: u64,
     /// Of those, the ones lost on time.
     pub timeouts: u64,
+    /// Matches the rules stopped at their turn cap (`turn_limit`), counted in `wins`, `draws`
+    /// and `losses` as the arena scores them, and here apart.
+    pub turn_limit: u64,
 }
 
 /// Results of one bot against another, or in one role.
@@ -127,6 +130,7 @@ impl Standings {
                     component: ratings.component[i],
                     faults: t.faults,
                     timeouts: t.timeouts,
+                    turn_limit: t.turn_limits,
                 }
             })
             .collect();
@@ -184,9 +188,13 @@ impl Standings {
         }
     }
 
-    /// The matches that ended by a bot's fault (any termination but `normal`).
+    /// The matches that ended by a bot's fault (any termination but `normal` and `turn_limit`).
     pub fn faulted_matches(&self) -> u64 {
-        self.endings.iter().filter(|(t, _)| t.as_str() != "normal").map(|(_, n)| n).sum()
+        self.endings
+            .iter()
+            .filter(|(t, _)| !["normal", "turn_limit"].contains(&t.as_str()))
+            .map(|(_, n)| n)
+            .sum()
     }
 }
 

@@ -37,6 +37,9 @@ pub(crate) struct BotTally {
     /// Matches this bot lost by its own failure (timeout, crash, illegal action, ...).
     pub(crate) faults: u64,
     pub(crate) timeouts: u64,
+    /// Matches of this bot the rules stopped at their turn cap (`turn_limit`), whatever they
+    /// scored: a win by the cap's ranking is not a win like the others.
+    pub(crate) turn_limits: u64,
 }
 
 impl BotTally {
@@ -133,6 +136,11 @@ impl Tally {
                     std::cmp::Ordering::Equal => p.draws += 1,
                     std::cmp::Ordering::Greater => p.losses += 1,
                 }
+            }
+        }
+        if row.termination == Termination::TurnLimit {
+            for &bot in &row.bots {
+                self.per_bot[bot].turn_limits += 1;
             }
         }
         if let Some(c) = row.culprit {

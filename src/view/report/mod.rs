@@ -135,7 +135,7 @@ const ENDINGS: &[(&str, &str)] = &[
 
 fn ending_index(row: &MatchRow, seat: usize) -> usize {
     let me = &row.seats[seat];
-    if row.termination != "normal" {
+    if !["normal", "turn_limit"].contains(&row.termination.as_str()) {
         if row.culprit_role.as_deref() == Some(me.role.as_str()) {
             let own = format!("own {}", row.termination);
             return ENDINGS.iter().position(|(name, _)| *name == own).unwrap_or(ENDINGS.len() - 1);
@@ -487,7 +487,7 @@ fn maps_section(matches: &[MatchRow], bots: &[String]) -> Markup {
         let first = order.entry(&row.map).or_insert(row.game);
         *first = (*first).min(row.game);
         *played.entry(&row.map).or_default() += 1;
-        if row.termination != "normal" {
+        if !["normal", "turn_limit"].contains(&row.termination.as_str()) {
             *faults.entry(&row.map).or_default() += 1;
         }
         let per_bot = cells.entry(&row.map).or_insert_with(|| vec![(0.0, 0); bots.len()]);
