@@ -6,8 +6,10 @@
 //! interface (in-process and external), [`referee`] plays one match,
 //! [`matches`] turns a user's description of a match into a played one, [`replay`] records
 //! and verifies matches, [`tournament`] runs many of them and keeps the statistics, and [`view`]
-//! draws replays and results as HTML pages.
+//! draws replays and results as HTML pages; [`analysis`] rates every decision of a match
+//! against the exact solvers.
 
+pub mod analysis;
 pub mod bot;
 pub mod budget;
 pub mod cli;

@@ -1,0 +1,1 @@
+//! Maps that separate strategies.
