@@ -164,7 +164,7 @@ fn duplicate_links_and_crowded_maps_play_with_warnings() {
 #[test]
 fn bots_lists_every_skynet_bot() {
     let run = Arena::new().args(["bots"]).run().success();
-    for name in ["random", "greedy", "solver", "cg-ep1", "cg-ep2", "perfect"] {
+    for name in ["random", "greedy", "priority", "solver", "cg-ep1", "cg-ep2", "perfect"] {
         assert!(run.stdout().contains(&format!("  {name} ")), "{name}: {}", run.stdout());
     }
 }

@@ -58,6 +58,13 @@ impl GameDef for Skynet {
             make: |_| Box::new(bots::GreedyVirus),
         },
         BotEntry {
+            name: "priority",
+            roles: &["virus"],
+            summary: "the classic heuristic: cut the agent's gateway link, else one of the \
+                      nearest node with two gateway links, else any gateway link",
+            make: |_| Box::new(bots::PriorityVirus),
+        },
+        BotEntry {
             name: "solver",
             roles: &["virus"],
             summary: "plans a winning line of cuts against the CodinGame agent of the episode \
