@@ -118,12 +118,9 @@ impl GameDef for Skynet {
         params: &BTreeMap<String, String>,
         seed: u64,
     ) -> Result<MapText, SetupError> {
-        let p = generator::GenParams::parse(Episode::of_variant(variant)?, params)?;
-        let map = generator::generate(p, seed);
-        Ok(MapText {
-            name: format!("gen-{variant}-n{}-g{}-s{seed}", p.nodes, p.gateways),
-            text: generator::to_text(p, seed, &map),
-        })
+        let settings = generator::GenSettings::parse(Episode::of_variant(variant)?, params)?;
+        let map = settings.generate(seed);
+        Ok(MapText { name: settings.name(seed), text: settings.to_text(seed, &map) })
     }
 
     fn create(
