@@ -87,9 +87,6 @@ pub struct Found {
     /// --seed SEED` prints the map without the header this search adds).
     pub settings: BTreeMap<String, String>,
     pub map_seed: u64,
-    /// What the search changed in the generated map, in words (Skynet: the gateway links it
-    /// added).
-    pub changed: Option<String>,
     /// The first role's value with perfect play.
     pub value: Value,
     /// How each named bot did against the opponent.
@@ -110,7 +107,22 @@ pub struct SearchReport {
     pub seed: u64,
     /// Candidates drawn.
     pub candidates: u64,
+    /// Why the others were passed over.
+    pub passed_over: PassedOver,
     pub found: Vec<Found>,
+}
+
+/// Counts of candidates passed over, by reason: what to change when a search finds too few.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PassedOver {
+    /// The generator refused the drawn settings.
+    pub refused: u64,
+    /// The solver did not settle the start within its positions.
+    pub unsettled: u64,
+    /// The first role cannot force a win (Painters' Duel: never, a score is always a value).
+    pub lost: u64,
+    /// A named bot reached the solver's value.
+    pub bot_reached: u64,
 }
 
 /// Searches for separating maps; `progress(candidates, found)` is called after each candidate.
@@ -118,7 +130,10 @@ pub fn search(s: &Search, mut progress: impl FnMut(u64, usize)) -> Result<Search
     crate::with_game!(s.game, D => search_game::<D>(s, &mut progress))
 }
 
-fn search_game<D: GameDef>(s: &Search, progress: &mut dyn FnMut(u64, usize)) -> Result<SearchReport> {
+fn search_game<D: GameDef>(
+    s: &Search,
+    progress: &mut dyn FnMut(u64, usize),
+) -> Result<SearchReport> {
     if !GAMES.contains(&s.game) {
         return Err(Error::Usage(format!(
             "--separating searches the maps of {} only (the games with an exact solver)",
@@ -155,6 +170,7 @@ fn search_game<D: GameDef>(s: &Search, progress: &mut dyn FnMut(u64, usize)) -> 
     check_role(&opponent, &roles[1], "--opponent")?;
 
     let mut found = Vec::new();
+    let mut passed_over = PassedOver::default();
     let mut candidates = 0;
     while found.len() < s.count && candidates < s.max_candidates {
         let candidate = candidates;
@@ -163,19 +179,32 @@ fn search_game<D: GameDef>(s: &Search, progress: &mut dyn FnMut(u64, usize)) -> 
         let seed = map_seed(s.seed ^ 0x5E9A, candidate);
         // A drawn combination the generator refuses (more spiders and flies than vertices) is
         // no candidate.
-        let Ok(map) = D::generate_map(&variant, &settings, seed) else { continue };
-        let (map, changed) = match s.game {
-            GameId::Skynet => add_gateway_links(map, seed)?,
-            _ => (map, None),
+        let Ok(map) = D::generate_map(&variant, &settings, seed) else {
+            passed_over.refused += 1;
+            continue;
         };
         let bots = Bots { against: &against, opponent: &opponent };
-        if let Some((value, results)) = check_candidate::<D>(&variant, &roles, &map, &bots, seed)? {
-            found.push(Found { candidate, settings, map_seed: seed, changed, value, results, map });
+        match check_candidate::<D>(&variant, &roles, &map, &bots, seed)? {
+            Verdict::Separates(value, results) => {
+                found.push(Found { candidate, settings, map_seed: seed, value, results, map })
+            }
+            Verdict::Unsettled => passed_over.unsettled += 1,
+            Verdict::Lost => passed_over.lost += 1,
+            Verdict::BotReached => passed_over.bot_reached += 1,
         }
         progress(candidates, found.len());
     }
+    let fixed: Vec<String> = s.fixed.iter().map(|(k, v)| format!(" --{k} {v}")).collect();
+    let command = format!(
+        "arena gen {} --variant {variant}{} --separating --against {} --opponent {opponent} \
+         --seed {}",
+        D::NAME,
+        fixed.concat(),
+        against.join(" "),
+        s.seed
+    );
     let header = |f: &mut Found| {
-        f.map.text = describe::<D>(&variant, &roles, s.seed, f, &opponent) + &f.map.text;
+        f.map.text = describe::<D>(&variant, &roles, &command, f, &opponent) + &f.map.text;
         f.map.name = format!("{}-separating-{:04}.txt", D::NAME, f.candidate);
     };
     found.iter_mut().for_each(header);
@@ -187,6 +216,7 @@ fn search_game<D: GameDef>(s: &Search, progress: &mut dyn FnMut(u64, usize)) -> 
         opponent,
         seed: s.seed,
         candidates,
+        passed_over,
         found,
     })
 }
@@ -201,9 +231,14 @@ fn draw(game: GameId, fixed: &BTreeMap<String, String>, seed: u64) -> BTreeMap<S
     };
     match game {
         GameId::Skynet => {
-            let nodes: usize = rng.random_range(8..=40);
+            // The dense-gateway family: with few nodes touching two gateways (the classic
+            // family) the simple heuristics win too.
+            let nodes: usize = rng.random_range(16..=40);
+            let gateways = rng.random_range(3..=(nodes / 6).max(3));
             set("nodes", nodes.to_string());
-            set("gateways", rng.random_range(2..=(nodes / 4).clamp(2, 6)).to_string());
+            set("gateways", gateways.to_string());
+            set("gateway-links", rng.random_range(nodes / 4..=nodes / 2).to_string());
+            set("doubles", rng.random_range(2..=6usize).to_string());
         }
         GameId::Spiders => {
             set("kind", "graph".into());
@@ -228,6 +263,14 @@ struct Bots<'a> {
     opponent: &'a str,
 }
 
+/// What a candidate turned out to be.
+enum Verdict {
+    Separates(Value, Vec<BotResult>),
+    Unsettled,
+    Lost,
+    BotReached,
+}
+
 /// Whether `map` separates: the solver's value for the first role, then each named bot's match.
 fn check_candidate<D: GameDef>(
     variant: &str,
@@ -235,7 +278,7 @@ fn check_candidate<D: GameDef>(
     map: &MapText,
     bots: &Bots<'_>,
     seed: u64,
-) -> Result<Option<(Value, Vec<BotResult>)>> {
+) -> Result<Verdict> {
     let header = Header {
         arena_replay: REPLAY_VERSION,
         game: game_of::<D>(),
@@ -257,10 +300,10 @@ fn check_candidate<D: GameDef>(
     };
     let limits = Limits { time_ms: None, positions: Some(SOLVER_POSITIONS) };
     let report = analyze_actions(Path::new(&map.name), &header, &[], limits)?;
-    let Some(value) = report.start else { return Ok(None) };
+    let Some(value) = report.start else { return Ok(Verdict::Unsettled) };
     let target = match &value {
         Value::WonBy(role) if *role == roles[0] => 1.0,
-        Value::WonBy(_) => return Ok(None),
+        Value::WonBy(_) => return Ok(Verdict::Lost),
         Value::Score(s) => f64::from(*s),
     };
     let mut results = Vec::new();
@@ -269,59 +312,11 @@ fn check_candidate<D: GameDef>(
         let played = play(game_of::<D>(), variant, map, seed, seats)?;
         let score = played.summary.scores[0];
         if score >= target {
-            return Ok(None);
+            return Ok(Verdict::BotReached);
         }
         results.push(BotResult { bot: bot.clone(), score, reason: played.summary.reason });
     }
-    Ok(Some((value, results)))
-}
-
-/// Skynet: more nodes touching two gateways than the generator makes (it keeps them few, as
-/// CodinGame's maps do, so that the virus can win; but with few of them the simple heuristics
-/// win too). Up to a quarter of the nodes get a link to a gateway within two steps, never more
-/// than two gateway links per node (Episode 2's limit) and never at the agent's start.
-fn add_gateway_links(map: MapText, seed: u64) -> Result<(MapText, Option<String>)> {
-    use crate::games::skynet::map::{SkynetMap, parse_map};
-    let m = parse_map(&map.name, &map.text, crate::games::skynet::Episode::Ep2)?.map;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xD0B1E);
-    let wanted = rng.random_range(1..=(m.nodes / 4).max(1));
-    let mut links = m.links.clone();
-    let mut added = Vec::new();
-    let mut gateway_links: Vec<usize> = (0..m.nodes as u32).map(|v| m.gateway_links_at(v)).collect();
-    for _ in 0..wanted * 4 {
-        if added.len() == wanted {
-            break;
-        }
-        let v = rng.random_range(0..m.nodes as u32);
-        if m.is_gateway[v as usize] || v == m.agent_start || gateway_links[v as usize] >= 2 {
-            continue;
-        }
-        // Gateways within two steps of v that it is not linked to yet.
-        let mut near: Vec<u32> = m.adj[v as usize]
-            .iter()
-            .flat_map(|&(w, _)| std::iter::once(w).chain(m.adj[w as usize].iter().map(|&(x, _)| x)))
-            .filter(|&g| m.is_gateway[g as usize])
-            .filter(|&g| !links.contains(&(v, g)) && !links.contains(&(g, v)))
-            .collect();
-        near.sort_unstable();
-        near.dedup();
-        if near.is_empty() {
-            continue;
-        }
-        let g = near[rng.random_range(0..near.len())];
-        links.push((v, g));
-        gateway_links[v as usize] += 1;
-        added.push(format!("{v} {g}"));
-    }
-    if added.is_empty() {
-        return Ok((map, None));
-    }
-    let dense = SkynetMap::new(m.nodes, links, m.gateways.clone(), m.agent_start)
-        .map_err(|e| Error::Usage(format!("a candidate map: {e}")))?;
-    let changed = format!("added gateway links {}", added.join(", "));
-    let source: String = map.text.lines().filter(|l| l.starts_with("# SOURCE")).map(|l| format!("{l}\n")).collect();
-    let text = format!("{source}# CHANGED: {changed}\n{}", dense.to_text());
-    Ok((MapText { name: map.name, text }, Some(changed)))
+    Ok(Verdict::Separates(value, results))
 }
 
 fn game_of<D: GameDef>() -> GameId {
@@ -361,7 +356,7 @@ pub fn play(
 fn describe<D: GameDef>(
     variant: &str,
     roles: &[String],
-    search_seed: u64,
+    command: &str,
     f: &Found,
     opponent: &str,
 ) -> String {
@@ -371,17 +366,13 @@ fn describe<D: GameDef>(
         Value::Score(s) => format!("{} scores {s:+} with perfect play", roles[0]),
     };
     let mut s = format!(
-        "# SEPARATING: candidate {} of `arena gen {} --variant {variant} --separating --seed \
-         {search_seed}`; the map is `arena gen {} --variant {variant} {} --seed {}`\n",
+        "# SEPARATING: candidate {} of `{command}`; the map is `arena gen {} --variant {variant} \
+         {} --seed {}`\n",
         f.candidate,
-        D::NAME,
         D::NAME,
         settings.join(" "),
         f.map_seed
     );
-    if let Some(changed) = &f.changed {
-        s += &format!("# SEPARATING: then the search {changed}\n");
-    }
     s += &format!("# SEPARATING: exact solver: {value}\n");
     for r in &f.results {
         s += &format!(

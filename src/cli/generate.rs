@@ -234,7 +234,17 @@ fn run_separating(search: &Search, sep: &Separating, out: &mut dyn Write) -> Res
             eprint!("\r{tried} candidates, {found} found");
         }
     })?;
-    eprintln!("\r{} candidates, {} found", report.candidates, report.found.len());
+    let p = &report.passed_over;
+    eprintln!(
+        "\r{} candidates, {} found; passed over: {} refused by the generator, {} unsettled, {} \
+         lost for the first role, {} where a named bot reached the value",
+        report.candidates,
+        report.found.len(),
+        p.refused,
+        p.unsettled,
+        p.lost,
+        p.bot_reached
+    );
     if let Some(dir) = &sep.out {
         for f in &report.found {
             let path = dir.join(&f.map.name);
