@@ -1,6 +1,8 @@
 //! The cost of external bots: the harness's per-turn round trip against the raw pipe round trip
 //! between two processes, and matches per second against the bare cost of spawning and reaping
-//! two processes. Run with `cargo bench --bench external`; figures in `docs/external-bots.md`.
+//! two processes; then what the sandbox costs: the round trip and the spawn, set-up and reap of
+//! a pair of bots with and without it, and a read of a bot's CPU time. Run with
+//! `cargo bench --bench external`; figures in `docs/external-bots.md` and `docs/security.md`.
 //!
 //! The bench executable is its own bot: run as `external __echo` it answers every turn input with
 //! a fixed line, and as `external __skynet` it plays the example Rust Skynet bot.
@@ -14,7 +16,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arena::bot::external::{BotIdentity, ExternalBot, ExternalOptions};
+use arena::bot::external::{BotIdentity, ExternalBot, ExternalOptions, SandboxMode, sandbox};
 use arena::bot::{Bot, BotSpec, Supervisor, TurnContext};
 use arena::game::Game;
 use arena::game::Setup;
@@ -39,9 +41,15 @@ fn main() {
         _ => {}
     }
     let exe = std::env::current_exe().expect("the bench knows its path");
+    if std::env::args().any(|a| a == "--pairs") {
+        let (off, on) = pairs(&exe);
+        report_ms("pair spawn+set-up+reap, no sandbox", &off);
+        report_ms("pair spawn+set-up+reap, sandbox", &on);
+        return;
+    }
     println!("external bots, {} turns per round-trip series, {} matches", TURNS, MATCHES);
     let raw = raw_round_trips(&exe);
-    let harness = harness_round_trips(&exe);
+    let harness = harness_round_trips(&exe, SandboxMode::Off);
     let raw_again = raw_round_trips(&exe);
     report("raw pipe round trip", &raw);
     report("harness round trip (act)", &harness);
@@ -64,6 +72,126 @@ fn main() {
         "short matches, two fresh external processes each ({turns} actions per match): {:.2} ms per match ({:.0} matches/s)",
         matches.as_secs_f64() * 1e3 / MATCHES as f64,
         MATCHES as f64 / matches.as_secs_f64()
+    );
+    sandbox_costs(&exe);
+}
+
+/// The sandbox against none, in the same run: the round trip, a pair's spawn + set-up + reap,
+/// and the CPU time read.
+fn sandbox_costs(exe: &Path) {
+    let missing = sandbox::missing(&ExternalOptions::default());
+    println!();
+    if missing.is_empty() {
+        println!("sandbox: every layer available");
+    } else {
+        let names: Vec<&str> = missing.iter().map(|m| m.feature).collect();
+        println!("sandbox: without {}", names.join(", "));
+    }
+    let (off, on) = interleaved_round_trips(exe);
+    report("round trip, no sandbox", &off);
+    report("round trip, sandbox", &on);
+    println!(
+        "sandboxed median / unsandboxed median: {:.2}x (target <= 1.1x)",
+        median(&on).as_secs_f64() / median(&off).as_secs_f64()
+    );
+    let (pairs_off, pairs_on) = pairs(exe);
+    report_ms("pair spawn+set-up+reap, no sandbox", &pairs_off);
+    report_ms("pair spawn+set-up+reap, sandbox", &pairs_on);
+    println!(
+        "sandboxed pair median - unsandboxed pair median: {:+.2} ms (target <= 2 ms)",
+        (median(&pairs_on).as_secs_f64() - median(&pairs_off).as_secs_f64()) * 1e3
+    );
+    for mode in [SandboxMode::Auto, SandboxMode::Off] {
+        let reads = cpu_time_reads(exe, mode);
+        let source = if mode == SandboxMode::Off { "process tree" } else { "sandbox" };
+        report(&format!("cpu_time read ({source})"), &reads);
+    }
+}
+
+fn spawn_echo(exe: &Path, mode: SandboxMode) -> ExternalBot<Skynet> {
+    let command = vec![exe.display().to_string(), "__echo".to_string()];
+    let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
+    let options = ExternalOptions { sandbox: Some(mode), ..ExternalOptions::default() };
+    ExternalBot::<Skynet>::spawn(&command, &identity, options, &SUPERVISOR)
+}
+
+static SUPERVISOR: std::sync::LazyLock<Supervisor> = std::sync::LazyLock::new(Supervisor::new);
+
+/// Round trips with an unsandboxed and a sandboxed echo bot, both running, in alternate series
+/// of a thousand turns (so that the shared machine's slow phases fall on both).
+fn interleaved_round_trips(exe: &Path) -> (Vec<Duration>, Vec<Duration>) {
+    let mut bots = [spawn_echo(exe, SandboxMode::Off), spawn_echo(exe, SandboxMode::Auto)];
+    let view = skynet().view(0);
+    let mut times = [Vec::with_capacity(TURNS), Vec::with_capacity(TURNS)];
+    for series in 0..(WARM_UP + TURNS) / 500 {
+        for (bot, times) in bots.iter_mut().zip(&mut times) {
+            for i in 0..500 {
+                let start = Instant::now();
+                bot.act(&view, &context(start, (series * 500 + i) as u32)).expect("an answer");
+                if series * 500 >= WARM_UP {
+                    times.push(start.elapsed());
+                }
+            }
+        }
+    }
+    for bot in &mut bots {
+        bot.finish();
+    }
+    let [off, on] = times;
+    (off, on)
+}
+
+/// Pairs of echo bots started, asked one turn each (so both run) and finished, without and
+/// with the sandbox in alternate blocks of ten pairs (as a tournament starts bots one after
+/// another, and so that slow phases of a shared machine fall on both); the time of each pair.
+fn pairs(exe: &Path) -> (Vec<Duration>, Vec<Duration>) {
+    let view = skynet().view(0);
+    let mut times = (Vec::new(), Vec::new());
+    for i in 0..2 * MATCHES {
+        let mode = if i / 10 % 2 == 0 { SandboxMode::Off } else { SandboxMode::Auto };
+        let start = Instant::now();
+        let mut bots = [spawn_echo(exe, mode), spawn_echo(exe, mode)];
+        for bot in &mut bots {
+            bot.act(&view, &context(start, 0)).expect("an answer");
+        }
+        for bot in &mut bots {
+            bot.finish();
+        }
+        let time = start.elapsed();
+        if mode == SandboxMode::Off { times.0.push(time) } else { times.1.push(time) }
+    }
+    times
+}
+
+/// Reads of a running bot's CPU time.
+fn cpu_time_reads(exe: &Path, mode: SandboxMode) -> Vec<Duration> {
+    let mut bot = spawn_echo(exe, mode);
+    bot.act(&skynet().view(0), &context(Instant::now(), 0)).expect("an answer");
+    let mut times = Vec::with_capacity(TURNS);
+    for _ in 0..TURNS {
+        let start = Instant::now();
+        let cpu = bot.cpu_time();
+        times.push(start.elapsed());
+        assert!(cpu.is_some(), "the CPU time of a running bot is known");
+    }
+    bot.finish();
+    times
+}
+
+fn context(start: Instant, decision: u32) -> TurnContext {
+    TurnContext {
+        started: start,
+        deadline: start + Duration::from_secs(5),
+        hard_deadline: start + Duration::from_secs(5),
+        decision,
+    }
+}
+
+fn report_ms(name: &str, times: &[Duration]) {
+    println!(
+        "{name:<36} median {:>6.2} ms   p90 {:>6.2} ms",
+        median(times).as_secs_f64() * 1e3,
+        percentile(times, 90).as_secs_f64() * 1e3,
     );
 }
 
@@ -134,23 +262,13 @@ fn raw_round_trips(exe: &Path) -> Vec<Duration> {
 }
 
 /// The same exchange through `ExternalBot::act`, as the referee calls it.
-fn harness_round_trips(exe: &Path) -> Vec<Duration> {
-    let command = vec![exe.display().to_string(), "__echo".to_string()];
-    let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
-    let supervisor = Supervisor::new();
-    let options = ExternalOptions::default();
-    let mut bot = ExternalBot::<Skynet>::spawn(&command, &identity, options, &supervisor);
+fn harness_round_trips(exe: &Path, mode: SandboxMode) -> Vec<Duration> {
+    let mut bot = spawn_echo(exe, mode);
     let view = skynet().view(0);
     let mut times = Vec::with_capacity(TURNS);
     for i in 0..WARM_UP + TURNS {
         let start = Instant::now();
-        let ctx = TurnContext {
-            started: start,
-            deadline: start + Duration::from_secs(1),
-            hard_deadline: start + Duration::from_secs(1),
-            decision: i as u32,
-        };
-        bot.act(&view, &ctx).expect("an answer");
+        bot.act(&view, &context(start, i as u32)).expect("an answer");
         if i >= WARM_UP {
             times.push(start.elapsed());
         }

@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use crate::bot::external::SandboxUnavailable;
 use crate::game::SetupError;
 
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +32,10 @@ pub enum Error {
     /// A results folder whose files do not say what arena wrote (edited, truncated, mixed).
     #[error("results `{}`{}: {message}", path.display(), line.map(|l| format!(", line {l}")).unwrap_or_default())]
     Results { path: PathBuf, line: Option<usize>, message: String },
+    /// A results folder whose rows were played by other bots than this run's (a file a bot's
+    /// spec names changed since): the user's input changed, and resuming would mix two bots.
+    #[error("results `{}` {message}; rerun with --fresh to discard them, or write this run elsewhere with --out", path.display())]
+    StaleBots { path: PathBuf, message: String },
     /// Another run holds what this one needs (a results folder's lock).
     #[error("{0}")]
     Busy(String),
@@ -40,6 +45,10 @@ pub enum Error {
     MatchSetup { id: u64, source: Box<Error> },
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
+    /// `sandbox = "require"` on a machine without every layer of the sandbox. An input error:
+    /// the same machine will refuse again; the fix is another machine or another mode.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxUnavailable),
     /// The bots' supervisor was stopped (Ctrl-C) while a match was played: it has no result.
     #[error("interrupted: the external bots were stopped")]
     Interrupted,
@@ -97,7 +106,9 @@ impl Error {
             | Error::Setup(_)
             | Error::Bot { .. }
             | Error::Replay { .. }
-            | Error::Arena { .. } => ErrorKind::Input,
+            | Error::Arena { .. }
+            | Error::Sandbox(_)
+            | Error::StaleBots { .. } => ErrorKind::Input,
             // A file the user named that cannot be read is an input to fix; a read that fails
             // for other reasons (the disk, permissions mid-run) may pass on a retry.
             Error::Read { source, .. } => match source.kind() {

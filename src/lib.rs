@@ -8,6 +8,55 @@
 //! and verifies matches, [`tournament`] runs many of them and keeps the statistics, and [`view`]
 //! draws replays and results as HTML pages; [`analysis`] rates every decision of a match
 //! against the exact solvers.
+//!
+//! The `arena` command is a thin layer over this library ([`cli`]); everything it does can be done
+//! from Rust. Play a match in-process with a bot of your own against a built-in one:
+//!
+//! ```
+//! use arena::bot::{Bot, BotFailure, TimeLimits, TurnContext};
+//! use arena::game::{Game, Setup};
+//! use arena::games::skynet::{Skynet, SkynetAction, SkynetView};
+//! use arena::referee::play_match;
+//! use arena::registry::{GameDef, builtin_bot};
+//!
+//! /// Cuts a link between the agent and a gateway when there is one, else any gateway link.
+//! struct MyVirus;
+//!
+//! impl Bot<Skynet> for MyVirus {
+//!     fn act(&mut self, view: &SkynetView, _: &TurnContext) -> Result<SkynetAction, BotFailure> {
+//!         let game = &view.game;
+//!         let gateway_links = game.legal_cuts().into_iter().filter(|&(a, b)| {
+//!             game.map.is_gateway[a as usize] || game.map.is_gateway[b as usize]
+//!         });
+//!         let mut links: Vec<(u32, u32)> = gateway_links.collect();
+//!         // Links at the agent first: those are the ones it can take next.
+//!         links.sort_by_key(|&(a, b)| a != game.agent && b != game.agent);
+//!         let (a, b) = links.first().copied().or_else(|| game.legal_cuts().first().copied())
+//!             .ok_or(BotFailure::Crash("nothing left to cut".into()))?;
+//!         Ok(SkynetAction::Cut(a, b))
+//!     }
+//! }
+//!
+//! // The embedded default Episode 2 map, set up as `arena play skynet` would.
+//! let setup = Setup {
+//!     variant: "ep2".into(),
+//!     options: Default::default(),
+//!     map: Skynet::default_map("ep2"),
+//!     seed: 7,
+//! };
+//! let (game, _warnings) = Skynet::new_game(&setup)?;
+//! let agent = builtin_bot::<Skynet>("cg-ep2", 1, "agent", 7, &setup, &game)?;
+//! let mut bots: Vec<Box<dyn Bot<Skynet>>> = vec![Box::new(MyVirus), agent];
+//! let limits = vec![TimeLimits::new(1000, 150); 2];
+//!
+//! let result = play_match(game, &mut bots, &limits, setup.seed);
+//! println!("{:?} after {} actions: {}", result.termination, result.turns(), result.outcome.reason);
+//! assert!(result.culprit.is_none(), "both bots played legal moves to the end");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`matches::play`] does the same from a description (game, map, bot specs, seed, limits), with
+//! external bots too, and returns the replay's records; [`tournament::run`] plays an arena file.
 
 pub mod analysis;
 pub mod bot;

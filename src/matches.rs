@@ -216,6 +216,8 @@ pub(crate) fn make_bot<D: GameDef>(
         BotSpec::Builtin(name) => builtin_bot::<D>(name, seat, role, seed, setup, game)
             .map_err(|e| bot_error(e.to_string())),
         BotSpec::Command(words) => {
+            // `require` on a machine that cannot: an error before the match, not the bot's fault.
+            crate::bot::external::sandbox::preflight([&player.external])?;
             let identity = BotIdentity { game: D::NAME, role, seed };
             let options = player.external.clone();
             Ok(Box::new(ExternalBot::<D::G>::spawn(words, &identity, options, supervisor)))

@@ -166,7 +166,7 @@ fn json<T: Serialize>(value: &T) -> String {
 }
 
 /// A replay read back from a file.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Replay {
     pub header: Header,
     pub actions: Vec<ActionLine>,
@@ -216,7 +216,7 @@ pub fn read(path: &Path) -> Result<Replay> {
 }
 
 /// What verifying a replay found.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Verified {
     pub turns: usize,
     pub summary: MatchSummary,

@@ -65,6 +65,12 @@ pub fn map_seed(master: u64, i: u64) -> u64 {
     splitmix64(master ^ splitmix64(0x3A95_0000 + i))
 }
 
+/// The seed of the map generated for draw `k` of an SPRT (a stream of its own, apart from the
+/// arena's `count` maps).
+pub fn sprt_map_seed(master: u64, k: u64) -> u64 {
+    splitmix64(master ^ splitmix64(0x5917_0000_0000 + k))
+}
+
 /// The seed of game `k` of a tournament: the matches of one game share it.
 pub fn game_seed(master: u64, k: u64) -> u64 {
     splitmix64(master ^ splitmix64(k))

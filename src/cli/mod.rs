@@ -5,6 +5,7 @@
 mod analyze;
 mod bots;
 mod completions;
+mod diff;
 mod generate;
 mod merge;
 mod play;
@@ -53,6 +54,8 @@ enum Command {
     Run(run::RunArgs),
     /// Merge the results folders of a sharded run: `arena merge DIR...`.
     Merge(merge::MergeArgs),
+    /// Compare two results folders match by match: `arena diff A B` (exit 0 = same, 1 = changed).
+    Diff(diff::DiffArgs),
     /// Test a candidate against a baseline until an SPRT decides (exit 0 = H1, 1 = H0, 3 = none).
     Sprt(sprt::SprtArgs),
     /// Risk tools: `arena risk paths --board B.toml --from X --to Y [--json]`.
@@ -130,6 +133,7 @@ fn run(cli: Cli, supervisor: &Supervisor) -> Result<i32> {
         Command::Bots(args) => bots::run(args, &mut out),
         Command::Run(args) => run::run(args, supervisor, &mut out),
         Command::Merge(args) => merge::run(args, &mut out),
+        Command::Diff(args) => diff::run(args, &mut out),
         Command::Sprt(args) => sprt::run(args, supervisor, &mut out),
         Command::Solve(args) => solve::run(args, &mut out),
         Command::Analyze(args) => analyze::run(args, &mut out),
@@ -147,5 +151,38 @@ fn key_value(s: &str, what: &str) -> Result<(String, String)> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
         _ => Err(Error::Usage(format!("{what} `{s}` is not KEY=VALUE"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every command and every argument a user can type is described in `--help` (and so in the
+    /// man page and the completions), at every depth of the command tree.
+    #[test]
+    fn every_command_and_argument_has_a_help_line() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            let path = format!("{path} {}", command.get_name()).trim().to_string();
+            if command.get_about().is_none() && path != "arena" {
+                missing.push(format!("`{path}` has no about line"));
+            }
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                if help.trim().is_empty() {
+                    missing.push(format!("`{path}`: argument `{id}` has no help"));
+                }
+            }
+            for sub in command.get_subcommands() {
+                walk(sub, &path, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "", &mut missing);
+        assert!(missing.is_empty(), "{}", missing.join("\n"));
     }
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::bot::external::ExternalOptions;
+use crate::bot::external::sandbox;
+use crate::bot::external::{ExternalOptions, SandboxMode};
 use crate::bot::{BotSpec, Supervisor, Termination};
 use crate::error::{Error, Result, exit};
 use crate::games::GameId;
@@ -14,6 +15,7 @@ use crate::matches::{LimitOverrides, MapSource, MatchSpec, PlayedMatch, Player};
 
 #[derive(Args, Debug)]
 pub(super) struct PlayArgs {
+    /// The game: skynet, painters, spiders or risk.
     game: GameId,
     /// The game's variant (skynet: ep2, ep1).
     #[arg(long)]
@@ -96,6 +98,21 @@ pub(super) struct ExternalArgs {
     /// A CPU-time limit for external bots, in seconds for the whole match.
     #[arg(long, value_name = "SECONDS")]
     cpu_seconds: Option<u64>,
+    /// Run external bots in the sandbox: `auto` (every layer this machine offers), `require`
+    /// (all of them, or refuse) or `off` (docs/security.md) [default: auto].
+    #[arg(long, value_name = "MODE")]
+    sandbox: Option<SandboxMode>,
+    /// A file or folder external bots may read in the sandbox, besides the system, their
+    /// program and the files their command line names. Repeatable.
+    #[arg(long = "allow-read", value_name = "PATH")]
+    allow_read: Vec<PathBuf>,
+    /// Let external bots use the network (the sandbox gives them none).
+    #[arg(long)]
+    network: bool,
+    /// How many processes and threads an external bot may have at once in the sandbox
+    /// [default: 256].
+    #[arg(long, value_name = "N")]
+    max_processes: Option<u32>,
 }
 
 impl ExternalArgs {
@@ -107,6 +124,10 @@ impl ExternalArgs {
             workdir: self.workdir.clone(),
             address_space_mb: self.address_space_mb,
             cpu_seconds: self.cpu_seconds,
+            sandbox: self.sandbox,
+            files: self.allow_read.clone(),
+            network: self.network,
+            max_processes: self.max_processes.unwrap_or(d.max_processes),
             ..d
         }
     }
@@ -121,6 +142,10 @@ pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) 
         if players.insert(role.clone(), player).is_some() {
             return Err(Error::Usage(format!("two bots for role `{role}`")));
         }
+    }
+    let externals = players.values().filter(|p| matches!(p.spec, BotSpec::Command(_)));
+    if let Some(warning) = sandbox::preflight(externals.map(|p| &p.external))? {
+        eprintln!("warning: {warning}");
     }
     let mut options = BTreeMap::new();
     for o in &args.options {

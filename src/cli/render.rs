@@ -30,11 +30,13 @@ fn cell(record: Option<&Record>) -> String {
 /// results by role (in games with several roles) and how the matches ended.
 pub(super) fn standings(s: &Standings) -> String {
     let mut out = String::new();
-    let rows = &s.bots;
+    let (rows, idle): (Vec<_>, Vec<_>) = s.bots.iter().partition(|r| r.games > 0);
     let width = rows.iter().map(|r| r.bot.chars().count()).max().unwrap_or(3).max(3);
+    let grouped = s.components > 1;
+    let group_header = if grouped { "  group" } else { "" };
     let _ = writeln!(
         out,
-        "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}",
+        "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}{group_header}",
         "rank",
         "bot",
         "games",
@@ -43,21 +45,29 @@ pub(super) fn standings(s: &Standings) -> String {
         "losses",
         "score",
         "win rate (95%)",
-        "Elo (95%)",
+        "Elo* (95%)",
         "faults"
     );
-    for r in rows {
+    for r in &rows {
         let rate = format!(
             "{}% [{}, {}]",
             fmt_f(100.0 * r.win_rate.value, 1),
             fmt_f(100.0 * r.win_rate.low, 1),
             fmt_f(100.0 * r.win_rate.high, 1)
         );
-        let elo = format!("{} ± {}", fmt_f(r.elo, 0), fmt_f(r.elo_margin, 0));
+        let elo = if r.elo.is_nan() {
+            "-".to_string()
+        } else {
+            format!("{} ± {}", fmt_f(r.elo, 0), fmt_f(r.elo_margin, 0))
+        };
+        let group = match (grouped, r.component) {
+            (true, Some(c)) => format!("  {c:>5}"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}",
-            r.rank,
+            "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}{group}",
+            r.rank.map(|k| k.to_string()).unwrap_or_default(),
             r.bot,
             r.games,
             r.wins,
@@ -68,6 +78,27 @@ pub(super) fn standings(s: &Standings) -> String {
             elo,
             r.faults
         );
+    }
+    let _ = writeln!(
+        out,
+        "* Bradley-Terry / Plackett-Luce fit, mean 0 per group, with one virtual draw per bot \
+         against a 0-Elo anchor:\n  it keeps a bot that wins (or loses) every game finite, and \
+         then sets how far its rating goes."
+    );
+    if grouped {
+        let _ = writeln!(
+            out,
+            "The bots form {} groups that never met (directly or through common opponents): \
+             ratings and ranks compare only within a group.",
+            s.components
+        );
+    }
+    if !s.ratings_converged {
+        let _ = writeln!(out, "warning: the rating fit did not converge; no Elo is given");
+    }
+    if !idle.is_empty() {
+        let names: Vec<&str> = idle.iter().map(|r| r.bot.as_str()).collect();
+        let _ = writeln!(out, "no games, not rated: {}", names.join(", "));
     }
     // The head-to-head matrix: the row bot's score rate against the column bot, best first.
     let order: Vec<&str> = rows.iter().map(|r| r.bot.as_str()).collect();

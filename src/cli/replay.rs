@@ -12,11 +12,19 @@ pub(super) struct ReplayArgs {
     /// Play the actions through the rules again and check the recorded result.
     #[arg(long)]
     verify: bool,
+    /// Print one JSON document: the replay (header, actions, result), or with --verify what the
+    /// verification found.
+    #[arg(long)]
+    json: bool,
 }
 
 pub(super) fn run(args: ReplayArgs, out: &mut dyn Write) -> Result<i32> {
     if args.verify {
         let verified = crate::replay::verify(&args.file)?;
+        if args.json {
+            super::render::json(&verified, out)?;
+            return Ok(0);
+        }
         writeln!(
             out,
             "{}: verified, {} actions, {}",
@@ -28,6 +36,10 @@ pub(super) fn run(args: ReplayArgs, out: &mut dyn Write) -> Result<i32> {
         return Ok(0);
     }
     let r = crate::replay::read(&args.file)?;
+    if args.json {
+        super::render::json(&r, out)?;
+        return Ok(0);
+    }
     let h = &r.header;
     writeln!(out, "{} {} on {} (seed {})", h.game, h.variant, h.map.name, h.seed)
         .map_err(Error::stdout)?;

@@ -3,9 +3,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::bot::Supervisor;
+use crate::bot::external::{SandboxMode, sandbox};
+use crate::bot::{BotSpec, Supervisor};
 use crate::error::{Error, Result, exit};
-use crate::tournament::{Arena, RunOptions, RunReport, Shard};
+use crate::tournament::{Arena, ReplayPolicy, RunOptions, RunReport, Shard};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct RunArgs {
@@ -23,6 +24,10 @@ pub(super) struct RunArgs {
     /// The results folder (default: `<output>/<name>`, plus `shard-K-of-N` for a shard).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Which matches keep their replay in `<results>/replays/`: `none`, `faults` or `all`
+    /// (default: the arena's `replays`, else `faults`).
+    #[arg(long, value_name = "WHICH")]
+    replays: Option<ReplayPolicy>,
     /// No progress on stderr.
     #[arg(short, long)]
     quiet: bool,
@@ -33,13 +38,26 @@ pub(super) struct RunArgs {
     /// illegal action, ...), once everything is written.
     #[arg(long)]
     strict: bool,
+    /// The sandbox of every external bot, whatever the arena file says: `auto`, `require` or
+    /// `off` (docs/security.md).
+    #[arg(long, value_name = "MODE")]
+    sandbox: Option<SandboxMode>,
 }
 
 pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
-    let arena = match &args.arena {
+    let mut arena = match &args.arena {
         Some(p) => Arena::load(p)?,
         None => Arena::default_arena()?,
     };
+    if let Some(mode) = args.sandbox {
+        for bot in &mut arena.bots {
+            bot.external.sandbox = Some(mode);
+        }
+    }
+    let externals = arena.bots.iter().filter(|b| matches!(b.spec, BotSpec::Command(_)));
+    if let Some(warning) = sandbox::preflight(externals.map(|b| &b.external))? {
+        eprintln!("warning: {warning}");
+    }
     let opts = RunOptions {
         shard: args.shard.unwrap_or_else(Shard::all),
         concurrency: args.concurrency.filter(|&c| c > 0),
@@ -47,6 +65,7 @@ pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -
         out: args.out,
         progress: !args.quiet,
         supervisor: supervisor.clone(),
+        replays: args.replays,
     };
     let report = crate::tournament::run(&arena, &opts)?;
     if args.json {
@@ -97,5 +116,6 @@ mod tests {
         every_argument_has_help(super::super::replay::ReplayArgs::augment_args(Command::new(
             "replay",
         )));
+        every_argument_has_help(super::super::diff::DiffArgs::augment_args(Command::new("diff")));
     }
 }

@@ -8,18 +8,27 @@ use crate::error::{Error, Result, exit};
 use crate::tournament::config::SprtOverrides;
 use crate::tournament::results::summaries::fmt_f;
 use crate::tournament::{Arena, SprtReport, Verdict, sprt};
+use crate::tournament::{EloModel, SprtKindName, Stop};
 
 /// `arena sprt ARENA.toml`: the arena's `[sprt]` section, with these overrides.
 #[derive(clap::Args, Debug)]
 pub(super) struct SprtArgs {
     /// The arena file; its `[sprt]` section says which test to run (the flags below override it).
     arena: PathBuf,
-    /// The bot under test (a bot name of the arena; it must play every role).
+    /// The bot under test (a bot name of the arena).
     #[arg(long, value_name = "BOT")]
     candidate: Option<String>,
-    /// The bot it is tested against (a bot name of the arena; it must play every role).
+    /// The bot it is tested against (a bot name of the arena).
     #[arg(long, value_name = "BOT")]
     baseline: Option<String>,
+    /// `head-to-head`: candidate against baseline in role-swapped pairs (both play every role);
+    /// `paired`: each against the same opponents in the same seats (default: paired when the
+    /// section names `opponents`).
+    #[arg(long, value_name = "KIND")]
+    kind: Option<SprtKindName>,
+    /// How elo0 and elo1 are read: `normalized` (default) or `logistic`.
+    #[arg(long, value_name = "MODEL")]
+    elo_model: Option<EloModel>,
     /// H0: the candidate is at most this many Elo stronger.
     #[arg(long, value_name = "ELO", allow_negative_numbers = true)]
     elo0: Option<f64>,
@@ -58,6 +67,8 @@ pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) 
         alpha: args.alpha,
         beta: args.beta,
         max_pairs: args.max_pairs,
+        elo_model: args.elo_model,
+        kind: args.kind,
     };
     let arena = Arena::load_with(&args.arena, &overrides)?;
     let test = arena.sprt.clone().ok_or_else(|| Error::Arena {
@@ -80,28 +91,54 @@ pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) 
 
 /// The verdict, the LLR and the Elo estimate in words.
 fn describe(r: &SprtReport) -> String {
-    let verdict = match r.verdict {
-        Verdict::H1 => format!("H1 accepted: {} is at least {} Elo stronger", r.candidate, r.elo1),
-        Verdict::H0 => format!(
-            "H0 accepted: {} is not more than {} Elo stronger than {}",
+    let model = r.elo_model.as_str();
+    let verdict = match (r.verdict, r.stopped) {
+        (Verdict::H1, _) => format!(
+            "H1 accepted: {} is at least {} {model} Elo stronger than {}",
+            r.candidate, r.elo1, r.baseline
+        ),
+        (Verdict::H0, _) => format!(
+            "H0 accepted: {} is not more than {} {model} Elo stronger than {}",
             r.candidate, r.elo0, r.baseline
         ),
-        Verdict::Inconclusive => format!("no decision after {} pairs", r.pairs),
+        (_, Stop::NoMoreInformation) => format!(
+            "no decision: no more information after {} pairs (every pair of the map pool played)",
+            r.pairs
+        ),
+        _ => format!("no decision after {} pairs", r.pairs),
     };
-    format!(
-        "{verdict}\nLLR {} (bounds {}, {}) after {} pairs ({} games); pentanomial {:?}\n\
-         Elo {} vs {}: {} [{}, {}] (95%)\nresults in {}\n",
+    let mut text = String::new();
+    if let Some(pool) = r.repeats_after {
+        text.push_str(&format!(
+            "note: every bot in this test is deterministic, the game has no chance and the maps \
+             cycle, so pairs after the first {pool} would repeat them exactly; the test stops \
+             there (`maps = \"generate\"` in [sprt] draws new maps instead)\n"
+        ));
+    }
+    let (counts_name, counts) = match (&r.pentanomial, &r.trinomial) {
+        (Some(p), _) => ("pentanomial", format!("{p:?}")),
+        (None, Some(t)) => ("trinomial", format!("{t:?}")),
+        (None, None) => ("counts", "[]".to_string()),
+    };
+    let against = if r.opponents.is_empty() {
+        String::new()
+    } else {
+        format!(" (paired, against {})", r.opponents.join(", "))
+    };
+    text.push_str(&format!(
+        "{verdict}\nLLR {} (bounds {}, {}) after {} pairs ({} games){against}; {counts_name} \
+         {counts}\n{model} Elo {} vs {}: {} [{}, {}] (95%)\nresults in {}\n",
         fmt_f(r.llr, 3),
-        fmt_f(r.lower_bound, 3),
-        fmt_f(r.upper_bound, 3),
+        fmt_f(r.lower_bound + r.overshoot_lower, 3),
+        fmt_f(r.upper_bound - r.overshoot_upper, 3),
         r.pairs,
         2 * r.pairs,
-        r.pentanomial,
         r.candidate,
         r.baseline,
         fmt_f(r.elo, 1),
         fmt_f(r.elo_low, 1),
         fmt_f(r.elo_high, 1),
         r.results.display()
-    )
+    ));
+    text
 }

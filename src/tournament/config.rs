@@ -11,16 +11,20 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::bot::BotSpec;
-use crate::bot::external::ExternalOptions;
+use crate::bot::external::{ExternalOptions, SandboxMode};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::game::{MapText, Setup};
 use crate::games::GameId;
 use crate::matches::LimitOverrides;
 use crate::registry::{GameDef, find_bot, resolve_variant};
+use crate::seed::sprt_map_seed;
 
+use super::bot_files::{BotFingerprint, fingerprint_bot};
+use super::results::replays::ReplayPolicy;
 pub(crate) use super::schedule::Format;
 use super::schedule::{Plan, Schedule};
+use super::stats::sprt::EloModel;
 
 /// The arena `arena run` plays without a file: Skynet Episode 2's built-in bots.
 pub(crate) const DEFAULT_ARENA: &str = include_str!("../../arenas/default.toml");
@@ -86,9 +90,12 @@ struct RawArena {
     seed: Option<u64>,
     concurrency: Option<i64>,
     output: Option<PathBuf>,
+    replays: Option<String>,
     #[serde(default)]
     limits: RawLimits,
     sprt: Option<RawSprt>,
+    /// The sandbox of every external bot that does not set its own.
+    sandbox: Option<SandboxMode>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -119,6 +126,8 @@ struct RawBot {
     limits: RawLimits,
     /// How an external bot runs: working directory, resource limits, environment, ...
     external: Option<ExternalOptions>,
+    /// An external bot's play depends only on the map, not on the seed (see `determinism`).
+    deterministic: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -153,6 +162,10 @@ struct RawSprt {
     alpha: Option<f64>,
     beta: Option<f64>,
     max_pairs: Option<u64>,
+    elo_model: Option<String>,
+    kind: Option<String>,
+    opponents: Option<Vec<String>>,
+    maps: Option<String>,
 }
 
 /// The error rates when the section does not give them.
@@ -169,6 +182,36 @@ pub struct SprtOverrides {
     pub alpha: Option<f64>,
     pub beta: Option<f64>,
     pub max_pairs: Option<u64>,
+    pub elo_model: Option<EloModel>,
+    pub kind: Option<SprtKindName>,
+}
+
+/// The kinds of test, by the names the `[sprt]` table and `--kind` use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SprtKindName {
+    HeadToHead,
+    Paired,
+}
+
+impl SprtKindName {
+    fn as_str(self) -> &'static str {
+        match self {
+            SprtKindName::HeadToHead => "head-to-head",
+            SprtKindName::Paired => "paired",
+        }
+    }
+}
+
+impl std::str::FromStr for SprtKindName {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<SprtKindName, String> {
+        match s {
+            "head-to-head" => Ok(SprtKindName::HeadToHead),
+            "paired" => Ok(SprtKindName::Paired),
+            _ => Err(format!("`{s}` is not `head-to-head` or `paired`")),
+        }
+    }
 }
 
 impl SprtOverrides {
@@ -187,6 +230,8 @@ impl SprtOverrides {
         s.alpha = o.alpha.or(s.alpha);
         s.beta = o.beta.or(s.beta);
         s.max_pairs = o.max_pairs.or(s.max_pairs);
+        s.elo_model = o.elo_model.map(|m| m.as_str().to_string()).or(s.elo_model);
+        s.kind = o.kind.map(|k| k.as_str().to_string()).or(s.kind);
         Some(s)
     }
 }
@@ -201,11 +246,44 @@ pub struct ArenaBot {
     pub limits: LimitOverrides,
     /// How an external bot runs (part of the fingerprint: a resource limit can change results).
     pub external: ExternalOptions,
+    /// The hashes of the files its spec names, or the arena version of a built-in bot (part of
+    /// the fingerprint: a rebuilt bot is another bot).
+    pub files: BotFingerprint,
+    /// Whether its play depends only on the map (never on the seed or the clock): built-in bots
+    /// declare it, external ones only if the arena file says so. Not part of the fingerprint:
+    /// it changes no result, only when an SPRT stops.
+    #[serde(skip)]
+    pub deterministic: bool,
+}
+
+/// How a test pairs its games.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SprtKind {
+    /// The candidate plays the baseline; a pair is one game in each seat order (role swap).
+    HeadToHead,
+    /// The candidate and the baseline each play the same seat against the same opponents on the
+    /// same map with the same seed; a pair compares their results.
+    Paired {
+        /// The opponents (bot indices), in arena order.
+        opponents: Vec<usize>,
+    },
+}
+
+/// Where pair `j` of a test is played.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PairMaps {
+    /// The arena's maps in turn: draw `k` on map `k mod maps`.
+    Cycle,
+    /// A fresh map from the game's generator for every draw, seeded by the draw number.
+    Generate { params: BTreeMap<String, String> },
 }
 
 /// The `[sprt]` section: a sequential test of `candidate` against `baseline`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SprtConfig {
+    pub kind: SprtKind,
     pub candidate: usize,
     pub baseline: usize,
     pub elo0: f64,
@@ -214,6 +292,9 @@ pub struct SprtConfig {
     pub beta: f64,
     /// Stop without a verdict after this many game pairs.
     pub max_pairs: u64,
+    /// How elo0 and elo1 are read.
+    pub elo_model: EloModel,
+    pub maps: PairMaps,
 }
 
 /// A validated arena: every map read and parsed, every bot known, every number in range.
@@ -237,6 +318,10 @@ pub struct Arena {
     /// Not part of the fingerprint: results go to `output/name/`.
     #[serde(skip)]
     pub output: PathBuf,
+    /// Which matches keep their replay in `replays/`. Not part of the fingerprint: it changes
+    /// what is kept, not what happens.
+    #[serde(skip)]
+    pub replays: ReplayPolicy,
     /// Not part of the fingerprint: a tournament and a test of the same arena are separate runs.
     #[serde(skip)]
     pub sprt: Option<SprtConfig>,
@@ -281,8 +366,9 @@ impl Arena {
         validate(raw, source, files).map_err(fail)
     }
 
-    /// A hash of everything that decides the results (not the concurrency or the output folder):
-    /// resuming or merging checks it, so rows of different configs never mix.
+    /// A hash of everything that decides the results (not the concurrency or the output folder),
+    /// the content of the bots' files included ([`ArenaBot::files`]): resuming or merging checks
+    /// it, so rows of different configs or of different builds of a bot never mix.
     pub fn fingerprint(&self) -> String {
         let canonical = serde_json::to_string(self).expect("an arena serializes");
         format!("{:016x}", crate::seed::text_hash(canonical.as_bytes()))
@@ -413,8 +499,10 @@ fn validate_game<D: GameDef>(
             maps.push(("maps.glob".to_string(), map));
         }
     }
+    let mut generator_params = None;
     if let Some(generate) = raw.maps.generate {
         let params = strings(generate.params);
+        generator_params = Some(params.clone());
         let seeds: Vec<u64> = match (generate.count, generate.seeds) {
             (Some(_), Some(_)) => {
                 return Err("key `maps.generate`: give `count` or `seeds`, not both".into());
@@ -534,12 +622,28 @@ fn validate_game<D: GameDef>(
                 "key `{key}.external`: `{spec}` is a built-in bot; `external` is for `cmd:` and `cg:` bots"
             ));
         }
+        let deterministic = match (&spec, b.deterministic) {
+            (BotSpec::Builtin(builtin), None) => {
+                super::determinism::seedless_builtin(game, builtin)
+            }
+            (BotSpec::Builtin(_), Some(_)) => {
+                return Err(format!(
+                    "key `{key}.deterministic`: `{spec}` is a built-in bot, which declares it itself"
+                ));
+            }
+            (_, declared) => declared.unwrap_or(false),
+        };
+        let sandbox = b.external.as_ref().and_then(|e| e.sandbox).or(raw.sandbox);
+        let external = ExternalOptions { sandbox, ..b.external.unwrap_or_default() };
+        let files = fingerprint_bot(&bot_name, &spec, &external);
         bots.push(ArenaBot {
             name: bot_name,
             spec,
             roles: bot_roles,
             limits: b.limits.into(),
-            external: b.external.unwrap_or_default(),
+            external,
+            files,
+            deterministic,
         });
     }
 
@@ -572,7 +676,14 @@ fn validate_game<D: GameDef>(
         Some(n) if n >= 1 => Some(n as usize),
         Some(n) => return Err(format!("key `concurrency`: {n} must be at least 1 (0 = cores)")),
     };
-    let sprt = raw.sprt.map(|s| validate_sprt(s, &bots, &roles)).transpose()?;
+    let sprt = raw
+        .sprt
+        .map(|s| validate_sprt::<D>(s, &bots, &roles, &variant, generator_params, seed))
+        .transpose()?;
+    let replays = match raw.replays {
+        None => ReplayPolicy::default(),
+        Some(name) => name.parse().map_err(|e| format!("key `replays`: {e}"))?,
+    };
 
     let arena = Arena {
         name,
@@ -588,6 +699,7 @@ fn validate_game<D: GameDef>(
         limits: raw.limits.into(),
         concurrency,
         output: raw.output.unwrap_or_else(|| PathBuf::from("results")),
+        replays,
         sprt,
         source: source.to_path_buf(),
     };
@@ -609,45 +721,124 @@ fn validate_game<D: GameDef>(
     Ok(arena)
 }
 
-fn validate_sprt(
+fn validate_sprt<D: GameDef>(
     s: RawSprt,
     bots: &[ArenaBot],
     roles: &[String],
+    variant: &str,
+    generator_params: Option<BTreeMap<String, String>>,
+    seed: u64,
 ) -> std::result::Result<SprtConfig, String> {
     fn given<T>(key: &str, value: Option<T>) -> std::result::Result<T, String> {
         value.ok_or_else(|| format!("key `sprt.{key}`: missing (the test needs it)"))
     }
-    let find = |key: &str, name: Option<String>| {
-        let name = given(key, name)?;
+    let find = |key: &str, name: &str| {
         bots.iter()
             .position(|b| b.name == name)
             .ok_or_else(|| format!("key `sprt.{key}`: no bot named `{name}`"))
     };
-    let candidate = find("candidate", s.candidate)?;
-    let baseline = find("baseline", s.baseline)?;
+    let candidate = find("candidate", &given("candidate", s.candidate)?)?;
+    let baseline = find("baseline", &given("baseline", s.baseline)?)?;
     let (elo0, elo1) = (given("elo0", s.elo0)?, given("elo1", s.elo1)?);
     let alpha = s.alpha.unwrap_or(DEFAULT_ERROR_RATE);
     let beta = s.beta.unwrap_or(DEFAULT_ERROR_RATE);
     if candidate == baseline {
         return Err("key `sprt.baseline`: the baseline must differ from the candidate".into());
     }
-    if roles.len() != 2 {
-        return Err(format!(
-            "key `sprt`: a test needs a two-seat game, this one has {}",
-            roles.len()
-        ));
-    }
-    for (key, i) in [("candidate", candidate), ("baseline", baseline)] {
-        if bots[i].roles.len() != roles.len() {
-            return Err(format!(
-                "key `sprt.{key}`: `{}` must play every role ({}) for role-swapped pairs",
-                bots[i].name,
-                roles.join(", ")
-            ));
+    let elo_model = match s.elo_model {
+        None => EloModel::default(),
+        Some(m) => m.parse().map_err(|e| format!("key `sprt.elo_model`: {e}"))?,
+    };
+    let kind_name = match (s.kind, &s.opponents) {
+        (Some(k), _) => k.parse().map_err(|e| format!("key `sprt.kind`: {e}"))?,
+        (None, Some(_)) => SprtKindName::Paired,
+        (None, None) => SprtKindName::HeadToHead,
+    };
+    let kind = match kind_name {
+        SprtKindName::HeadToHead => {
+            if s.opponents.is_some() {
+                return Err(
+                    "key `sprt.opponents`: a head-to-head test has no opponents (kind = \"paired\" has)"
+                        .into(),
+                );
+            }
+            if roles.len() != 2 {
+                return Err(format!(
+                    "key `sprt`: a head-to-head test needs a two-seat game, this one has {} \
+                     (a paired test, `kind = \"paired\"`, plays any number of seats)",
+                    roles.len()
+                ));
+            }
+            for (key, i) in [("candidate", candidate), ("baseline", baseline)] {
+                if bots[i].roles.len() != roles.len() {
+                    return Err(format!(
+                        "key `sprt.{key}`: `{}` must play every role ({}) for role-swapped pairs; \
+                         to test it against opponents in its own roles, use `kind = \"paired\"`",
+                        bots[i].name,
+                        roles.join(", ")
+                    ));
+                }
+            }
+            SprtKind::HeadToHead
         }
-    }
+        SprtKindName::Paired => {
+            let opponents: Vec<usize> = match s.opponents {
+                Some(names) => {
+                    let mut found = Vec::new();
+                    for name in &names {
+                        let i = find("opponents", name)?;
+                        if i == candidate || i == baseline {
+                            return Err(format!(
+                                "key `sprt.opponents`: `{name}` is the candidate or the baseline"
+                            ));
+                        }
+                        if found.contains(&i) {
+                            return Err(format!("key `sprt.opponents`: `{name}` twice"));
+                        }
+                        found.push(i);
+                    }
+                    found.sort();
+                    found
+                }
+                None => (0..bots.len()).filter(|&i| i != candidate && i != baseline).collect(),
+            };
+            if opponents.is_empty() {
+                return Err(
+                    "key `sprt.opponents`: a paired test needs at least one opponent".into()
+                );
+            }
+            let configs = super::sprt::paired_configs(candidate, &opponents, bots, roles);
+            if configs.is_empty() {
+                return Err(format!(
+                    "key `sprt.opponents`: `{}` and the opponents cannot fill the {} seats ({}) \
+                     in any order their roles allow",
+                    bots[candidate].name,
+                    roles.len(),
+                    roles.join(", ")
+                ));
+            }
+            for seats in &configs {
+                let seat = seats.iter().position(|&b| b == candidate).expect("the candidate sits");
+                if !bots[baseline].roles.contains(&roles[seat]) {
+                    return Err(format!(
+                        "key `sprt.baseline`: `{}` does not play `{}`, which `{}` plays against \
+                         these opponents; the baseline must play the candidate's roles",
+                        bots[baseline].name, roles[seat], bots[candidate].name
+                    ));
+                }
+            }
+            SprtKind::Paired { opponents }
+        }
+    };
     if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
         return Err(format!("key `sprt.elo1`: elo0 ({elo0}) must be below elo1 ({elo1})"));
+    }
+    for (key, v) in [("elo0", elo0), ("elo1", elo1)] {
+        if v.abs() > MAX_SPRT_ELO {
+            return Err(format!(
+                "key `sprt.{key}`: {v} is beyond ±{MAX_SPRT_ELO}, where no test is meaningful"
+            ));
+        }
     }
     for (key, v) in [("alpha", alpha), ("beta", beta)] {
         if !(v > 0.0 && v < 0.5) {
@@ -659,8 +850,40 @@ fn validate_sprt(
         Some(0) => return Err("key `sprt.max_pairs`: must be at least 1".into()),
         Some(n) => n,
     };
-    Ok(SprtConfig { candidate, baseline, elo0, elo1, alpha, beta, max_pairs })
+    // Fresh generated maps where the game has a generator: a pool that cycles repeats itself.
+    let params = generator_params.unwrap_or_default();
+    let can_generate = D::generate_map(variant, &params, sprt_map_seed(seed, 0));
+    let maps = match s.maps.as_deref() {
+        None => match can_generate {
+            Ok(_) => PairMaps::Generate { params },
+            Err(_) => PairMaps::Cycle,
+        },
+        Some("cycle") => PairMaps::Cycle,
+        Some("generate") => match can_generate {
+            Ok(_) => PairMaps::Generate { params },
+            Err(e) => return Err(format!("key `sprt.maps`: {e}")),
+        },
+        Some(other) => {
+            return Err(format!("key `sprt.maps`: `{other}` is not `generate` or `cycle`"));
+        }
+    };
+    Ok(SprtConfig {
+        kind,
+        candidate,
+        baseline,
+        elo0,
+        elo1,
+        alpha,
+        beta,
+        max_pairs,
+        elo_model,
+        maps,
+    })
 }
+
+/// The largest |elo0| or |elo1| a test accepts: far beyond any useful bound, and short of the
+/// scores of 0 and 1 where the hypotheses stop being distributions.
+const MAX_SPRT_ELO: f64 = 1000.0;
 
 #[cfg(test)]
 mod tests {
@@ -725,6 +948,7 @@ limits = { turn_ms = 50 }
             (GOOD.replace("turn_ms = 50", "turn_msec = 50"), "turn_msec"),
             (GOOD.replace("game = \"skynet\"", "game = \"chess\""), "game"),
             (GOOD.replace("seed = 7", "seed = 7\nformat = \"swiss\""), "format"),
+            (GOOD.replace("seed = 7", "seed = 7\nreplays = \"some\""), "replays"),
             (
                 GOOD.replace("seed = 7", "seed = 7\nformat = \"gauntlet\"\ncandidate = \"z\""),
                 "candidate",
@@ -760,6 +984,30 @@ limits = { turn_ms = 50 }
         std::fs::write(dir.path().join("m.txt"), format!("# AGENT_START 1\n{MAP}")).unwrap();
         let d = parse_in(dir.path(), GOOD).unwrap();
         assert_ne!(a.fingerprint(), d.fingerprint(), "a changed map changes the fingerprint");
+    }
+
+    #[test]
+    fn the_fingerprint_follows_the_files_a_bot_names() {
+        let dir = dir_with_map();
+        let bot = dir.path().join("bot.sh");
+        std::fs::write(&bot, "echo 0\n").unwrap();
+        let text = GOOD.replace(
+            "name = \"b\"\nspec = \"random\"",
+            &format!("name = \"b\"\nspec = \"cmd:sh {}\"", bot.display()),
+        );
+        let a = parse_in(dir.path(), &text).unwrap();
+        assert_eq!(a.bots[0].files.arena_version.as_deref(), Some(env!("CARGO_PKG_VERSION")));
+        let named: Vec<&str> = a.bots[1].files.files.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(named, vec!["sh".to_string(), bot.display().to_string()]);
+        assert_eq!(parse_in(dir.path(), &text).unwrap().fingerprint(), a.fingerprint());
+        std::fs::write(&bot, "echo 1\n").unwrap();
+        let b = parse_in(dir.path(), &text).unwrap();
+        assert_ne!(a.fingerprint(), b.fingerprint(), "an edited bot is another config");
+        // Which replays are kept changes no result.
+        let all = parse_in(dir.path(), &text.replace("seed = 7", "seed = 7\nreplays = \"all\""));
+        let all = all.unwrap();
+        assert_eq!((all.replays, b.replays), (ReplayPolicy::All, ReplayPolicy::Faults));
+        assert_eq!(all.fingerprint(), b.fingerprint());
     }
 
     #[test]
@@ -838,5 +1086,47 @@ limits = { turn_ms = 50 }
             let e = sprt_with(&text, &bad).unwrap_err().to_string();
             assert!(e.starts_with("failed to parse arena `t.toml`: ") && e.contains(key), "{e}");
         }
+    }
+
+    #[test]
+    fn a_paired_test_and_its_defaults() {
+        let text = format!(
+            "{GOOD}[[bots]]\nname = \"cg\"\nspec = \"cg-ep2\"\n\
+             [[bots]]\nname = \"solver\"\n\
+             [sprt]\ncandidate = \"solver\"\nbaseline = \"a\"\nopponents = [\"cg\"]\nelo0 = 0\nelo1 = 5\n"
+        );
+        let arena = sprt_with(&text, &SprtOverrides::default()).unwrap();
+        let test = arena.sprt.unwrap();
+        assert_eq!(test.kind, SprtKind::Paired { opponents: vec![2] });
+        assert_eq!(test.elo_model, EloModel::Normalized);
+        // Skynet has a generator: fresh maps by default, with the arena's generator settings.
+        assert_eq!(test.maps, PairMaps::Generate { params: BTreeMap::new() });
+        assert!(arena.bots[2].deterministic && !arena.bots[0].deterministic);
+        // The flags override the table's model and kind.
+        let logistic = SprtOverrides {
+            elo_model: Some(EloModel::Logistic),
+            kind: Some(SprtKindName::HeadToHead),
+            ..SprtOverrides::default()
+        };
+        let e = sprt_with(&text, &logistic).unwrap_err().to_string();
+        assert!(e.contains("sprt.opponents"), "a head-to-head test has no opponents: {e}");
+        let cycle =
+            text.replace("elo1 = 5", "elo1 = 5\nmaps = \"cycle\"\nelo_model = \"logistic\"");
+        let test = sprt_with(&cycle, &SprtOverrides::default()).unwrap().sprt.unwrap();
+        assert_eq!((test.maps, test.elo_model), (PairMaps::Cycle, EloModel::Logistic));
+        // The baseline must play the seats the candidate plays against these opponents.
+        let e = sprt_with(
+            &text.replace("baseline = \"a\"", "baseline = \"b\"\nkind = \"paired\"").replace(
+                "name = \"b\"\nspec = \"random\"",
+                "name = \"b\"\nspec = \"random\"\nroles = [\"agent\"]",
+            ),
+            &SprtOverrides::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("sprt.baseline") && e.contains("virus"), "{e}");
+        // Only external bots declare determinism.
+        let e = error_of(&GOOD.replace("limits = { turn_ms = 50 }", "deterministic = true"));
+        assert!(e.contains("bots[1].deterministic") && e.contains("built-in"), "{e}");
     }
 }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::bot_files::changed_bots;
 use super::results::matches::{IdSet, complete_len, format_header, read_rows};
+use super::results::replays::{REPLAYS_DIR, kept_ids, link_or_copy, replay_path};
 use super::results::{MATCHES_FILE, Meta, corrupt, lock_dir, write_summaries};
 use super::stats::standings::Standings;
 use super::stats::tally::Tally;
@@ -27,7 +29,8 @@ pub struct MergeReport {
 }
 
 /// Merges shard folders: checks that they come from one config and hold every planned match
-/// exactly once, then writes one `matches.csv` and the summaries a single run would write.
+/// exactly once, then writes one `matches.csv`, the summaries a single run would write, and the
+/// shards' replays (hard-linked where the filesystem allows, else copied).
 pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     let first =
         dirs.first().ok_or_else(|| Error::Usage("merge needs at least one folder".into()))?;
@@ -49,10 +52,11 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
                 dir,
                 None,
                 format!(
-                    "comes from another config (fingerprint {}) than `{}` ({})",
+                    "comes from another config (fingerprint {}) than `{}` ({}){}",
                     meta.fingerprint,
                     first.display(),
-                    reference.fingerprint
+                    reference.fingerprint,
+                    other_builds(reference, meta)
                 ),
             ));
         }
@@ -67,8 +71,11 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     let planned = reference.planned;
     let mut seen = IdSet::new(planned);
     let mut tally = Tally::new(reference.bots.clone(), reference.roles.clone());
+    // The shards' replays of rows they hold (a replay without its row is not a result).
+    let mut replays: Vec<(&Path, u64)> = Vec::new();
     for dir in dirs {
         let path = dir.join(MATCHES_FILE);
+        let kept = kept_ids(dir)?;
         read_rows(&path, seats, |line, row| {
             let fail = |m: String| corrupt(&path, Some(line), m);
             if row.id >= planned {
@@ -78,6 +85,9 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
                 return Err(fail(format!("match {} is recorded more than once", row.id)));
             }
             tally.add(&row.placing(&reference.bots).map_err(|e| fail(e.to_string()))?);
+            if kept.contains(&row.id) {
+                replays.push((dir, row.id));
+            }
             Ok(())
         })?;
     }
@@ -105,6 +115,16 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     // One matches.csv, the shards' rows one after the other.
     std::fs::create_dir_all(&out).map_err(|e| Error::write(&out, e))?;
     let _lock = lock_dir(&out)?;
+    let out_replays = out.join(REPLAYS_DIR);
+    if out_replays.exists() {
+        std::fs::remove_dir_all(&out_replays).map_err(|e| Error::write(&out_replays, e))?;
+    }
+    if !replays.is_empty() {
+        std::fs::create_dir(&out_replays).map_err(|e| Error::write(&out_replays, e))?;
+    }
+    for (dir, id) in replays {
+        link_or_copy(&replay_path(dir, id), &replay_path(&out, id))?;
+    }
     let merged = out.join(MATCHES_FILE);
     let tmp = merged.with_extension("csv.tmp");
     {
@@ -134,6 +154,17 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
         matches: planned,
         standings,
     })
+}
+
+/// The bots two shards ran in other builds, for the message refusing them (empty if none).
+fn other_builds(reference: &Meta, meta: &Meta) -> String {
+    match (&reference.bot_files, &meta.bot_files) {
+        (Some(first), Some(this)) => {
+            let changed = changed_bots(first, this);
+            if changed.is_empty() { String::new() } else { format!(": {}", changed.join("; ")) }
+        }
+        _ => String::new(),
+    }
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

@@ -4,13 +4,16 @@
 //! function of the arena and a match id; `run` plays them in parallel, appending a row per match
 //! to the results folder (`results`), resuming and sharding; `merge` combines the shards; `stats`
 //! turns rows into [`Standings`] and holds the SPRT's statistics; `sprt` runs sequential
-//! regression tests. The runners return typed reports ([`RunReport`], [`MergeReport`],
-//! [`SprtReport`]) that the command line renders as text or JSON. `docs/tournaments.md` is the
-//! user's guide.
+//! regression tests; `diff` compares two results folders match by match. The runners return
+//! typed reports ([`RunReport`], [`MergeReport`], [`SprtReport`], [`DiffReport`]) that the
+//! command line renders as text or JSON. `docs/tournaments.md` is the user's guide.
 //!
 //! The public API is what this module re-exports; the modules themselves are the crate's.
 
+pub(crate) mod bot_files;
 pub(crate) mod config;
+pub(crate) mod determinism;
+pub(crate) mod diff;
 pub(crate) mod merge;
 pub(crate) mod progress;
 pub(crate) mod results;
@@ -19,10 +22,18 @@ pub(crate) mod schedule;
 pub(crate) mod sprt;
 pub(crate) mod stats;
 
-pub use config::{Arena, ArenaBot, Files, SprtConfig, SprtOverrides};
+pub use bot_files::{BotFile, BotFingerprint};
+pub use config::{
+    Arena, ArenaBot, Files, PairMaps, SprtConfig, SprtKind, SprtKindName, SprtOverrides,
+};
+pub use diff::{
+    BotChange, ChangedMatch, DiffReport, DiffSeat, DiffSide, DiffVerdict, MatchOutcome, diff,
+};
 pub use merge::{MergeReport, merge};
+pub use results::replays::{BadReplayPolicy, ReplayPolicy};
 pub use run::{RunOptions, RunReport, run};
 pub use schedule::{BadShard, Format, Shard};
-pub use sprt::{SprtReport, Verdict, run_sprt};
+pub use sprt::{SprtReport, Stop, Verdict, run_sprt};
 pub use stats::ratings::Interval;
+pub use stats::sprt::EloModel;
 pub use stats::standings::{BotStanding, HeadToHead, Record, RoleRecord, Standings};

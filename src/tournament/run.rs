@@ -17,12 +17,14 @@ use serde::Serialize;
 use super::config::Arena;
 use super::progress::Progress;
 use super::results::matches::{IdSet, MatchRow, RowWriter, SeatRow, drop_torn_line, read_rows};
+use super::results::replays::{ReplayKeeper, ReplayPolicy};
 use super::results::{MATCHES_FILE, Meta, RESULTS_VERSION, corrupt, prepare_dir, write_summaries};
 use super::schedule::{Planned, Shard};
 use super::stats::standings::Standings;
 use super::stats::tally::Tally;
 use crate::bot::Supervisor;
 use crate::error::{Error, Result};
+use crate::game::MapText;
 use crate::matches::{MapSource, MatchSpec, PlayedMatch, Player};
 
 /// How a run is asked to go.
@@ -39,6 +41,8 @@ pub struct RunOptions {
     pub progress: bool,
     /// Starts the external bots; stopping it ends the run with [`Error::Interrupted`].
     pub supervisor: Supervisor,
+    /// Which replays to keep; `None` takes the arena's `replays`.
+    pub replays: Option<ReplayPolicy>,
 }
 
 impl Default for RunOptions {
@@ -50,6 +54,7 @@ impl Default for RunOptions {
             out: None,
             progress: false,
             supervisor: Supervisor::new(),
+            replays: None,
         }
     }
 }
@@ -93,6 +98,17 @@ pub(crate) fn play_seats(
     seed: u64,
     supervisor: &Supervisor,
 ) -> Result<PlayedMatch> {
+    play_on(arena, seats, arena.maps[map].clone(), seed, supervisor)
+}
+
+/// [`play_seats`] on a map that need not be one of the arena's (an SPRT's generated maps).
+pub(crate) fn play_on(
+    arena: &Arena,
+    seats: &[usize],
+    map: MapText,
+    seed: u64,
+    supervisor: &Supervisor,
+) -> Result<PlayedMatch> {
     let players: BTreeMap<String, Player> = seats
         .iter()
         .enumerate()
@@ -110,7 +126,7 @@ pub(crate) fn play_seats(
         game: arena.game,
         variant: Some(arena.variant.clone()),
         options: arena.options.clone(),
-        map: MapSource::Text(arena.maps[map].clone()),
+        map: MapSource::Text(map),
         players,
         seed,
         limits: arena.limits,
@@ -164,6 +180,7 @@ pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
         shard: (!shard.is_all()).then(|| shard.to_string()),
         roles: arena.roles.clone(),
         bots: arena.bots.iter().map(|b| b.name.clone()).collect(),
+        bot_files: Some(arena.bots.iter().map(|b| b.files.clone()).collect()),
     }
 }
 
@@ -177,6 +194,31 @@ pub(crate) fn tally_rows(path: &Path, meta: &Meta) -> Result<Tally> {
         Ok(())
     })?;
     Ok(tally)
+}
+
+/// How a recorded row differs from the match its id plans (its game, seats, bots, map, seed), if
+/// it does: a row moved between folders or edited must not be counted as the match it names.
+fn differs_from_plan(arena: &Arena, m: &Planned, row: &MatchRow) -> Option<String> {
+    if row.game != m.game {
+        return Some(format!("is recorded as game {}, but its id plans game {}", row.game, m.game));
+    }
+    for (seat, (recorded, &bot)) in row.seats.iter().zip(&m.seats).enumerate() {
+        let (role, name) = (&arena.roles[seat], &arena.bots[bot].name);
+        if recorded.role != *role || recorded.bot != *name {
+            return Some(format!(
+                "is recorded with `{}` as {} in seat {seat}, but its id plans `{name}` as {role}",
+                recorded.bot, recorded.role
+            ));
+        }
+    }
+    let map = &arena.maps[m.map].name;
+    if row.map != *map {
+        return Some(format!("is recorded on map `{}`, but its id plans `{map}`", row.map));
+    }
+    if row.seed != m.seed {
+        return Some(format!("is recorded with seed {}, but its id plans {}", row.seed, m.seed));
+    }
+    None
 }
 
 /// Runs (or resumes) an arena's tournament.
@@ -201,13 +243,13 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         }
         read_rows(&matches_path, seats, |line, row| {
             let problem = if row.id >= planned {
-                Some("is not in the schedule")
+                Some("is not in the schedule".to_string())
             } else if !shard.contains(row.id) {
-                Some("is not in this shard")
+                Some("is not in this shard".to_string())
             } else if !done.insert(row.id) {
-                Some("is recorded twice")
+                Some("is recorded twice".to_string())
             } else {
-                None
+                differs_from_plan(arena, &schedule.get(row.id), &row)
             };
             match problem {
                 Some(p) => Err(corrupt(
@@ -225,6 +267,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         .map(|first| (planned - first).div_ceil(shard.count))
         .sum::<u64>();
     let to_play = in_shard - resumed;
+    let keeper = ReplayKeeper::open(&dir, opts.replays.unwrap_or(arena.replays), &done)?;
     let writer = RowWriter::open(&matches_path, seats)?;
 
     let concurrency = opts
@@ -265,7 +308,11 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
                             Error::Interrupted => e,
                             e => Error::MatchSetup { id, source: Box::new(e) },
                         })
-                        .and_then(|p| writer.append(&row_of(arena, &m, &labels[m.pairing], &p)));
+                        .and_then(|p| {
+                            // The replay first: a row never lacks the replay the policy keeps.
+                            keeper.keep(id, &p)?;
+                            writer.append(&row_of(arena, &m, &labels[m.pairing], &p))
+                        });
                     match result {
                         Ok(()) => {
                             played.fetch_add(1, Ordering::Relaxed);

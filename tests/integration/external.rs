@@ -1,5 +1,7 @@
 //! External bots through the real `arena` binary: every kind of misbehaviour ends the match with
-//! the right label and culprit, within the time limit plus a margin, and leaves no process.
+//! the right label and culprit, within the time limit plus a margin, and leaves no process. The
+//! bots run in the sandbox (`auto`, the default) unless a test says `--sandbox off`; each gets a
+//! unique marker argument, by which the tests find its processes in `/proc`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -15,27 +17,30 @@ const MARGIN: Duration = Duration::from_millis(2500);
 /// How far beyond its hard limit a single decision may be measured (event-driven wake-up).
 const TURN_MARGIN: Duration = Duration::from_millis(400);
 
-struct Outcome {
-    summary: Value,
+pub(crate) struct Outcome {
+    pub(crate) summary: Value,
     elapsed: Duration,
-    pids: Vec<(i32, i32)>,
-    stdout: String,
+    pub(crate) stdout: String,
 }
 
 impl Outcome {
-    fn termination(&self) -> &str {
+    pub(crate) fn new(summary: Value, stdout: String) -> Outcome {
+        Outcome { summary, elapsed: Duration::ZERO, stdout }
+    }
+
+    pub(crate) fn termination(&self) -> &str {
         self.summary["termination"].as_str().unwrap_or_default()
     }
 
-    fn culprit(&self) -> Option<&str> {
+    pub(crate) fn culprit(&self) -> Option<&str> {
         self.summary["culprit_role"].as_str()
     }
 
-    fn detail(&self) -> &str {
+    pub(crate) fn detail(&self) -> &str {
         self.summary["detail"].as_str().unwrap_or_default()
     }
 
-    fn stderr_tail(&self, seat: usize) -> Vec<String> {
+    pub(crate) fn stderr_tail(&self, seat: usize) -> Vec<String> {
         self.summary["reports"][seat]["stderr_tail"]
             .as_array()
             .map(|a| a.iter().filter_map(|l| l.as_str().map(String::from)).collect())
@@ -46,7 +51,7 @@ impl Outcome {
         Duration::from_micros(self.summary["max_turn_micros"][seat].as_u64().unwrap_or(0))
     }
 
-    fn expect(&self, termination: &str, culprit: Option<&str>) {
+    pub(crate) fn expect(&self, termination: &str, culprit: Option<&str>) {
         assert_eq!(self.termination(), termination, "{}", self.stdout);
         assert_eq!(self.culprit(), culprit, "{}", self.stdout);
     }
@@ -61,22 +66,36 @@ impl Outcome {
     }
 }
 
-fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     root().join("tests/fixtures/bots").join(name).display().to_string()
 }
 
-/// `cmd:` spec of `interpreter fixture pidfile args...`, quoted for the spec's word splitting.
-fn bot(interpreter: &str, name: &str, pidfile: &Path, args: &[&str]) -> String {
-    let mut words = vec![interpreter.to_string(), fixture(name), pidfile.display().to_string()];
+/// `cmd:` spec of `interpreter fixture marker args...`, quoted for the spec's word splitting.
+pub(crate) fn bot(interpreter: &str, name: &str, marker: &str, args: &[&str]) -> String {
+    let mut words = vec![interpreter.to_string(), fixture(name), marker.to_string()];
     words.extend(args.iter().map(|a| a.to_string()));
     format!("cmd:{}", shell_words::join(words))
 }
 
-/// Plays the default Skynet map with `virus` against the built-in random agent.
-fn play_virus(virus: impl Fn(&Path) -> String, extra: &[&str]) -> Outcome {
+/// A marker no other test uses: a path inside this test's own temporary folder.
+pub(crate) fn marker_in(dir: &Path) -> String {
+    dir.join("bot-marker").display().to_string()
+}
+
+/// What Python fixtures read besides themselves in the sandbox: `common.py` next to them, and
+/// the example virus it runs.
+pub(crate) fn python_fixture_files() -> Vec<String> {
+    let fixtures = root().join("tests/fixtures/bots").display().to_string();
+    let virus = root().join("bots/skynet_virus.py").display().to_string();
+    vec!["--allow-read".into(), fixtures, "--allow-read".into(), virus]
+}
+
+/// Plays the default Skynet map with `virus` (a spec made from the marker) against the built-in
+/// random agent, and checks that no process with the marker is left.
+pub(crate) fn play_virus(virus: impl Fn(&str) -> String, extra: &[&str]) -> Outcome {
     let arena = Arena::new();
-    let pidfile = arena.dir().join("pids");
-    let spec = virus(&pidfile);
+    let marker = marker_in(arena.dir());
+    let spec = virus(&marker);
     let started = Instant::now();
     let run = arena
         .args(["play", "skynet", "--json", "--bot", "agent=random"])
@@ -88,56 +107,38 @@ fn play_virus(virus: impl Fn(&Path) -> String, extra: &[&str]) -> Outcome {
     let stdout = run.stdout();
     let summary: Value = serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("a JSON summary ({e}): {stdout}\n{}", run.stderr()));
-    let pids = std::fs::read_to_string(&pidfile)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| {
-            let mut w = l.split_whitespace().map(|w| w.parse::<i32>());
-            Some((w.next()?.ok()?, w.next()?.ok()?))
-        })
-        .collect();
-    let outcome = Outcome { summary, elapsed, pids, stdout };
-    assert_no_process_left(&outcome.pids);
+    let outcome = Outcome { summary, elapsed, stdout };
+    assert_no_process_left(&marker);
     outcome
 }
 
-/// Processes alive now (zombies are dead: they only wait for init to reap them), with their
-/// process group.
-fn live_processes() -> Vec<(i32, i32)> {
+/// The live processes (zombies are dead: they only wait to be reaped) with `marker` as one of
+/// their arguments (arena's own command line only holds it inside a bot spec).
+pub(crate) fn marked_processes(marker: &str) -> Vec<i32> {
     let mut live = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("/proc is readable").flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
-        let Some((_, rest)) = stat.rsplit_once(") ") else { continue };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.first() == Some(&"Z") {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        if !cmdline.split(|&b| b == 0).any(|arg| arg == marker.as_bytes()) {
             continue;
         }
-        if let Some(pgrp) = fields.get(2).and_then(|g| g.parse().ok()) {
-            live.push((pid, pgrp));
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // `pid (comm) state ...`; comm may hold spaces and parentheses.
+        let zombie = stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z'));
+        if !zombie {
+            live.push(pid);
         }
     }
     live
 }
 
-/// The (pid, group) of each bot that wrote its pid to `pidfile`: the leaders of their groups.
-fn leaders(pidfile: &Path) -> Vec<(i32, i32)> {
-    std::fs::read_to_string(pidfile)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
-        .map(|pid| (pid, pid))
-        .collect()
+pub(crate) fn assert_no_process_left(marker: &str) {
+    let left = marked_processes(marker);
+    assert!(left.is_empty(), "processes left behind: {left:?}");
 }
 
-fn assert_no_process_left(recorded: &[(i32, i32)]) {
-    assert!(!recorded.is_empty(), "the bot recorded no pid");
-    let left: Vec<(i32, i32)> = live_processes()
-        .into_iter()
-        .filter(|&(pid, pgrp)| recorded.iter().any(|&(p, g)| pid == p || pgrp == g))
-        .collect();
-    assert!(left.is_empty(), "processes left behind (pid, pgrp): {left:?}");
+pub(crate) fn str_refs(words: &[String]) -> Vec<&str> {
+    words.iter().map(String::as_str).collect()
 }
 
 /// Limits that keep the failing matches short, yet leave an interpreter time to start on a
@@ -148,11 +149,14 @@ const ROOMY: [&str; 4] = ["--first-turn-ms", "3000", "--turn-ms", "1000"];
 
 #[test]
 fn a_bot_that_sleeps_forever_times_out() {
-    let o = play_virus(|p| bot("sh", "sleeps_forever.sh", p, &[]), &FAST);
-    o.expect("timeout", Some("virus"));
-    o.within(Duration::from_millis(1000));
-    assert!(o.max_turn(0) < Duration::from_millis(1000) + TURN_MARGIN, "{:?}", o.max_turn(0));
-    assert_eq!(o.stderr_tail(0), vec!["thinking very hard"]);
+    for sandbox in ["auto", "off"] {
+        let extra = [&FAST[..], &["--sandbox", sandbox]].concat();
+        let o = play_virus(|p| bot("sh", "sleeps_forever.sh", p, &[]), &extra);
+        o.expect("timeout", Some("virus"));
+        o.within(Duration::from_millis(1000));
+        assert!(o.max_turn(0) < Duration::from_millis(1000) + TURN_MARGIN, "{:?}", o.max_turn(0));
+        assert_eq!(o.stderr_tail(0), vec!["thinking very hard"]);
+    }
 }
 
 #[test]
@@ -210,7 +214,9 @@ fn a_bot_flooding_stdout_is_caught_by_its_extra_lines() {
 
 #[test]
 fn a_bot_flooding_stderr_still_plays_to_the_end() {
-    let o = play_virus(|p| bot("python3", "flood_stderr.py", p, &[]), &ROOMY);
+    let files = python_fixture_files();
+    let extra = [&ROOMY[..], &str_refs(&files)].concat();
+    let o = play_virus(|p| bot("python3", "flood_stderr.py", p, &[]), &extra);
     o.expect("normal", None);
     assert_eq!(o.summary["winner"], "virus", "{}", o.stdout);
     o.within(Duration::from_secs(3));
@@ -237,12 +243,16 @@ fn closing_stdout_on_a_short_later_turn_is_eof_not_timeout() {
 
 #[test]
 fn a_forked_child_ignoring_term_is_killed_and_reaped() {
-    let o = play_virus(|p| bot("python3", "fork_ignore_term.py", p, &[]), &ROOMY);
-    o.expect("crash", Some("virus"));
-    assert!(o.detail().contains("exit code 5"), "{}", o.detail());
-    assert_eq!(o.pids.len(), 2, "the parent and its child recorded themselves: {:?}", o.pids);
-    assert_eq!(o.pids[0].1, o.pids[1].1, "the child is in the bot's group");
-    o.within(Duration::from_millis(1000));
+    // With the sandbox the child dies with the bot's PID namespace; without, with its group.
+    for sandbox in ["auto", "off"] {
+        let extra = [&ROOMY[..], &["--sandbox", sandbox]].concat();
+        let o = play_virus(|p| bot("python3", "fork_ignore_term.py", p, &[]), &extra);
+        o.expect("crash", Some("virus"));
+        assert!(o.detail().contains("exit code 5"), "{}", o.detail());
+        let tail = o.stderr_tail(0);
+        assert!(tail.iter().any(|l| l.ends_with("ignores SIGTERM")), "no child: {tail:?}");
+        o.within(Duration::from_millis(1000));
+    }
 }
 
 #[test]
@@ -255,10 +265,9 @@ fn an_illegal_move_is_refused() {
 
 #[test]
 fn a_slow_start_within_the_first_turn_limit_plays_on() {
-    let o = play_virus(
-        |p| bot("python3", "slow_start.py", p, &["0.3"]),
-        &["--first-turn-ms", "2500", "--turn-ms", "1000"],
-    );
+    let files = python_fixture_files();
+    let extra = [&["--first-turn-ms", "2500", "--turn-ms", "1000"][..], &str_refs(&files)].concat();
+    let o = play_virus(|p| bot("python3", "slow_start.py", p, &["0.3"]), &extra);
     o.expect("normal", None);
     assert!(o.max_turn(0) >= Duration::from_millis(250), "{:?}", o.max_turn(0));
     o.within(Duration::from_millis(2500));
@@ -266,7 +275,11 @@ fn a_slow_start_within_the_first_turn_limit_plays_on() {
 
 #[test]
 fn a_slow_start_beyond_the_first_turn_limit_times_out() {
-    let o = play_virus(|p| bot("python3", "slow_start.py", p, &["3"]), &FAST);
+    let files = python_fixture_files();
+    let o = play_virus(
+        |p| bot("python3", "slow_start.py", p, &["3"]),
+        &[&FAST[..], &str_refs(&files)].concat(),
+    );
     o.expect("timeout", Some("virus"));
     assert_eq!(o.summary["turns"], 0);
     o.within(Duration::from_millis(1000));
@@ -296,18 +309,16 @@ fn a_command_that_cannot_start_is_startup_failed() {
 
 #[test]
 fn the_environment_is_cleared_but_for_the_allow_list_and_arena_variables() {
-    let arena = Arena::new();
-    let dump = arena.dir().join("env.txt");
-    let script = format!(
-        "env > {}; read -r header; exit 0",
-        shell_words::quote(&dump.display().to_string())
+    // The bot answers with its environment on one line (garbage), `|` between the variables.
+    let script = "read -r header; env | tr '\\n' '|'; echo";
+    let o = play_virus(
+        |marker| format!("cmd:{}", shell_words::join(["sh", "-c", script, marker])),
+        &["--seed", "7"],
     );
-    let spec = format!("virus=cmd:{}", shell_words::join(["sh", "-c", &script]));
-    let run = arena
-        .args(["play", "skynet", "--json", "--seed", "7", "--bot", "agent=random", "--bot", &spec])
-        .run()
-        .success();
-    let env = std::fs::read_to_string(run.dir.join("env.txt")).expect("the bot dumped its env");
+    o.expect("garbage", Some("virus"));
+    let detail = o.detail();
+    let line = detail.split_once('"').and_then(|(_, rest)| rest.split_once("\": ")).map(|(l, _)| l);
+    let env: String = line.expect("the line in the detail").replace('|', "\n");
     let names: Vec<&str> = env.lines().filter_map(|l| l.split_once('=').map(|(k, _)| k)).collect();
     assert!(env.contains("ARENA_GAME=skynet\n"), "{env}");
     assert!(env.contains("ARENA_ROLE=virus\n"), "{env}");
@@ -370,27 +381,30 @@ fn a_term_signal_stops_every_bot_and_exits() {
 }
 
 fn a_signal_stops_every_bot_and_exits(signal: nix::sys::signal::Signal, code: i32) {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let pidfile = dir.path().join("pids");
-    let spec = format!("virus={}", bot("sh", "sleeps_forever.sh", &pidfile, &[]));
-    let args =
-        ["play", "skynet", "--bot", "agent=random", "--bot", &spec, "--first-turn-ms", "60000"];
-    let started = Instant::now();
-    let (status, stderr) = interrupt_arena(dir.path(), &args, 1, signal);
-    assert_eq!(status.code(), Some(code), "{status}: {stderr}");
-    assert!(stderr.contains("interrupted; stopped 1 bot process group(s)"), "{stderr}");
-    assert!(started.elapsed() < MARGIN + Duration::from_secs(1), "{:?}", started.elapsed());
-    assert_no_process_left(&leaders(&pidfile));
+    for sandbox in ["auto", "off"] {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let marker = marker_in(dir.path());
+        let spec = format!("virus={}", bot("sh", "sleeps_forever.sh", &marker, &[]));
+        let args = ["play", "skynet", "--bot", "agent=random", "--bot", &spec]
+            .into_iter()
+            .chain(["--first-turn-ms", "60000", "--sandbox", sandbox])
+            .collect::<Vec<_>>();
+        let started = Instant::now();
+        let (status, stderr) = interrupt_arena(dir.path(), &args, &marker, 1, signal);
+        assert_eq!(status.code(), Some(code), "{status}: {stderr}");
+        assert!(stderr.contains("interrupted; stopped 1 bot process group(s)"), "{stderr}");
+        assert!(started.elapsed() < MARGIN + Duration::from_secs(1), "{:?}", started.elapsed());
+        assert_no_process_left(&marker);
+    }
 }
 
-/// Runs `arena ARGS` in `dir`, waits until `bots` bots have written their pid to `dir/pids`,
-/// sends arena `signal`, and returns how arena ended and what it wrote to stderr.
-fn interrupt_arena(
+/// Starts `arena ARGS` in `dir` and waits until `bots` processes with `marker` run.
+pub(crate) fn start_arena(
     dir: &Path,
     args: &[&str],
+    marker: &str,
     bots: usize,
-    signal: nix::sys::signal::Signal,
-) -> (std::process::ExitStatus, String) {
+) -> std::process::Child {
     let arena = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(args)
         .current_dir(dir)
@@ -399,10 +413,23 @@ fn interrupt_arena(
         .spawn()
         .expect("arena starts");
     let started = Instant::now();
-    while std::fs::read_to_string(dir.join("pids")).map_or(true, |s| s.lines().count() < bots) {
-        assert!(started.elapsed() < Duration::from_secs(10), "the bots never started");
+    while marked_processes(marker).len() < bots {
+        assert!(started.elapsed() < Duration::from_secs(30), "the bots never started");
         std::thread::sleep(Duration::from_millis(10));
     }
+    arena
+}
+
+/// Runs `arena ARGS` in `dir`, waits until `bots` processes with `marker` run, sends arena
+/// `signal`, and returns how arena ended and what it wrote to stderr.
+fn interrupt_arena(
+    dir: &Path,
+    args: &[&str],
+    marker: &str,
+    bots: usize,
+    signal: nix::sys::signal::Signal,
+) -> (std::process::ExitStatus, String) {
+    let arena = start_arena(dir, args, marker, bots);
     let pid = nix::unistd::Pid::from_raw(arena.id() as i32);
     nix::sys::signal::kill(pid, signal).expect("arena gets the signal");
     let output = arena.wait_with_output().expect("arena exits");
@@ -447,7 +474,7 @@ fn matches_with_external_bots_run_from_many_threads_at_once() {
 #[test]
 fn ctrl_c_during_a_tournament_stops_every_bot_and_records_no_match() {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let pidfile = dir.path().join("pids");
+    let marker = marker_in(dir.path());
     let map = root().join("arenas/maps/skynet/ep2_01.txt");
     let toml = format!(
         "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 2\n\
@@ -455,14 +482,15 @@ fn ctrl_c_during_a_tournament_stops_every_bot_and_records_no_match() {
          [[bots]]\nname = \"sleeper\"\nspec = {:?}\nroles = [\"virus\"]\n\
          [[bots]]\nname = \"cg-ep2\"\n",
         map.display().to_string(),
-        bot("sh", "sleeps_forever.sh", &pidfile, &[]),
+        bot("sh", "sleeps_forever.sh", &marker, &[]),
     );
     std::fs::write(dir.path().join("t.toml"), toml).expect("the arena file is written");
     let args = ["run", "t.toml", "-q", "-j", "2"];
-    let (status, stderr) = interrupt_arena(dir.path(), &args, 2, nix::sys::signal::Signal::SIGINT);
+    let signal = nix::sys::signal::Signal::SIGINT;
+    let (status, stderr) = interrupt_arena(dir.path(), &args, &marker, 2, signal);
     assert_eq!(status.code(), Some(130), "{status}: {stderr}");
     assert!(stderr.contains("stopped 2 bot process group(s)"), "{stderr}");
-    assert_no_process_left(&leaders(&pidfile));
+    assert_no_process_left(&marker);
     // A bot the stop killed is not at fault: no row says it crashed.
     let rows =
         std::fs::read_to_string(dir.path().join("results/t/matches.csv")).unwrap_or_default();
@@ -496,9 +524,9 @@ fn virus_against_random(
 /// A match of a bot that never answers, played from Rust with `supervisor`, on a thread.
 fn play_sleeper_in_background(
     supervisor: &arena::bot::Supervisor,
-    pidfile: &Path,
+    marker: &str,
 ) -> std::thread::JoinHandle<arena::Result<arena::matches::PlayedMatch>> {
-    let virus = bot("sh", "sleeps_forever.sh", pidfile, &[]).parse().expect("a bot spec");
+    let virus = bot("sh", "sleeps_forever.sh", marker, &[]).parse().expect("a bot spec");
     let limits =
         arena::matches::LimitOverrides { first_turn_ms: Some(60_000), ..Default::default() };
     let spec = virus_against_random(virus, 1, limits);
@@ -509,11 +537,11 @@ fn play_sleeper_in_background(
 #[test]
 fn a_supervisor_stops_a_match_in_progress_which_then_has_no_result() {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let pidfile = dir.path().join("pids");
+    let marker = marker_in(dir.path());
     let supervisor = arena::bot::Supervisor::new();
     let started = Instant::now();
-    let play = play_sleeper_in_background(&supervisor, &pidfile);
-    while std::fs::read_to_string(&pidfile).map_or(true, |s| s.is_empty()) {
+    let play = play_sleeper_in_background(&supervisor, &marker);
+    while marked_processes(&marker).is_empty() {
         assert!(started.elapsed() < Duration::from_secs(10), "the bot never started");
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -521,19 +549,19 @@ fn a_supervisor_stops_a_match_in_progress_which_then_has_no_result() {
     let result = play.join().expect("no panic");
     assert!(matches!(result, Err(arena::Error::Interrupted)), "{result:?}");
     assert!(started.elapsed() < MARGIN + Duration::from_secs(1), "{:?}", started.elapsed());
-    assert_no_process_left(&leaders(&pidfile));
+    assert_no_process_left(&marker);
 }
 
 #[test]
 fn a_stopped_supervisor_starts_no_bot() {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let pidfile = dir.path().join("pids");
+    let marker = marker_in(dir.path());
     let supervisor = arena::bot::Supervisor::new();
     supervisor.stop_all(Duration::ZERO);
-    let result = play_sleeper_in_background(&supervisor, &pidfile).join().expect("no panic");
+    let result = play_sleeper_in_background(&supervisor, &marker).join().expect("no panic");
     // Not a `startup_failed` result: a tournament would write it down as the bot's fault.
     assert!(matches!(result, Err(arena::Error::Interrupted)), "{result:?}");
-    assert!(!pidfile.exists(), "the bot ran");
+    assert_no_process_left(&marker);
 }
 
 /// The Rust example bot, built by `cargo test` (which builds examples) next to this test binary.
@@ -578,10 +606,7 @@ fn the_rust_example_bot_plays_both_roles() {
 #[test]
 fn a_cpu_limit_kills_a_spinning_bot() {
     let o = play_virus(
-        |p| {
-            let script = format!("echo \"$$ $$\" >> {}; while :; do :; done", p.display());
-            format!("cmd:{}", shell_words::join(["sh", "-c", &script]))
-        },
+        |marker| format!("cmd:{}", shell_words::join(["sh", "-c", "while :; do :; done", marker])),
         &["--cpu-seconds", "1", "--first-turn-ms", "20000"],
     );
     o.expect("crash", Some("virus"));

@@ -283,7 +283,9 @@ fn sprt_decides_and_says_so_in_its_exit_code() {
         serde_json::from_str(&f.read("results/s/sprt/sprt.json")).expect("sprt.json");
     assert_eq!(json["verdict"], "h0");
     let pairs = json["pairs"].as_u64().unwrap();
-    assert!(json["llr"].as_f64().unwrap() <= json["lower_bound"].as_f64().unwrap());
+    let corrected =
+        json["lower_bound"].as_f64().unwrap() + json["overshoot_lower"].as_f64().unwrap();
+    assert!(json["llr"].as_f64().unwrap() < corrected, "{json}");
 
     // The stopping point does not depend on the concurrency.
     let one = f.arena(&["sprt", "s.toml", "-j", "1"]);
@@ -325,7 +327,9 @@ fn sprt_decides_and_says_so_in_its_exit_code() {
         (printed["candidate"].as_str(), printed["elo1"].as_f64()),
         (Some("alpha"), Some(50.0))
     );
-    assert!(printed["llr"].as_f64().unwrap() >= printed["upper_bound"].as_f64().unwrap());
+    let corrected =
+        printed["upper_bound"].as_f64().unwrap() - printed["overshoot_upper"].as_f64().unwrap();
+    assert!(printed["llr"].as_f64().unwrap() > corrected, "{printed}");
     let penta: u64 =
         printed["pentanomial"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum();
     assert_eq!(penta, printed["pairs"].as_u64().unwrap());
@@ -406,7 +410,7 @@ fn a_run_reports_as_json_and_strict_fails_on_faults() {
     assert!(String::from_utf8_lossy(&strict.stdout).contains("played 0 matches (1 resumed)"));
     let summary = f.read("results/faulty/summary.csv");
     assert!(
-        summary.lines().any(|l| l.starts_with("2,dies,1,0,0,1,") && l.ends_with(",1,0")),
+        summary.lines().any(|l| l.starts_with("2,dies,1,0,0,1,") && l.ends_with(",1,0,1")),
         "{summary}"
     );
 }
@@ -482,4 +486,347 @@ fn external_options_of_an_arena_bot_apply_to_its_process() {
     std::fs::write(f.path().join("bad.toml"), bad).unwrap();
     let err = String::from_utf8_lossy(&f.arena(&["run", "bad.toml"]).stderr).into_owned();
     assert!(err.contains("bad.toml") && err.contains("bogus"), "{err}");
+}
+
+/// An arena of a Python virus (`virus.py` in the folder) against the built-in agent, on one map.
+fn python_arena(f: &Folder, name: &str, extra: &str) {
+    let maps = root().join("arenas/maps/skynet");
+    let text = format!(
+        "name = \"{name}\"\ngame = \"skynet\"\ngames_per_pairing = 1\n{extra}\n\
+         [limits]\nfirst_turn_ms = 5000\nturn_ms = 2000\n\
+         [maps]\nfiles = [\"{}/ep2_01.txt\"]\n\
+         [[bots]]\nname = \"py\"\nspec = \"cmd:python3 virus.py\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n",
+        maps.display()
+    );
+    std::fs::write(f.path().join(format!("{name}.toml")), text).unwrap();
+}
+
+#[test]
+fn a_rerun_after_a_bot_changed_is_refused_naming_the_bot_and_the_file() {
+    let f = Folder::new(1);
+    std::fs::copy(root().join("bots/skynet_virus.py"), f.path().join("virus.py")).unwrap();
+    python_arena(&f, "py", "");
+    f.ok(&["run", "py.toml", "-q"]);
+    // Unchanged: resumes and plays nothing.
+    let again = f.ok(&["run", "py.toml", "-q"]);
+    assert!(again.contains("played 0 matches (1 resumed)"), "{again}");
+    let meta: serde_json::Value =
+        serde_json::from_str(&f.read("results/py/meta.json")).expect("meta.json");
+    let files = &meta["bot_files"][0]["files"];
+    assert_eq!(files[1]["file"], "virus.py", "{meta}");
+    assert_eq!(meta["bot_files"][1]["arena_version"], env!("CARGO_PKG_VERSION"), "{meta}");
+    f.ok(&["run", "py.toml", "-q", "--shard", "1/2", "--out", "s1"]);
+
+    // The bot is edited: the old rows are another bot's.
+    let source = f.read("virus.py") + "\n# tuned\n";
+    std::fs::write(f.path().join("virus.py"), source).unwrap();
+    let out = f.arena(&["run", "py.toml", "-q"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "the user's input changed: {err}");
+    for word in ["results/py", "bot `py`", "`virus.py` changed", "--fresh", "--out"] {
+        assert!(err.contains(word), "`{word}` missing: {err}");
+    }
+    // Shards of two builds do not merge either. (Shard 2/2 of one match plays none: its
+    // summary's figures are empty, and its report must still read them.)
+    f.ok(&["run", "py.toml", "-q", "--shard", "2/2", "--out", "s2"]);
+    let out = f.arena(&["merge", "s1", "s2", "--out", "m"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("another config") && err.contains("`virus.py` changed"), "{err}");
+    // Either way forward works: another folder, or starting over.
+    let elsewhere = f.ok(&["run", "py.toml", "-q", "--out", "after"]);
+    assert!(elsewhere.contains("played 1 matches (0 resumed)"), "{elsewhere}");
+    let fresh = f.ok(&["run", "py.toml", "-q", "--fresh"]);
+    assert!(fresh.contains("played 1 matches (0 resumed)"), "{fresh}");
+    assert!(f.ok(&["run", "py.toml", "-q"]).contains("played 0 matches (1 resumed)"));
+
+    // A folder written before arena recorded bot files cannot vouch for its bots.
+    let meta = f.read("results/py/meta.json");
+    let mut old: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    old.as_object_mut().unwrap().remove("bot_files");
+    std::fs::write(f.path().join("results/py/meta.json"), old.to_string()).unwrap();
+    let out = f.arena(&["run", "py.toml", "-q"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("did not record its bots' files") && err.contains("--fresh"), "{err}");
+}
+
+/// The ids of a results folder's kept replays, sorted.
+fn replay_ids(dir: &Path) -> Vec<u64> {
+    let mut ids: Vec<u64> = match std::fs::read_dir(dir.join("replays")) {
+        Ok(entries) => entries
+            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .filter_map(|n| n.strip_suffix(".jsonl").and_then(|id| id.parse().ok()))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    ids.sort();
+    ids
+}
+
+/// The ids of the rows of a matches.csv whose termination is not `normal`, sorted.
+fn faulted_ids(csv: &str) -> Vec<u64> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let col = header.iter().position(|c| *c == "termination").expect("a termination column");
+    let mut ids: Vec<u64> = lines
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[col] != "normal")
+        .map(|f| f[0].parse().expect("an id"))
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn a_tournament_keeps_the_replays_of_its_faults_and_they_verify() {
+    let f = Folder::new(1);
+    let maps = root().join("arenas/maps/skynet");
+    // `dies` faults every match it plays; `random` against the built-in agent plays out normally.
+    let text = format!(
+        "name = \"faults\"\ngame = \"skynet\"\ngames_per_pairing = 2\n\
+         [maps]\nfiles = [\"{0}/ep2_01.txt\", \"{0}/ep2_02.txt\"]\n\
+         [[bots]]\nname = \"dies\"\nspec = \"cmd:false\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"random\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n",
+        maps.display()
+    );
+    std::fs::write(f.path().join("faults.toml"), &text).unwrap();
+    f.ok(&["run", "faults.toml", "-q"]);
+    let dir = f.path().join("results/faults");
+    let faulted = faulted_ids(&f.read("results/faults/matches.csv"));
+    assert_eq!(faulted.len(), 2, "dies meets cg-ep2 once per game");
+    assert_eq!(replay_ids(&dir), faulted, "exactly the faulted matches keep their replay");
+    for id in &faulted {
+        let replay = format!("results/faults/replays/{id}.jsonl");
+        let out = f.arena(&["replay", "--verify", &replay]);
+        assert!(out.status.success(), "{replay}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // The report links them.
+    let report = f.read("results/faults/report.html");
+    assert!(report.contains("2 replays kept"), "the report counts the kept replays");
+
+    // `all` keeps every match's, `none` none; `--fresh` clears what an earlier run kept.
+    f.ok(&["run", "faults.toml", "-q", "--fresh", "--replays", "all"]);
+    assert_eq!(replay_ids(&dir), (0..4).collect::<Vec<u64>>());
+    std::fs::write(f.path().join("faults.toml"), format!("replays = \"none\"\n{text}")).unwrap();
+    f.ok(&["run", "faults.toml", "-q", "--fresh"]);
+    assert_eq!(replay_ids(&dir), Vec::<u64>::new());
+    let bad = text.replace("games_per_pairing = 2", "games_per_pairing = 2\nreplays = \"most\"");
+    std::fs::write(f.path().join("bad.toml"), bad).unwrap();
+    let out = f.arena(&["run", "bad.toml", "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("key `replays`"));
+}
+
+#[test]
+fn a_resume_replaces_replays_without_a_row_and_a_merge_keeps_the_shards_replays() {
+    let f = Folder::new(3);
+    f.ok(&["run", "t.toml", "-q", "--replays", "all"]);
+    let dir = f.path().join("results/t");
+    assert_eq!(replay_ids(&dir), (0..12).collect::<Vec<u64>>());
+    // A kill between a replay and its row: rows 10 and 11 are missing, their replays are not
+    // (one half-written), and a temporary file is left over.
+    let csv = f.read("results/t/matches.csv");
+    let kept: Vec<&str> =
+        csv.lines().filter(|l| !l.starts_with("10,") && !l.starts_with("11,")).collect();
+    assert_eq!(kept.len(), 11);
+    std::fs::write(dir.join("matches.csv"), kept.join("\n") + "\n").unwrap();
+    std::fs::write(dir.join("replays/10.jsonl"), "{\"arena_replay\":").unwrap();
+    std::fs::write(dir.join("replays/5.jsonl.tmp"), "x").unwrap();
+    let resumed = f.ok(&["run", "t.toml", "-q", "--replays", "all"]);
+    assert!(resumed.contains("played 2 matches (10 resumed)"), "{resumed}");
+    assert!(!dir.join("replays/5.jsonl.tmp").exists());
+    let out = f.arena(&["replay", "--verify", "results/t/replays/10.jsonl"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Resumed with `none`: a replay without its row is deleted, not left to contradict the row.
+    let csv = f.read("results/t/matches.csv");
+    let kept: Vec<&str> = csv.lines().filter(|l| !l.starts_with("3,")).collect();
+    std::fs::write(dir.join("matches.csv"), kept.join("\n") + "\n").unwrap();
+    f.ok(&["run", "t.toml", "-q", "--replays", "none"]);
+    assert_eq!(replay_ids(&dir), (0..12).filter(|&i| i != 3).collect::<Vec<u64>>());
+
+    // Shards keep theirs, and the merge gathers them.
+    for k in ["1/2", "2/2"] {
+        let out = format!("shards/{}", &k[..1]);
+        f.ok(&["run", "t.toml", "-q", "--shard", k, "--out", &out, "--replays", "all"]);
+    }
+    assert_eq!(replay_ids(&f.path().join("shards/1")), vec![0, 2, 4, 6, 8, 10]);
+    f.ok(&["merge", "shards/1", "shards/2", "--out", "merged"]);
+    assert_eq!(replay_ids(&f.path().join("merged")), (0..12).collect::<Vec<u64>>());
+    assert_eq!(f.read("merged/replays/7.jsonl"), f.read("shards/2/replays/7.jsonl"));
+    assert!(f.read("merged/report.html").contains("12 replays kept"));
+}
+
+#[test]
+fn diff_says_whether_anything_changed_and_lists_what_did() {
+    let f = Folder::new(1);
+    std::fs::copy(root().join("bots/skynet_virus.py"), f.path().join("virus.py")).unwrap();
+    let maps = root().join("arenas/maps/skynet");
+    let text = format!(
+        "name = \"reg\"\ngame = \"skynet\"\ngames_per_pairing = 2\n\
+         [limits]\nfirst_turn_ms = 5000\nturn_ms = 2000\n\
+         [maps]\nfiles = [\"{0}/ep2_01.txt\", \"{0}/ep2_02.txt\"]\n\
+         [[bots]]\nname = \"py\"\nspec = \"cmd:python3 virus.py\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n\
+         [[bots]]\nname = \"random\"\nroles = [\"agent\"]\n",
+        maps.display()
+    );
+    std::fs::write(f.path().join("reg.toml"), text).unwrap();
+    f.ok(&["run", "reg.toml", "-q"]);
+    f.ok(&["run", "reg.toml", "-q", "--out", "again"]);
+    // Identical results: exit 0, and every bot's change is exactly 0.
+    let same = f.arena(&["diff", "results/reg", "again"]);
+    let stdout = String::from_utf8_lossy(&same.stdout);
+    assert_eq!(same.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&same.stderr));
+    assert!(stdout.contains("4 matches in both, 0 changed") && stdout.contains("no change"));
+
+    // The bot breaks: it now dies before its first move.
+    let broken = f.read("virus.py").replacen("import sys\n", "import sys\nsys.exit(3)\n", 1);
+    std::fs::write(f.path().join("virus.py"), broken).unwrap();
+    f.ok(&["run", "reg.toml", "-q", "--out", "after"]);
+    let out = f.arena(&["diff", "results/reg", "after"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("4 changed") && stdout.contains("after/replays/"), "{stdout}");
+    let json = f.arena(&["diff", "results/reg", "after", "--json"]);
+    assert_eq!(json.status.code(), Some(1));
+    let report: serde_json::Value =
+        serde_json::from_slice(&json.stdout).expect("one JSON document");
+    assert_eq!(report["verdict"], "changed");
+    let changed = report["changed"].as_array().unwrap();
+    let ids: Vec<u64> = changed.iter().map(|m| m["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, vec![0, 1, 2, 3], "{report}");
+    for m in changed {
+        assert_eq!(m["b"]["termination"], "crash", "{m}");
+        assert_eq!(m["b"]["culprit"], "py", "{m}");
+        assert!(m["changes"].as_array().unwrap().contains(&"termination".into()), "{m}");
+        // The crash is a fault, so B kept its replay; A's normal matches kept none.
+        assert!(m["replay_a"].is_null(), "{m}");
+        let replay = m["replay_b"].as_str().expect("B's replay");
+        assert!(f.path().join(replay).is_file(), "{replay}");
+    }
+    let py = report["bots"].as_array().unwrap().iter().find(|b| b["bot"] == "py").unwrap();
+    let wins_before = f
+        .read("results/reg/matches.csv")
+        .lines()
+        .filter(|l| l.contains(",py,virus,normal,"))
+        .count() as u64;
+    assert!(
+        wins_before > 0,
+        "the working virus must win something for this check to mean anything"
+    );
+    assert_eq!(py["matches"], 4);
+    assert_eq!(py["losses"].as_u64(), Some(wins_before), "{py}");
+    let mean = py["mean_change"].as_f64().unwrap();
+    assert!((mean + wins_before as f64 / 4.0).abs() < 1e-9, "{py}");
+    assert!(py["low"].as_f64().unwrap() <= mean && mean <= py["high"].as_f64().unwrap());
+
+    // Folders of different plans: listed, nothing compared, exit 2.
+    f.ok(&["run", "t.toml", "-q"]);
+    let out = f.arena(&["diff", "results/reg", "results/t"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("bots: A py, cg-ep2, random, B alpha, beta, gamma"), "{stdout}");
+    assert!(stdout.contains("no result was compared"), "{stdout}");
+    // Not a results folder: an input error naming it.
+    let out = f.arena(&["diff", "results/reg", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nowhere"));
+}
+
+/// The fixed results folders of `tests/data/ratings/`, merged by the real binary: summary.csv
+/// gives the ratings an independent fit gave (see `make_references.py` there), to its printed
+/// digits; bots without games are listed apart and groups that never met are said to be.
+#[test]
+fn merged_reference_folders_print_the_independent_ratings() {
+    let f = Folder::new(1);
+    let mut cases: Vec<String> = std::fs::read_dir(root().join("tests/data/ratings"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("reference.json").exists())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 5, "{cases:?}");
+    for case in cases.iter().map(String::as_str) {
+        let source = root().join("tests/data/ratings").join(case);
+        let input = f.path().join(case);
+        std::fs::create_dir_all(&input).unwrap();
+        for file in ["meta.json", "matches.csv"] {
+            std::fs::copy(source.join(file), input.join(file)).unwrap();
+        }
+        let out = format!("{case}-merged");
+        let stdout = f.ok(&["merge", case, "--out", &out]);
+        let reference: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(source.join("reference.json")).unwrap())
+                .unwrap();
+        let summary = f.read(&format!("{out}/summary.csv"));
+        let mut lines = summary.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |name: &str| header.iter().position(|c| *c == name).expect(name);
+        for line in lines {
+            let fields: Vec<&str> = line.split(',').collect();
+            let bot = fields[col("bot")];
+            let want = &reference["bots"][bot];
+            if want.is_null() {
+                for empty in ["rank", "elo", "elo_low", "elo_high", "win_rate", "component"] {
+                    assert_eq!(fields[col(empty)], "", "{case} {bot} {empty}: {line}");
+                }
+                assert!(stdout.contains(&format!("no games, not rated: {bot}")), "{stdout}");
+                continue;
+            }
+            for key in ["elo", "elo_low", "elo_high"] {
+                let got: f64 = fields[col(key)].parse().unwrap();
+                let w = want[key].as_f64().unwrap();
+                assert!((got - w).abs() <= 0.051, "{case} {bot} {key}: {got} vs {w}");
+            }
+            assert_eq!(fields[col("component")], want["component"].to_string(), "{case} {bot}");
+        }
+        assert_eq!(stdout.contains("groups that never met"), case == "two-components", "{stdout}");
+        // The report is drawn from the same summary, bots without games included.
+        assert!(f.read(&format!("{out}/report.html")).contains("<svg"), "{case}");
+    }
+}
+
+/// A row whose id is in the schedule but whose bots, seats, map or seed are not the ones that id
+/// plans (edited, or copied from another folder) stops a resume, naming the line.
+#[test]
+fn a_row_that_is_not_the_match_its_id_plans_stops_a_resume() {
+    let f = Folder::new(2);
+    f.ok(&["run", "t.toml", "-q"]);
+    let original = f.read("results/t/matches.csv");
+    let header: Vec<&str> = original.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    type Edit<'a> = Box<dyn Fn(&mut Vec<String>) + 'a>;
+    let edits: [(&str, Edit, &str); 4] = [
+        (
+            "swapped seats",
+            Box::new(|r: &mut Vec<String>| r.swap(col("seat0_bot"), col("seat1_bot"))),
+            "seat 0",
+        ),
+        (
+            "another bot",
+            Box::new(|r: &mut Vec<String>| r[col("seat1_bot")] = "gamma".into()),
+            "plans",
+        ),
+        ("another map", Box::new(|r: &mut Vec<String>| r[col("map")] = "ep2_03.txt".into()), "map"),
+        ("another seed", Box::new(|r: &mut Vec<String>| r[col("seed")] = "12345".into()), "seed"),
+    ];
+    for (what, edit, named) in edits {
+        let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
+        // Line 4 of the file: a row of the alpha-beta pairing (both play both roles) or another.
+        let mut fields: Vec<String> = lines[3].split(',').map(str::to_string).collect();
+        let before = fields.clone();
+        edit(&mut fields);
+        assert_ne!(before, fields, "{what}: the edit must change the row");
+        lines[3] = fields.join(",");
+        std::fs::write(f.path().join("results/t/matches.csv"), lines.join("\n") + "\n").unwrap();
+        let out = f.arena(&["run", "t.toml", "-q"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{what}: {err}");
+        assert!(err.contains("matches.csv") && err.contains("line 4"), "{what}: {err}");
+        assert!(err.contains(named) && err.contains("--fresh"), "{what}: {err}");
+    }
 }

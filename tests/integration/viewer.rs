@@ -1,7 +1,8 @@
 //! `arena view` and `arena report` in a real browser: each page loads with no console error and no
 //! network request, draws as many nodes and edges as its map has, shows at its last step the
 //! result its replay records, keeps Risk hands to their seat's point of view, and steps through a
-//! long Risk replay within a frame (33 ms). Screenshots go to `target/screenshots/`; with
+//! long Risk replay and opens a 10,000-match report (their timing is measured by
+//! `cargo bench --bench viewer`, not here). Screenshots go to `target/screenshots/`; with
 //! `ARENA_UPDATE_DOC_IMAGES=1` the README's images in `docs/img/` are made again too.
 
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use serde_json::Value;
 use crate::browser::{self, Browser};
 use crate::support::{Arena, root};
 
-/// One browser at a time: pages are timed, and two Chromiums on two cores would time each other.
+/// One browser at a time: two Chromiums on two cores starve each other's pages.
 static ONE_BROWSER: Mutex<()> = Mutex::new(());
 
 fn screenshots() -> PathBuf {
@@ -270,29 +271,25 @@ fn a_risk_seat_sees_its_own_cards_and_never_another_seats() {
 }
 
 #[test]
-fn a_long_risk_replay_steps_within_a_frame() {
+fn a_long_risk_replay_steps_forwards_and_back_to_the_same_pages() {
     let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
     let page = view(&shipped("risk-6-players.jsonl"), dir.path());
     open_clean(&mut b, &page);
-    // Each step timed with the layout it causes (reading a size forces it), forwards then back.
-    let times = b.eval(
-        "arenaViewer.setPov(0); const t = []; \
-         const step = (i) => { const a = performance.now(); arenaViewer.goto(i); \
-           document.getElementById('side').getBoundingClientRect(); \
-           document.body.offsetHeight; t.push(performance.now() - a); }; \
-         for (let i = 0; i <= arenaViewer.count; i++) step(i); \
-         for (let i = arenaViewer.count; i >= 0; i--) step(i); \
-         t.sort((x, y) => x - y); \
-         [t.length, t[Math.floor(t.length / 2)], t[Math.floor(t.length * 0.95)], t[t.length - 1]]",
+    // Every step forwards then back: the side panel at each step is the same both ways.
+    let result = b.eval(
+        "arenaViewer.setPov(0); const seen = []; \
+         for (let i = 0; i <= arenaViewer.count; i++) { arenaViewer.goto(i); \
+           seen.push(document.getElementById('side').textContent); } \
+         let same = 0; \
+         for (let i = arenaViewer.count; i >= 0; i--) { arenaViewer.goto(i); \
+           if (document.getElementById('side').textContent === seen[i]) same++; } \
+         [arenaViewer.count, same]",
     );
-    let [steps, median, p95, max] = [0, 1, 2, 3].map(|i| times[i].as_f64().unwrap());
-    eprintln!(
-        "risk viewer: {steps} steps, median {median:.2} ms, p95 {p95:.2} ms, max {max:.2} ms"
-    );
-    assert!(steps >= 2000.0, "{steps} steps timed");
-    assert!(p95 < 33.0, "95% of steps within 33 ms, but p95 = {p95:.1} ms (max {max:.1})");
+    let [count, same] = [0, 1].map(|i| result[i].as_u64().unwrap());
+    assert!(count >= 1000, "a long replay: {count} steps");
+    assert_eq!(same, count + 1, "stepping back shows what stepping forwards showed");
 }
 
 #[test]
@@ -429,7 +426,7 @@ fn the_report_draws_every_bot_and_pair_and_links_the_kept_replays() {
 }
 
 #[test]
-fn a_report_of_ten_thousand_matches_is_small_and_opens_quickly() {
+fn a_report_of_ten_thousand_matches_is_small_and_opens() {
     let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
@@ -442,10 +439,6 @@ fn a_report_of_ten_thousand_matches_is_small_and_opens_quickly() {
     eprintln!("report of {rows} matches: {} KiB", size / 1024);
     assert!(size < 5 * 1024 * 1024, "{size} bytes");
     open_clean(&mut b, &page);
-    let load =
-        b.eval("performance.getEntriesByType('navigation')[0].loadEventEnd").as_f64().unwrap();
-    eprintln!("report of {rows} matches: loaded in {load:.0} ms");
-    assert!(load < 2000.0, "loaded in {load:.0} ms");
     assert_eq!(b.eval("window.arenaReport.rows"), rows);
     assert_eq!(b.eval("document.querySelectorAll('#match-table tbody tr').length"), 100);
 }

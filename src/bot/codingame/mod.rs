@@ -110,11 +110,17 @@ pub enum Resolved {
 pub fn bot<G: Game + 'static>(
     source: &Path,
     identity: &BotIdentity<'_>,
-    options: ExternalOptions,
+    mut options: ExternalOptions,
     supervisor: &Supervisor,
 ) -> Result<Box<dyn Bot<G>>, CgError> {
     Ok(match resolve(source)? {
         Resolved::Command(words) => {
+            // A build the command names by its folder (Java's class path) must be readable in
+            // the sandbox, which opens only the files a command line names.
+            if let Some(root) = cache::root() {
+                let builds = words.iter().map(PathBuf::from).filter(|w| w.starts_with(&root));
+                options.files.extend(builds.filter(|w| w.is_dir()));
+            }
             Box::new(ExternalBot::<G>::spawn(&words, identity, options, supervisor))
         }
         Resolved::Failed(failure) => Box::new(UncompiledBot::<G> {

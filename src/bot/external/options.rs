@@ -8,6 +8,16 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::sandbox::SandboxMode;
+
+/// The default cap on a sandboxed bot's processes and threads: room for a JVM's or a Go
+/// runtime's threads, nothing a machine notices.
+pub const DEFAULT_MAX_PROCESSES: u32 = 256;
+
+fn is_default_max_processes(n: &u32) -> bool {
+    *n == DEFAULT_MAX_PROCESSES
+}
+
 /// How an external bot is run, beyond its command line. Every field has a default; a tournament
 /// sets them per bot (TOML keys are the field names).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,9 +27,28 @@ pub struct ExternalOptions {
     pub max_line: usize,
     /// How many of the last stderr lines are kept for the result.
     pub stderr_lines: usize,
-    /// The bot's working directory; `None` runs it where arena runs, so relative paths in the
-    /// command line mean what they mean to the user who typed them.
+    /// Without the sandbox, the bot's working directory; `None` runs it where arena runs, so
+    /// relative paths in the command line mean what they mean to the user who typed them. With
+    /// the sandbox, the bot runs in a private directory and this is the directory relative paths
+    /// in the command line and in `files` are resolved against (readable by the bot).
     pub workdir: Option<PathBuf>,
+    /// Whether the bot runs in the sandbox (`docs/security.md`); `None` takes the arena's
+    /// setting, and without one `auto`. (Like the other sandbox settings, left out of the
+    /// serialized form while it has its default, so fingerprints of arenas that do not use
+    /// them stay what they were.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
+    /// In the sandbox, files and directories the bot may read besides the system, its program
+    /// and the arguments that name existing files (relative paths resolve like the command's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<PathBuf>,
+    /// In the sandbox, whether the bot may use the network (it has none by default).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub network: bool,
+    /// In the sandbox, how many processes and threads the bot may have at once (a fork bomb
+    /// fails beyond it).
+    #[serde(skip_serializing_if = "is_default_max_processes")]
+    pub max_processes: u32,
     /// The grace period of the end of a match, in ms: after the end of input, before `SIGTERM`,
     /// and again after `SIGTERM`, before `SIGKILL`.
     pub kill_grace_ms: u64,
@@ -39,6 +68,10 @@ impl Default for ExternalOptions {
             max_line: 64 * 1024,
             stderr_lines: 20,
             workdir: None,
+            sandbox: None,
+            files: Vec::new(),
+            network: false,
+            max_processes: DEFAULT_MAX_PROCESSES,
             kill_grace_ms: 100,
             address_space_mb: None,
             cpu_seconds: None,
@@ -51,6 +84,12 @@ impl Default for ExternalOptions {
 impl ExternalOptions {
     pub(super) fn kill_grace(&self) -> Duration {
         Duration::from_millis(self.kill_grace_ms)
+    }
+
+    /// The sandbox mode in force: the bot's own, else `auto`.
+    #[must_use]
+    pub fn sandbox_mode(&self) -> SandboxMode {
+        self.sandbox.unwrap_or_default()
     }
 }
 
@@ -65,5 +104,12 @@ mod tests {
         assert_eq!(o.cpu_seconds, Some(5));
         assert_eq!(o.kill_grace_ms, ExternalOptions::default().kill_grace_ms);
         assert!(toml::from_str::<ExternalOptions>("max_lines = 1").is_err());
+        let o: ExternalOptions =
+            toml::from_str("sandbox = \"require\"\nnetwork = true\nfiles = [\"bots\"]").unwrap();
+        assert_eq!(o.sandbox, Some(SandboxMode::Require));
+        assert!(o.network);
+        assert_eq!(o.files, vec![PathBuf::from("bots")]);
+        assert!(toml::from_str::<ExternalOptions>("sandbox = \"on\"").is_err());
+        assert_eq!(ExternalOptions::default().sandbox_mode(), SandboxMode::Auto);
     }
 }

@@ -1,11 +1,14 @@
 //! Starting an external bot: the command line, a cleared environment with the `ARENA_`
 //! variables, a process group of its own, the resource limits set in the child before it runs,
-//! and the hand-over of its pipes to the turns, its stderr to the drain and its exit to the
-//! watch. Everything a bot is allowed to see and do is decided here, in three steps:
-//! [`command`] (what the parent sets up: environment, working directory), [`confine`] (what
-//! the child does to itself between `fork` and `exec`, the crate's one `unsafe` site) and
-//! [`spawn`] (starting it under the supervisor, which must know every group it may have to stop).
+//! the sandbox (`super::sandbox`), and the hand-over of its pipes to the turns, its stderr to
+//! the drain and its exit to the watch. Everything a bot is allowed to see and do is decided
+//! here, in three steps: [`command`] (what the parent sets up: environment, working directory),
+//! [`confine`] (what the child does to itself between `fork` and `exec`: resource limits, or the
+//! sandbox's child side) and [`spawn`] (starting it under the supervisor, which must know every
+//! group it may have to stop).
 
+use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -17,6 +20,7 @@ use super::exit::{ExitSocket, ExitWatch};
 use super::io::Pipes;
 use super::options::ExternalOptions;
 use super::runtime::runtime;
+use super::sandbox::{self, Confinement, CpuClock, Prepared, SandboxMode};
 use super::stderr::StderrTail;
 use super::supervision::{ProcessGroup, Supervisor};
 
@@ -26,7 +30,7 @@ pub const ENV_ALLOW_LIST: &[&str] =
     &["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"];
 
 /// The `PATH` a bot gets when arena itself has none.
-const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+pub(super) const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
 /// Who the bot is, as its `ARENA_` environment variables tell it.
 #[derive(Clone, Debug)]
@@ -66,6 +70,10 @@ pub enum SpawnError {
     /// The pipes or the socket that connect arena to the bot could not be set up.
     #[error("cannot connect to the bot: {0}")]
     Connect(#[source] std::io::Error),
+    /// Its sandbox could not be set up (a `files` entry that does not exist, a full temporary
+    /// folder, a machine without the features of `require`).
+    #[error("cannot set up its sandbox: {0}")]
+    Sandbox(String),
 }
 
 fn in_dir(workdir: Option<&PathBuf>) -> String {
@@ -79,6 +87,10 @@ pub(super) struct Process {
     pub(super) pipes: Pipes,
     pub(super) exit: ExitWatch,
     pub(super) stderr: Arc<StderrTail>,
+    /// The CPU time of all its processes.
+    pub(super) cpu: CpuClock,
+    /// Its sandbox's private directory and cgroup, released once its processes are gone.
+    pub(super) confinement: Option<Confinement>,
 }
 
 /// Starts `command` (program and arguments) as the leader of a new process group.
@@ -88,9 +100,21 @@ pub(super) fn spawn(
     options: &ExternalOptions,
     supervisor: &Supervisor,
 ) -> Result<Process, SpawnError> {
+    if command.is_empty() {
+        return Err(SpawnError::EmptyCommand);
+    }
+    let mut sandbox = match options.sandbox_mode() {
+        SandboxMode::Off => None,
+        SandboxMode::Auto | SandboxMode::Require => Some(sandbox::prepare(command, options)?),
+    };
+    let command = sandbox.as_ref().map_or_else(|| command.to_vec(), |s| s.command.clone());
     let (program, args) = command.split_first().ok_or(SpawnError::EmptyCommand)?;
-    let mut cmd = self::command(program, args, identity, options);
-    confine(&mut cmd, Rlimits::from(options));
+    let env = environment(identity, options, sandbox.as_ref());
+    if let Some(prepared) = &mut sandbox {
+        prepared.set_image(&env)?;
+    }
+    let mut cmd = self::command(program, args, &env, options, sandbox.as_ref());
+    confine(&mut cmd, Rlimits::from(options), sandbox.as_ref());
     let exit_socket = ExitSocket::new().map_err(SpawnError::Connect)?;
 
     let _enter = runtime().enter();
@@ -102,6 +126,11 @@ pub(super) fn spawn(
     })?;
     let pid = child.id().and_then(|id| i32::try_from(id).ok()).ok_or(SpawnError::Vanished)?;
     let group = admission.register(Pid::from_raw(pid));
+    // What only the child needed (the rulesets, the cgroups' `cgroup.procs`, the startup pipe's
+    // write end) it holds by now: the spawn returns once the sandbox's init runs.
+    let confinement = sandbox.map(Prepared::into_confinement);
+    let cgroup_clock = confinement.as_ref().and_then(Confinement::cgroup_clock);
+    let cpu = cgroup_clock.unwrap_or_else(|| CpuClock::tree(pid));
 
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -111,11 +140,14 @@ pub(super) fn spawn(
     let stderr = StderrTail::drain(stderr, options.stderr_lines);
     let exit = exit_socket.watch(child);
     match connect(stdin, stdout) {
-        Ok(pipes) => Ok(Process { group, pipes, exit, stderr }),
+        Ok(pipes) => Ok(Process { group, pipes, exit, stderr, cpu, confinement }),
         // It runs and cannot be talked to: it must not outlive this call.
         Err(e) => {
             group.kill();
             group.stop(&exit, std::time::Duration::ZERO);
+            if let Some(confinement) = confinement {
+                confinement.release();
+            }
             Err(SpawnError::Connect(e))
         }
     }
@@ -126,42 +158,77 @@ fn connect(stdin: ChildStdin, stdout: ChildStdout) -> std::io::Result<Pipes> {
     Pipes::new(stdin.into_owned_fd()?, stdout.into_owned_fd()?)
 }
 
-/// The command line with the bot's environment and working directory.
+/// The bot's environment: the allow-list from arena's, the settings' `env`, the `ARENA_`
+/// variables, and in the sandbox `TMPDIR` in its private directory.
+fn environment(
+    identity: &BotIdentity<'_>,
+    options: &ExternalOptions,
+    sandbox: Option<&Prepared>,
+) -> Vec<(OsString, OsString)> {
+    let mut env: BTreeMap<OsString, OsString> = BTreeMap::new();
+    for &name in ENV_ALLOW_LIST {
+        if let Some(value) = std::env::var_os(name) {
+            env.insert(name.into(), value);
+        }
+    }
+    env.entry("PATH".into()).or_insert_with(|| DEFAULT_PATH.into());
+    env.extend(options.env.iter().map(|(k, v)| (k.into(), v.into())));
+    env.insert("ARENA_GAME".into(), identity.game.into());
+    env.insert("ARENA_ROLE".into(), identity.role.into());
+    env.insert("ARENA_SEED".into(), identity.seed.to_string().into());
+    if let Some(prepared) = sandbox {
+        env.insert("TMPDIR".into(), prepared.dir.clone().into());
+    }
+    env.into_iter().collect()
+}
+
+/// The command line with the bot's environment and working directory (its private directory in
+/// the sandbox).
 fn command(
     program: &str,
     args: &[String],
-    identity: &BotIdentity<'_>,
+    env: &[(OsString, OsString)],
     options: &ExternalOptions,
+    sandbox: Option<&Prepared>,
 ) -> Command {
     let mut cmd = Command::new(program);
     cmd.args(args)
         .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    for &name in ENV_ALLOW_LIST {
-        if let Some(value) = std::env::var_os(name) {
-            cmd.env(name, value);
+    match sandbox {
+        Some(prepared) => {
+            cmd.current_dir(&prepared.dir);
         }
-    }
-    if std::env::var_os("PATH").is_none() {
-        cmd.env("PATH", DEFAULT_PATH);
-    }
-    cmd.envs(&options.env)
-        .env("ARENA_GAME", identity.game)
-        .env("ARENA_ROLE", identity.role)
-        .env("ARENA_SEED", identity.seed.to_string());
-    if let Some(dir) = &options.workdir {
-        cmd.current_dir(dir);
+        None => {
+            if let Some(dir) = &options.workdir {
+                cmd.current_dir(dir);
+            }
+        }
     }
     cmd
 }
 
 /// What the child does to itself after `fork`, before `exec`: the one place that runs code in
 /// the child, so every restriction a bot runs under that must be set from inside goes here.
+/// Unsandboxed, the resource limits; sandboxed, the sandbox's child side (which sets them too).
 #[allow(unsafe_code)]
-fn confine(cmd: &mut Command, limits: Rlimits) {
+fn confine(cmd: &mut Command, limits: Rlimits, sandbox: Option<&Prepared>) {
+    #[cfg(target_os = "linux")]
+    if let Some(prepared) = sandbox {
+        let plan = prepared.plan.clone();
+        // SAFETY: the closure runs in the forked child before exec; `Plan::run` only makes
+        // system calls on what the parent prepared, and allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || plan.run(&limits));
+        }
+        return;
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = sandbox;
     // SAFETY: the closure runs in the forked child before exec; it only makes setrlimit system
     // calls (async-signal-safe) and allocates nothing.
     unsafe {
@@ -171,7 +238,7 @@ fn confine(cmd: &mut Command, limits: Rlimits) {
 
 /// The resource limits set in the child before it runs the bot.
 #[derive(Clone, Copy, Debug)]
-struct Rlimits {
+pub(super) struct Rlimits {
     address_space: Option<u64>,
     cpu_seconds: Option<u64>,
     core_dumps: bool,
@@ -188,7 +255,7 @@ impl From<&ExternalOptions> for Rlimits {
 }
 
 impl Rlimits {
-    fn apply(&self) -> std::io::Result<()> {
+    pub(super) fn apply(&self) -> std::io::Result<()> {
         use nix::sys::resource::{Resource, setrlimit};
         let set = |resource, soft: u64, hard: u64| {
             setrlimit(resource, soft, hard).map_err(|e| std::io::Error::from_raw_os_error(e as i32))
@@ -209,7 +276,41 @@ impl Rlimits {
 
 #[cfg(test)]
 mod tests {
+    use std::time::{Duration, Instant};
+
     use super::*;
+
+    /// Seconds from a `times` figure (`0m1.23s`).
+    fn seconds(figure: &str) -> f64 {
+        let (minutes, rest) = figure.split_once('m').expect("minutes");
+        let seconds = rest.trim_end_matches('s');
+        minutes.parse::<f64>().unwrap() * 60.0 + seconds.parse::<f64>().unwrap()
+    }
+
+    #[test]
+    fn the_cpu_time_counts_a_child_that_burned_cpu_and_exited() {
+        for mode in [SandboxMode::Auto, SandboxMode::Off] {
+            let supervisor = Supervisor::new();
+            let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
+            let options = ExternalOptions { sandbox: Some(mode), ..ExternalOptions::default() };
+            // A child burns CPU, writes its own CPU time as `times` prints it (`0m1.23s
+            // 0m0.01s`, user and system) and exits; once it is reaped the bot answers with it.
+            let script = "read go; f=${TMPDIR:-/tmp}/times.$$; \
+                          sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; times >\"$1\"' \
+                          child \"$f\"; head -n 1 \"$f\"; rm -f \"$f\"; read end";
+            let command = ["sh", "-c", script].map(String::from);
+            let mut process = spawn(&command, &identity, &options, &supervisor).expect("started");
+            let deadline = Instant::now() + Duration::from_secs(300);
+            let answer = process.pipes.exchange(b"go\n", process.exit.signal(), deadline, 100);
+            let line = answer.expect("the bot answers");
+            let children: f64 = line.split_whitespace().map(seconds).sum();
+            let measured = process.cpu.read().expect("the bot runs").as_secs_f64();
+            super::super::stop(process, Duration::ZERO, 0);
+            assert!(children >= 0.05, "{mode}: the child burned too little to tell: {line}");
+            // `times` counts in clock ticks; the clock is at least as exact.
+            assert!(measured >= children - 0.02, "{mode}: {measured} s < the child's {line}");
+        }
+    }
 
     #[test]
     fn spawn_errors_name_the_program_and_the_directory() {

@@ -6,6 +6,7 @@
 //! `meta.json` (which config the rows belong to), the lock, and the atomic writes.
 
 pub(crate) mod matches;
+pub(crate) mod replays;
 pub(crate) mod summaries;
 
 use std::fs::File;
@@ -14,6 +15,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::bot_files::{BotFingerprint, changed_bots};
 use super::stats::standings::Standings;
 use crate::error::{Error, Result};
 
@@ -50,6 +52,11 @@ pub(crate) struct Meta {
     pub(crate) shard: Option<String>,
     pub(crate) roles: Vec<String>,
     pub(crate) bots: Vec<String>,
+    /// What each bot ran: the hashes of the files its spec names, or a built-in bot's arena
+    /// version. Absent (`None`) in folders written before arena recorded it: such a folder cannot
+    /// tell whether its bots are this run's, so a run does not resume it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) bot_files: Option<Vec<BotFingerprint>>,
 }
 
 impl Meta {
@@ -107,6 +114,29 @@ pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock> {
     }
 }
 
+/// Refuses a folder whose rows were played by other builds of this run's bots, naming each bot
+/// and file that changed ([`Error::StaleBots`]); a folder that does not record its bots' files
+/// is refused too, since it cannot say.
+fn check_same_bots(dir: &Path, old: &Meta, new: &Meta) -> Result<()> {
+    let stale = |message: String| Err(Error::StaleBots { path: dir.to_path_buf(), message });
+    match (&old.bot_files, &new.bot_files) {
+        (None, Some(_)) => stale(
+            "were written by an earlier arena that did not record its bots' files, so they may \
+             come from other builds of the bots"
+                .into(),
+        ),
+        (Some(old_files), Some(new_files)) => {
+            let changed = changed_bots(old_files, new_files);
+            if changed.is_empty() {
+                Ok(())
+            } else {
+                stale(format!("were played by other builds of the bots: {}", changed.join("; ")))
+            }
+        }
+        (_, None) => Ok(()),
+    }
+}
+
 /// Prepares a results folder: locks it for this process, checks that what is there belongs to
 /// this config (or clears it for a fresh run) and writes the meta file. The folder stays locked
 /// while the returned guard lives.
@@ -122,9 +152,14 @@ pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLoc
                 std::fs::remove_file(&path).map_err(|e| Error::write(&path, e))?;
             }
         }
+        let replays = dir.join(replays::REPLAYS_DIR);
+        if replays.exists() {
+            std::fs::remove_dir_all(&replays).map_err(|e| Error::write(&replays, e))?;
+        }
     } else if dir.join(META_FILE).exists() {
         let old = Meta::read(dir)?;
         if old != *meta {
+            check_same_bots(dir, &old, meta)?;
             return Err(corrupt(
                 dir,
                 None,

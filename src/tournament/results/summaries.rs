@@ -37,15 +37,17 @@ pub(crate) const SUMMARY_COLUMNS: &[&str] = &[
     "elo_high",
     "faults",
     "timeouts",
+    "component",
 ];
 
-/// `summary.csv`: one line per bot, best rating first.
+/// `summary.csv`: one line per bot, by component and best rating first; bots without games last,
+/// with no rank, rating or component.
 pub(crate) fn summary_csv(standings: &Standings) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(SUMMARY_COLUMNS).expect("writing to memory");
     for r in &standings.bots {
         w.write_record([
-            r.rank.to_string(),
+            r.rank.map(|k| k.to_string()).unwrap_or_default(),
             r.bot.clone(),
             r.games.to_string(),
             r.wins.to_string(),
@@ -60,6 +62,7 @@ pub(crate) fn summary_csv(standings: &Standings) -> String {
             fmt_f(r.elo + r.elo_margin, 1),
             r.faults.to_string(),
             r.timeouts.to_string(),
+            r.component.map(|c| c.to_string()).unwrap_or_default(),
         ])
         .expect("writing to memory");
     }

@@ -28,7 +28,8 @@ pub struct Interval {
 /// The Wilson score interval of `successes` (may be fractional: draws count 1/2) in `n` trials.
 pub(crate) fn wilson(successes: f64, n: f64, z: f64) -> Interval {
     if n <= 0.0 {
-        return Interval { value: f64::NAN, low: 0.0, high: 1.0 };
+        // No trials, no proportion: not the uninformative [0, 1], which reads as a result.
+        return Interval { value: f64::NAN, low: f64::NAN, high: f64::NAN };
     }
     let p = successes / n;
     let z2 = z * z;
@@ -42,12 +43,21 @@ pub(crate) fn wilson(successes: f64, n: f64, z: f64) -> Interval {
 /// `S` is `gamma_i / sum_{j in S} gamma_j`; a finishing order is a sequence of such choices. With
 /// two seats this is exactly Bradley-Terry. Ties are averaged over their orders (a two-seat draw
 /// is half a win each).
+///
+/// Only bots that played are rated, and only against the bots they are connected to by games:
+/// the comparison graph's components are rated apart, each centred on its own mean.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Ratings {
-    /// Elo per bot (`400 log10 gamma`), shifted so the mean is 0.
+    /// Elo per bot (`400 log10 gamma`), its component's mean at 0; NaN for a bot without games
+    /// or when the fit did not converge.
     pub elo: Vec<f64>,
-    /// Half the width of each 95% interval, in Elo.
+    /// Half the width of each 95% interval, in Elo (NaN where `elo` is).
     pub elo_margin: Vec<f64>,
+    /// Each bot's component (1-based, numbered in the order of their first bots); `None` for a
+    /// bot without games.
+    pub component: Vec<Option<usize>>,
+    /// Whether Newton's method met its tolerances in every component.
+    pub converged: bool,
 }
 
 /// One choice of a finishing order: `winner` comes first among `set`.
@@ -57,20 +67,113 @@ struct Stage {
     weight: f64,
 }
 
-/// Fits ratings by Hunter's MM algorithm (2004). `prior` virtual draws of each bot against a fixed
-/// anchor of rating 0 keep the fit finite when a bot wins or loses everything (as BayesElo's
-/// prior does); `prior = 0` gives the plain maximum-likelihood fit, mean-centred.
-/// The intervals come from the inverse of the observed Fisher information.
+/// Newton's method stops when no strength moves by more than this (in nats, about 1e-7 Elo)...
+const STEP_TOLERANCE: f64 = 1e-9;
+/// ... and no component of the gradient exceeds this, relative to the games behind it.
+const GRADIENT_TOLERANCE: f64 = 1e-9;
+/// A fit that needs more Newton iterations than this is reported as not converged.
+const MAX_NEWTON_ITERATIONS: usize = 500;
+
+/// Fits ratings: the maximum of the Plackett-Luce log-likelihood plus `prior` virtual draws of
+/// each bot against a fixed anchor of strength 0 (as BayesElo's prior), so a bot that wins or
+/// loses every game still has a finite rating: the one where its real games and its virtual
+/// draws balance. `prior = 0` is the plain maximum-likelihood fit, which does not exist (and is
+/// reported as not converged) when a bot wins everything.
+///
+/// The maximum is found by Newton's method with the information matrix and a backtracking line
+/// search: with `prior > 0` the objective is strictly concave and tends to minus infinity in
+/// every direction, so it has one maximum and damped Newton converges to it from anywhere
+/// (Boyd and Vandenberghe, Convex Optimization, 9.5.3), quadratically at the end. It stops on
+/// both a step and a gradient tolerance. The intervals come from the inverse of the observed
+/// Fisher information at the maximum.
 pub(crate) fn fit_ratings(
     n: usize,
     rankings: &BTreeMap<Vec<Vec<usize>>, u64>,
     prior: f64,
 ) -> Ratings {
+    // The comparison graph's components: bots connected by a match.
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut played = vec![false; n];
+    for (groups, &count) in rankings {
+        if count == 0 {
+            continue;
+        }
+        let members: Vec<usize> = groups.iter().flatten().copied().collect();
+        for &m in &members {
+            played[m] = true;
+            let (a, b) = (root(&mut parent, members[0]), root(&mut parent, m));
+            parent[b] = a;
+        }
+    }
+    let mut component = vec![None; n];
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for i in 0..n {
+        if !played[i] {
+            continue;
+        }
+        let r = root(&mut parent, i);
+        match (0..i).find(|&j| played[j] && root(&mut parent, j) == r) {
+            Some(j) => {
+                let c: usize = component[j].expect("an earlier bot of the component");
+                component[i] = Some(c);
+                groups[c - 1].push(i);
+            }
+            None => {
+                groups.push(vec![i]);
+                component[i] = Some(groups.len());
+            }
+        }
+    }
+
+    let mut elo = vec![f64::NAN; n];
+    let mut elo_margin = vec![f64::NAN; n];
+    let mut converged = true;
+    for members in &groups {
+        let fit = fit_component(members, rankings, prior);
+        converged &= fit.converged;
+        for (k, &bot) in members.iter().enumerate() {
+            if fit.converged {
+                elo[bot] = fit.elo[k];
+                elo_margin[bot] = fit.margin[k];
+            }
+        }
+    }
+    Ratings { elo, elo_margin, component, converged }
+}
+
+/// The fit of one component: Elo and margins of `members`, in their order.
+struct ComponentFit {
+    elo: Vec<f64>,
+    margin: Vec<f64>,
+    converged: bool,
+}
+
+fn fit_component(
+    members: &[usize],
+    rankings: &BTreeMap<Vec<Vec<usize>>, u64>,
+    prior: f64,
+) -> ComponentFit {
+    let n = members.len();
+    let local = |bot: usize| members.iter().position(|&m| m == bot);
+    // Strengths `theta[0..n]`; with a prior, `theta[n]` is the anchor, fixed at 0.
     let anchor = n;
-    let items = if prior > 0.0 { n + 1 } else { n };
     let mut stages: Vec<Stage> = Vec::new();
     for (groups, &count) in rankings {
-        for (order, weight) in tie_orders(groups) {
+        if count == 0 || local(groups[0][0]).is_none() {
+            continue;
+        }
+        let groups: Vec<Vec<usize>> = groups
+            .iter()
+            .map(|g| g.iter().map(|&b| local(b).expect("one component")).collect())
+            .collect();
+        for (order, weight) in tie_orders(&groups) {
             for t in 0..order.len().saturating_sub(1) {
                 stages.push(Stage {
                     set: order[t..].to_vec(),
@@ -86,56 +189,48 @@ pub(crate) fn fit_ratings(
             stages.push(Stage { set: vec![i, anchor], winner: anchor, weight: prior / 2.0 });
         }
     }
-    let mut wins = vec![0.0; items];
-    for s in &stages {
-        wins[s.winner] += s.weight;
-    }
-    let mut gamma = vec![1.0; items];
-    for _ in 0..100_000 {
-        let mut denom = vec![0.0; items];
-        for s in &stages {
-            let total: f64 = s.set.iter().map(|&j| gamma[j]).sum();
-            for &j in &s.set {
-                denom[j] += s.weight / total;
-            }
-        }
-        let mut next = gamma.clone();
-        for i in 0..n {
-            if denom[i] > 0.0 {
-                next[i] = (wins[i] / denom[i]).max(1e-300);
-            }
-        }
-        if prior <= 0.0 {
-            // Without an anchor only ratios are identified: keep the geometric mean at 1.
-            let mean_log = next[..n].iter().map(|g| g.ln()).sum::<f64>() / n as f64;
-            for g in &mut next[..n] {
-                *g = (g.ln() - mean_log).exp();
-            }
-        }
-        let change = (0..n).map(|i| (next[i].ln() - gamma[i].ln()).abs()).fold(0.0, f64::max);
-        gamma = next;
-        if change < 1e-12 {
+    let total_weight: f64 = stages.iter().map(|s| s.weight).sum();
+
+    let mut theta = vec![0.0; n + 1];
+    let mut converged = false;
+    for _ in 0..MAX_NEWTON_ITERATIONS {
+        let (value, gradient, info) = evaluate(&stages, &theta, n);
+        let step = newton_step(&info, &gradient, prior > 0.0);
+        let Some(step) = step else { break };
+        let largest_step = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
+        let largest_gradient = gradient.iter().fold(0.0f64, |m, g| m.max(g.abs()));
+        if largest_step <= STEP_TOLERANCE
+            && largest_gradient <= GRADIENT_TOLERANCE * total_weight.max(1.0)
+        {
+            converged = true;
             break;
         }
-    }
-    let theta: Vec<f64> = gamma[..n].iter().map(|g| g.ln()).collect();
-    let mean = theta.iter().sum::<f64>() / n as f64;
-    let elo: Vec<f64> = theta.iter().map(|t| (t - mean) * ELO_PER_NAT).collect();
-
-    // Observed information: sum over stages of weight * (diag(p) - p p^T), p the choice
-    // probabilities within the stage's set.
-    let mut info = vec![vec![0.0; items]; items];
-    for s in &stages {
-        let total: f64 = s.set.iter().map(|&j| gamma[j]).sum();
-        for &a in &s.set {
-            let pa = gamma[a] / total;
-            info[a][a] += s.weight * pa;
-            for &b in &s.set {
-                info[a][b] -= s.weight * pa * gamma[b] / total;
+        // Backtracking: halve the step until the objective does not decrease (the Newton
+        // direction is an ascent direction of a concave function, so a small enough step is).
+        let mut scale = 1.0;
+        let mut moved = false;
+        for _ in 0..60 {
+            let trial: Vec<f64> = (0..=n)
+                .map(|i| if i < n { theta[i] + scale * step[i] } else { theta[i] })
+                .collect();
+            if log_likelihood(&stages, &trial) >= value - 1e-12 * value.abs().max(1.0) {
+                theta = trial;
+                moved = true;
+                break;
             }
+            scale /= 2.0;
+        }
+        if !moved {
+            break;
+        }
+        if prior <= 0.0 {
+            // Without an anchor only differences are identified: keep the mean at 0.
+            let mean = theta[..n].iter().sum::<f64>() / n as f64;
+            theta[..n].iter_mut().for_each(|t| *t -= mean);
         }
     }
-    let info: Vec<Vec<f64>> = info[..n].iter().map(|row| row[..n].to_vec()).collect();
+
+    let (_, _, info) = evaluate(&stages, &theta, n);
     let covariance = if prior > 0.0 {
         invert(info)
     } else {
@@ -146,9 +241,11 @@ pub(crate) fn fit_ratings(
             info.iter().map(|row| row.iter().map(|v| v + j).collect()).collect();
         invert(shifted).map(|m| m.iter().map(|row| row.iter().map(|v| v - j).collect()).collect())
     };
+    let mean = theta[..n].iter().sum::<f64>() / n as f64;
+    let elo = theta[..n].iter().map(|t| (t - mean) * ELO_PER_NAT).collect();
     // The reported rating is a contrast, theta_i - mean(theta): its variance is c^T C c with
     // c = e_i - 1/n. This removes the (large) uncertainty of the anchor's own position.
-    let elo_margin = (0..n)
+    let margin = (0..n)
         .map(|i| {
             let Some(c) = &covariance else { return f64::INFINITY };
             let coef = |a: usize| if a == i { 1.0 } else { 0.0 } - 1.0 / n as f64;
@@ -157,7 +254,66 @@ pub(crate) fn fit_ratings(
             if var > 0.0 { Z95 * ELO_PER_NAT * var.sqrt() } else { f64::INFINITY }
         })
         .collect();
-    Ratings { elo, elo_margin }
+    ComponentFit { elo, margin, converged }
+}
+
+/// The choice probabilities of a stage, computed stably (the largest strength factored out).
+fn probabilities(stage: &Stage, theta: &[f64]) -> Vec<f64> {
+    let top = stage.set.iter().map(|&j| theta[j]).fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = stage.set.iter().map(|&j| (theta[j] - top).exp()).collect();
+    let total: f64 = e.iter().sum();
+    e.into_iter().map(|v| v / total).collect()
+}
+
+fn log_likelihood(stages: &[Stage], theta: &[f64]) -> f64 {
+    stages
+        .iter()
+        .map(|s| {
+            let top = s.set.iter().map(|&j| theta[j]).fold(f64::NEG_INFINITY, f64::max);
+            let total: f64 = s.set.iter().map(|&j| (theta[j] - top).exp()).sum();
+            s.weight * (theta[s.winner] - top - total.ln())
+        })
+        .sum()
+}
+
+/// The log-likelihood, its gradient and the observed information
+/// `sum weight (diag(p) - p p^T)` over the free strengths `0..n`.
+fn evaluate(stages: &[Stage], theta: &[f64], n: usize) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
+    let mut gradient = vec![0.0; n];
+    let mut info = vec![vec![0.0; n]; n];
+    for s in stages {
+        let p = probabilities(s, theta);
+        if s.winner < n {
+            gradient[s.winner] += s.weight;
+        }
+        for (x, &a) in s.set.iter().enumerate() {
+            if a >= n {
+                continue;
+            }
+            gradient[a] -= s.weight * p[x];
+            info[a][a] += s.weight * p[x];
+            for (y, &b) in s.set.iter().enumerate() {
+                if b < n {
+                    info[a][b] -= s.weight * p[x] * p[y];
+                }
+            }
+        }
+    }
+    (log_likelihood(stages, theta), gradient, info)
+}
+
+/// The Newton step `info^-1 gradient` (without an anchor, in the space orthogonal to
+/// `(1, ..., 1)`, where the gradient lies).
+fn newton_step(info: &[Vec<f64>], gradient: &[f64], anchored: bool) -> Option<Vec<f64>> {
+    let n = gradient.len();
+    let matrix: Vec<Vec<f64>> = if anchored {
+        info.to_vec()
+    } else {
+        let j = 1.0 / n as f64;
+        info.iter().map(|row| row.iter().map(|v| v + j).collect()).collect()
+    };
+    let inverse = invert(matrix)?;
+    Some((0..n).map(|i| (0..n).map(|j| inverse[i][j] * gradient[j]).sum()).collect())
 }
 
 /// Every order of the tied groups' members, each with weight 1 / (product of group sizes!).
@@ -311,5 +467,34 @@ mod tests {
         for (elo, strength) in fit.elo.iter().zip(g) {
             assert!(close(*elo, (strength.ln() - mean) * ELO_PER_NAT, 1e-6), "{:?}", fit.elo);
         }
+    }
+
+    #[test]
+    fn a_fit_without_a_maximum_is_flagged_not_printed() {
+        // Without the prior, a bot that wins everything has no finite maximum-likelihood rating.
+        let fit = fit_ratings(2, &pair_rankings(&[(0, 1, 50)]), 0.0);
+        assert!(!fit.converged);
+        assert!(fit.elo.iter().all(|e| e.is_nan()), "{:?}", fit.elo);
+        // With it, the fit converges however lopsided the results.
+        let fit = fit_ratings(3, &pair_rankings(&[(0, 1, 3000), (0, 2, 3000), (1, 2, 1)]), 1.0);
+        assert!(fit.converged && fit.elo.iter().all(|e| e.is_finite()), "{fit:?}");
+    }
+
+    #[test]
+    fn bots_without_games_and_separate_groups_are_not_linked_by_the_prior() {
+        // Bots 0-1 and 3-4 play; bot 2 never does.
+        let r = pair_rankings(&[(0, 1, 30), (1, 0, 10), (3, 4, 5), (4, 3, 15)]);
+        let fit = fit_ratings(5, &r, RATING_PRIOR);
+        assert_eq!(fit.component, vec![Some(1), Some(1), None, Some(2), Some(2)]);
+        assert!(fit.elo[2].is_nan() && fit.elo_margin[2].is_nan());
+        // Each group is centred on its own mean, and fits as if the other were not there.
+        assert!(
+            close(fit.elo[0] + fit.elo[1], 0.0, 1e-9) && close(fit.elo[3] + fit.elo[4], 0.0, 1e-9)
+        );
+        let alone = fit_ratings(2, &pair_rankings(&[(0, 1, 30), (1, 0, 10)]), RATING_PRIOR);
+        assert!(
+            close(alone.elo[0], fit.elo[0], 1e-9)
+                && close(alone.elo_margin[0], fit.elo_margin[0], 1e-9)
+        );
     }
 }

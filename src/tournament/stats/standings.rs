@@ -12,8 +12,9 @@ use super::tally::{PairTally, Tally};
 /// One bot's results and rating (a line of `summary.csv`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BotStanding {
-    /// 1 is the best rating.
-    pub rank: usize,
+    /// 1 is the best rating of its component; `None` (`null`) for a bot without games, which is
+    /// not rated.
+    pub rank: Option<usize>,
     pub bot: String,
     pub games: u64,
     pub wins: u64,
@@ -23,10 +24,14 @@ pub struct BotStanding {
     pub mean_score: f64,
     /// Points per game (a win 1, a draw 1/2) with its 95% Wilson interval.
     pub win_rate: Interval,
-    /// The rating in Elo, the field's mean at 0.
+    /// The rating in Elo, its component's mean at 0 (NaN, `null` in JSON, for a bot without
+    /// games or when the fit did not converge).
     pub elo: f64,
-    /// Half the width of the rating's 95% interval (infinite, `null` in JSON, when unknown).
+    /// Half the width of the rating's 95% interval (`null` in JSON when unknown).
     pub elo_margin: f64,
+    /// The group of bots connected by games that the rating is comparable within (1-based);
+    /// `None` for a bot without games.
+    pub component: Option<usize>,
     /// Matches the bot lost by its own failure (any termination but `normal`).
     pub faults: u64,
     /// Of those, the ones lost on time.
@@ -82,8 +87,13 @@ pub struct Standings {
     pub matches: u64,
     /// The game's roles, in seat order.
     pub roles: Vec<String>,
-    /// Every bot, best rating first (ties by name).
+    /// Every bot: by component, best rating first (ties by name), then the bots without games.
     pub bots: Vec<BotStanding>,
+    /// The groups of bots connected by games (1 when everyone is): ratings compare only within
+    /// a group.
+    pub components: usize,
+    /// Whether the rating fit converged; when it did not, every `elo` is `null`.
+    pub ratings_converged: bool,
     /// Every ordered pair of bots that met, in the arena's bot order.
     pub head_to_head: Vec<HeadToHead>,
     /// Every bot's results in every role it played, in the arena's bot order and seat order.
@@ -104,7 +114,7 @@ impl Standings {
                 let t = &tally.per_bot[i];
                 let points = t.wins as f64 + 0.5 * t.draws as f64;
                 BotStanding {
-                    rank: 0,
+                    rank: None,
                     bot: name.clone(),
                     games: t.games,
                     wins: t.wins,
@@ -114,14 +124,29 @@ impl Standings {
                     win_rate: wilson(points, t.games as f64, Z95),
                     elo: ratings.elo[i],
                     elo_margin: ratings.elo_margin[i],
+                    component: ratings.component[i],
                     faults: t.faults,
                     timeouts: t.timeouts,
                 }
             })
             .collect();
-        bots.sort_by(|a, b| b.elo.total_cmp(&a.elo).then_with(|| a.bot.cmp(&b.bot)));
-        for (i, b) in bots.iter_mut().enumerate() {
-            b.rank = i + 1;
+        // By component, best first; the bots without games (no component) last, by name.
+        bots.sort_by(|a, b| {
+            let group = |x: &BotStanding| x.component.unwrap_or(usize::MAX);
+            group(a)
+                .cmp(&group(b))
+                .then_with(|| b.elo.total_cmp(&a.elo))
+                .then_with(|| a.bot.cmp(&b.bot))
+        });
+        let mut previous = None;
+        let mut rank = 0;
+        for b in bots.iter_mut() {
+            if b.component != previous {
+                rank = 0;
+                previous = b.component;
+            }
+            rank += 1;
+            b.rank = b.component.map(|_| rank);
         }
         let mut head_to_head = Vec::new();
         for (a, row) in tally.pair.iter().enumerate() {
@@ -151,6 +176,8 @@ impl Standings {
             matches: tally.matches,
             roles: tally.roles.clone(),
             bots,
+            components: ratings.component.iter().flatten().max().copied().unwrap_or(0),
+            ratings_converged: ratings.converged,
             head_to_head,
             by_role,
             endings: tally.terminations.iter().map(|(t, n)| (t.to_string(), *n)).collect(),
@@ -174,7 +201,8 @@ mod tests {
         let backward = Standings::of(&tally_of(three_matches().into_iter().rev()));
         assert_eq!(forward, backward);
         assert_eq!(forward.bots[0].bot, "a");
-        assert_eq!(forward.bots.iter().map(|b| b.rank).collect::<Vec<_>>(), vec![1, 2, 3]);
+        let ranks: Vec<Option<usize>> = forward.bots.iter().map(|b| b.rank).collect();
+        assert_eq!(ranks, vec![Some(1), Some(2), Some(3)]);
         assert_eq!(forward.faulted_matches(), 1);
         let b_vs_c = forward.head_to_head.iter().find(|h| h.bot == "b" && h.opponent == "c");
         assert_eq!(b_vs_c.map(|h| (h.record.games, h.record.draws)), Some((1, 1)));
@@ -191,5 +219,78 @@ mod tests {
         let json = serde_json::to_value(Standings::of(&tally)).expect("standings serialize");
         assert!(json["bots"][0]["mean_score"].is_null(), "{json}");
         assert_eq!(json["matches"], 0);
+    }
+
+    /// The folders of `tests/data/ratings/` (matches files made by a seeded simulation) against
+    /// the ratings an independent fit gave (a statsmodels Bradley-Terry GLM, a scipy
+    /// Plackett-Luce fit; `make_references.py` there made both).
+    #[test]
+    fn ratings_match_the_independent_references() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ratings");
+        let mut cases: Vec<std::path::PathBuf> = std::fs::read_dir(&root)
+            .expect("the reference folders")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.join("reference.json").exists())
+            .collect();
+        cases.sort();
+        assert!(cases.len() >= 5, "{cases:?}");
+        for dir in cases {
+            let case = dir.file_name().expect("a name").to_string_lossy().into_owned();
+            let meta = crate::tournament::results::Meta::read(&dir).expect("meta.json");
+            let tally = crate::tournament::run::tally_rows(&dir.join("matches.csv"), &meta)
+                .expect("matches.csv");
+            let standings = Standings::of(&tally);
+            assert!(standings.ratings_converged, "{case}");
+            let text = std::fs::read_to_string(dir.join("reference.json")).expect("reference");
+            let reference: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            for b in &standings.bots {
+                let want = &reference["bots"][&b.bot];
+                if want.is_null() {
+                    assert_eq!(b.games, 0, "{case} {}", b.bot);
+                    assert!(b.elo.is_nan() && b.rank.is_none() && b.component.is_none());
+                    continue;
+                }
+                let close = |got: f64, key: &str, tol: f64| {
+                    let w = want[key].as_f64().expect("a number");
+                    assert!((got - w).abs() <= tol, "{case} {} {key}: {got} vs {w}", b.bot);
+                };
+                close(b.elo, "elo", 1e-4);
+                close(b.elo - b.elo_margin, "elo_low", 1e-3);
+                close(b.elo + b.elo_margin, "elo_high", 1e-3);
+                assert_eq!(b.component.map(|c| c as u64), want["component"].as_u64(), "{case}");
+            }
+        }
+    }
+
+    #[test]
+    fn groups_are_ranked_apart_and_idle_bots_last() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ratings");
+        let of = |case: &str| {
+            let dir = root.join(case);
+            let meta = crate::tournament::results::Meta::read(&dir).expect("meta.json");
+            Standings::of(
+                &crate::tournament::run::tally_rows(&dir.join("matches.csv"), &meta)
+                    .expect("matches.csv"),
+            )
+        };
+        let two = of("two-components");
+        assert_eq!(two.components, 2);
+        let order: Vec<(Option<usize>, Option<usize>)> =
+            two.bots.iter().map(|b| (b.component, b.rank)).collect();
+        assert_eq!(
+            order,
+            vec![
+                (Some(1), Some(1)),
+                (Some(1), Some(2)),
+                (Some(2), Some(1)),
+                (Some(2), Some(2)),
+                (Some(2), Some(3))
+            ]
+        );
+        let idle = of("zero-game-bot");
+        let last = idle.bots.last().expect("bots");
+        assert_eq!((last.bot.as_str(), last.rank, last.games), ("idle", None, 0));
+        assert!(last.win_rate.low.is_nan(), "no [0, 100] interval for a bot without games");
+        assert_eq!(idle.components, 1);
     }
 }

@@ -42,7 +42,13 @@ pub fn ratings(rows: &[Rating<'_>]) -> Markup {
     let finite = |v: f64| v.is_finite().then_some(v);
     let lo = rows.iter().filter_map(|r| finite(r.low)).fold(f64::INFINITY, f64::min);
     let hi = rows.iter().filter_map(|r| finite(r.high)).fold(f64::NEG_INFINITY, f64::max);
-    let (lo, hi) = if lo < hi { (lo, hi) } else { (lo - 50.0, lo + 50.0) };
+    // One finite bound (a single rating) or none (no bot rated): a window around what there is.
+    let (lo, hi) = match (lo.is_finite(), hi.is_finite()) {
+        (true, true) if lo < hi => (lo, hi),
+        (true, _) => (lo - 50.0, lo + 50.0),
+        (false, true) => (hi - 50.0, hi + 50.0),
+        (false, false) => (-50.0, 50.0),
+    };
     let pad = (hi - lo) * 0.05;
     let (lo, hi) = (lo - pad, hi + pad);
     let right = 150.0;

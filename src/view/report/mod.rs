@@ -340,9 +340,9 @@ fn ratings_section(results: &Results) -> Markup {
                 Some(rows) => {
                     p.note { "Elo from the Bradley-Terry / Plackett-Luce fit of " code { "summary.csv" }
                         ", with its 95% interval; mean 0. In games with asymmetric roles compare bots that play the same roles." }
-                    (charts::ratings(&rows.iter().map(|r| charts::Rating {
-                        bot: &r.bot, elo: r.elo, low: r.elo_low, high: r.elo_high, games: r.games,
-                    }).collect::<Vec<_>>()))
+                    (charts::ratings(&rows.iter().filter_map(|r| Some(charts::Rating {
+                        bot: &r.bot, elo: r.elo?, low: r.elo_low?, high: r.elo_high?, games: r.games,
+                    })).collect::<Vec<_>>()))
                     table.data {
                         thead { tr {
                             th { "rank" } th { "bot" } th { "games" } th { "wins" } th { "draws" } th { "losses" }
@@ -351,10 +351,18 @@ fn ratings_section(results: &Results) -> Markup {
                         tbody {
                             @for r in rows {
                                 tr {
-                                    td.num { (r.rank) } td { (r.bot) } td.num { (r.games) } td.num { (r.wins) }
-                                    td.num { (r.draws) } td.num { (r.losses) } td.num { (format!("{:.3}", r.mean_score)) }
-                                    td.num { (format!("{:.1}% [{:.1}, {:.1}]", r.win_rate * 100.0, r.win_rate_low * 100.0, r.win_rate_high * 100.0)) }
-                                    td.num { (format!("{:.0} [{:.0}, {:.0}]", r.elo, r.elo_low, r.elo_high)) }
+                                    td.num { (r.rank.map(|k| k.to_string()).unwrap_or_else(|| "-".into())) }
+                                    td { (r.bot) } td.num { (r.games) } td.num { (r.wins) }
+                                    td.num { (r.draws) } td.num { (r.losses) }
+                                    td.num { (r.mean_score.map(|m| format!("{m:.3}")).unwrap_or_else(|| "-".into())) }
+                                    td.num { (match (r.win_rate, r.win_rate_low, r.win_rate_high) {
+                                        (Some(v), Some(l), Some(h)) => format!("{:.1}% [{:.1}, {:.1}]", v * 100.0, l * 100.0, h * 100.0),
+                                        _ => "-".into(),
+                                    }) }
+                                    td.num { (match (r.elo, r.elo_low, r.elo_high) {
+                                        (Some(e), Some(l), Some(h)) => format!("{e:.0} [{l:.0}, {h:.0}]"),
+                                        _ => "no games, not rated".into(),
+                                    }) }
                                     td.num.fault[r.faults > 0] { (r.faults) } td.num.fault[r.timeouts > 0] { (r.timeouts) }
                                 }
                             }

@@ -10,22 +10,22 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 
-/// One row of `summary.csv`.
+/// One row of `summary.csv`. A bot without games has no rank, rates or rating (empty fields).
 #[derive(Clone, Debug, Deserialize)]
 pub struct SummaryRow {
-    pub rank: u32,
+    pub rank: Option<u32>,
     pub bot: String,
     pub games: u64,
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
-    pub mean_score: f64,
-    pub win_rate: f64,
-    pub win_rate_low: f64,
-    pub win_rate_high: f64,
-    pub elo: f64,
-    pub elo_low: f64,
-    pub elo_high: f64,
+    pub mean_score: Option<f64>,
+    pub win_rate: Option<f64>,
+    pub win_rate_low: Option<f64>,
+    pub win_rate_high: Option<f64>,
+    pub elo: Option<f64>,
+    pub elo_low: Option<f64>,
+    pub elo_high: Option<f64>,
     pub faults: u64,
     pub timeouts: u64,
 }

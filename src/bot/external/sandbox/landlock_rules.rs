@@ -1,0 +1,215 @@
+//! A bot's Landlock ruleset, built in the parent (the child only enforces it): read and execute
+//! the system (programs, libraries, interpreters and their standard libraries, `/etc`), read
+//! `/proc` and `/sys`, read and write a few harmless devices, read the bot's own files, and do
+//! anything in its private directory; everything else of the filesystem is denied, and so are
+//! signals and abstract unix sockets outside the bot's own domain, and, without `network`, TCP.
+//!
+//! The system folders are opened once per process (the descriptors are `O_PATH`, close-on-exec,
+//! and closed in every bot's processes); a bot's ruleset only adds its own paths.
+//!
+//! As root, a second ruleset, built once and enforced on every bot as well, keeps the secrets of
+//! `/etc` unread: a root bot reads files by their owner's rights, and Landlock cannot subtract a
+//! file from a folder it allows, so this layer allows reading everything but them (every entry
+//! of `/` but `/etc`, every entry of `/etc` but the secrets). Landlock enforces the intersection
+//! of a process's layers; one cached layer costs a bot nothing, where adding `/etc` entry by
+//! entry to each bot's ruleset cost a few hundred system calls.
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetError, Scope, make_bitflags,
+};
+
+/// The newest ABI whose rights arena asks for; older kernels get what they support.
+const ABI: landlock::ABI = landlock::ABI::V6;
+
+/// Folders every bot may read and execute from, when they exist.
+const SYSTEM_DIRS: &[&str] =
+    &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix/store"];
+
+/// Folders every bot may read (not execute from).
+const INFO_DIRS: &[&str] = &["/proc", "/sys"];
+
+/// Devices every bot may read and write.
+const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+
+/// What a bot running as root must not read in `/etc` though its user may: password hashes,
+/// sudo rules, host keys, private keys.
+const ROOT_SECRETS: &[&str] = &[
+    "shadow",
+    "shadow-",
+    "gshadow",
+    "gshadow-",
+    "sudoers",
+    "sudoers.d",
+    "ssh",
+    "security",
+    "ssl/private",
+    "pki",
+    "machine-id",
+];
+
+fn read_dir() -> BitFlags<AccessFs> {
+    make_bitflags!(AccessFs::{ReadFile | ReadDir | Execute})
+}
+
+fn read_file() -> BitFlags<AccessFs> {
+    make_bitflags!(AccessFs::{ReadFile | Execute})
+}
+
+fn device() -> BitFlags<AccessFs> {
+    make_bitflags!(AccessFs::{ReadFile | WriteFile | Truncate | IoctlDev})
+}
+
+/// The system paths of every ruleset, opened once, and as root the layer that hides `/etc`'s
+/// secrets.
+pub(super) struct SystemPaths {
+    rules: Vec<(PathFd, BitFlags<AccessFs>)>,
+    /// The ruleset hiding [`ROOT_SECRETS`] (as root, with Landlock).
+    pub(super) secrets_layer: Option<OwnedFd>,
+}
+
+impl SystemPaths {
+    /// Opens what exists of the system paths, and as root builds the layer that hides the
+    /// secrets.
+    pub(super) fn open(root: bool) -> SystemPaths {
+        let mut rules = Vec::new();
+        let mut add = |path: &Path, access: BitFlags<AccessFs>| {
+            if let Ok(fd) = PathFd::new(path) {
+                let access = if path.is_dir() { access } else { access & AccessFs::from_file(ABI) };
+                rules.push((fd, access));
+            }
+        };
+        for dir in SYSTEM_DIRS {
+            add(Path::new(dir), read_dir());
+        }
+        for dir in INFO_DIRS {
+            add(Path::new(dir), make_bitflags!(AccessFs::{ReadFile | ReadDir}));
+        }
+        for dev in DEVICES {
+            add(Path::new(dev), device());
+        }
+        add(Path::new("/etc"), read_dir());
+        let secrets_layer = if root {
+            match secrets_layer() {
+                Ok(layer) => layer,
+                Err(e) => {
+                    tracing::warn!("cannot build the Landlock layer hiding /etc's secrets: {e}");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        SystemPaths { rules, secrets_layer }
+    }
+}
+
+/// Reading everything but [`ROOT_SECRETS`].
+fn secrets_layer() -> Result<Option<OwnedFd>, RulesetError> {
+    let reading = make_bitflags!(AccessFs::{ReadFile | ReadDir});
+    let mut layer = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(reading)?
+        .create()?;
+    let top: Vec<PathBuf> = std::fs::read_dir("/")
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    let readable = top.into_iter().filter(|p| p != Path::new("/etc"));
+    for path in readable.chain(etc_without_secrets(Path::new("/etc"))) {
+        let Ok(fd) = PathFd::new(&path) else { continue };
+        let access = if path.is_dir() { reading } else { reading & AccessFs::from_file(ABI) };
+        layer = layer.add_rule(PathBeneath::new(fd, access))?;
+    }
+    Ok(layer.into())
+}
+
+/// The entries of `etc`, with those named in [`ROOT_SECRETS`] left out (and, for a secret
+/// below an entry, that entry opened entry by entry in turn).
+fn etc_without_secrets(etc: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, prefix: &str, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut names: Vec<String> =
+            entries.flatten().filter_map(|e| e.file_name().into_string().ok()).collect();
+        names.sort();
+        for name in names {
+            let relative = format!("{prefix}{name}");
+            if ROOT_SECRETS.contains(&relative.as_str()) {
+                continue;
+            }
+            let has_secret_below =
+                ROOT_SECRETS.iter().any(|s| s.starts_with(&format!("{relative}/")));
+            if has_secret_below {
+                walk(&dir.join(&name), &format!("{relative}/"), out);
+            } else {
+                out.push(dir.join(&name));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(etc, "", &mut out);
+    out
+}
+
+/// The ruleset of one bot, as a descriptor for the child to enforce (`None`: the kernel has no
+/// Landlock). `readable` are the bot's own files and folders (read and execute), `PATH` folders
+/// included; `private` its private directory.
+pub(super) fn ruleset(
+    readable: &[PathBuf],
+    private: &Path,
+    network: bool,
+    system: &SystemPaths,
+) -> std::io::Result<Option<OwnedFd>> {
+    let private = PathFd::new(private).map_err(std::io::Error::other)?;
+    build(readable, private, network, system).map_err(std::io::Error::other)
+}
+
+fn build(
+    readable: &[PathBuf],
+    private: PathFd,
+    network: bool,
+    system: &SystemPaths,
+) -> Result<Option<OwnedFd>, RulesetError> {
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(ABI))?
+        .scope(Scope::from_all(ABI))?;
+    if !network {
+        // No rule allows a port: no TCP bind or connect at all.
+        ruleset = ruleset.handle_access(AccessNet::from_all(ABI))?;
+    }
+    let mut created = ruleset.create()?;
+    for (fd, access) in &system.rules {
+        created = created.add_rule(PathBeneath::new(fd.as_fd(), *access))?;
+    }
+    for path in readable {
+        let Ok(fd) = PathFd::new(path) else { continue };
+        let access = if path.is_dir() { read_dir() } else { read_file() };
+        created = created.add_rule(PathBeneath::new(fd, access))?;
+    }
+    created = created.add_rule(PathBeneath::new(private, AccessFs::from_all(ABI)))?;
+    Ok(created.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_sees_etc_without_its_secrets() {
+        let etc = tempfile::tempdir().unwrap();
+        for dir in ["ssl/certs", "ssl/private", "ssh", "python3"] {
+            std::fs::create_dir_all(etc.path().join(dir)).unwrap();
+        }
+        for file in ["passwd", "shadow", "hosts"] {
+            std::fs::write(etc.path().join(file), "").unwrap();
+        }
+        let names: Vec<String> = etc_without_secrets(etc.path())
+            .iter()
+            .map(|p| p.strip_prefix(etc.path()).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["hosts", "passwd", "python3", "ssl/certs"]);
+    }
+}

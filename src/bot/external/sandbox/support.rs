@@ -1,0 +1,212 @@
+//! What this machine offers the sandbox, found out once per process: the Landlock ABI, whether
+//! PID (and network) namespaces can be created and how (as root, or in a user namespace),
+//! whether per-bot cgroups can be made, and the system paths every bot may read.
+
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::sync::OnceLock;
+
+use super::Missing;
+use super::cgroup::Roots;
+use super::child::Namespaces;
+use super::landlock_rules::SystemPaths;
+
+/// What the sandbox can use here.
+pub(super) struct Support {
+    /// 0 without Landlock.
+    pub(super) landlock_abi: i32,
+    pub(super) root: bool,
+    namespaces: Result<Isolation, String>,
+    cgroups: Result<Roots, String>,
+    pub(super) system: SystemPaths,
+}
+
+/// How a bot gets its PID namespace and its (lack of) network.
+enum Isolation {
+    /// arena may create namespaces itself (root): a PID namespace per bot, and one network
+    /// namespace with nothing but a loopback that is down, shared by every bot (creating one per
+    /// bot costs more than a millisecond).
+    Privileged { netns: Result<OwnedFd, String> },
+    /// Each bot gets a user namespace (mapping only arena's own user) with its PID and network
+    /// namespaces; `RLIMIT_NPROC` then counts the bot's processes alone.
+    User { uid_map: Vec<u8>, gid_map: Vec<u8> },
+}
+
+/// The support, probed on first use.
+pub(super) fn support() -> &'static Support {
+    static SUPPORT: OnceLock<Support> = OnceLock::new();
+    SUPPORT.get_or_init(Support::probe)
+}
+
+/// The read end of the lifeline: a pipe whose write end only arena holds, so it reads end of
+/// file when arena dies, however it dies. Each bot's supervisor waits on it.
+pub(super) fn lifeline() -> RawFd {
+    static LIFELINE: OnceLock<(OwnedFd, OwnedFd)> = OnceLock::new();
+    LIFELINE
+        .get_or_init(|| {
+            nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+                .expect("a pipe can be created (arena has file descriptors left)")
+        })
+        .0
+        .as_raw_fd()
+}
+
+impl Support {
+    fn probe() -> Support {
+        let root = nix::unistd::geteuid().is_root();
+        Support {
+            landlock_abi: landlock_abi(),
+            root,
+            namespaces: isolation(root),
+            cgroups: Roots::create(),
+            system: SystemPaths::open(root),
+        }
+    }
+
+    pub(super) fn cgroups(&self) -> Option<&Roots> {
+        self.cgroups.as_ref().ok()
+    }
+
+    /// Whether `RLIMIT_NPROC` counts a bot's processes alone: in a user namespace of its own,
+    /// and not as root (whose processes the kernel never counts).
+    pub(super) fn nproc_limits_the_bot(&self) -> bool {
+        matches!(self.namespaces, Ok(Isolation::User { .. })) && !self.root
+    }
+
+    /// The namespaces a bot's supervisor creates or joins.
+    pub(super) fn child_namespaces(&self) -> Option<Namespaces> {
+        match &self.namespaces {
+            Ok(Isolation::Privileged { netns }) => Some(Namespaces {
+                unshare: libc::CLONE_NEWPID | libc::CLONE_NEWIPC,
+                join_netns: netns.as_ref().ok().map(AsRawFd::as_raw_fd),
+                id_maps: None,
+            }),
+            Ok(Isolation::User { uid_map, gid_map }) => Some(Namespaces {
+                unshare: libc::CLONE_NEWUSER
+                    | libc::CLONE_NEWPID
+                    | libc::CLONE_NEWNET
+                    | libc::CLONE_NEWIPC,
+                join_netns: None,
+                id_maps: Some((uid_map.clone(), gid_map.clone())),
+            }),
+            Err(_) => None,
+        }
+    }
+
+    fn network_namespace(&self) -> Result<(), String> {
+        match &self.namespaces {
+            Ok(Isolation::Privileged { netns }) => netns.as_ref().map(|_| ()).map_err(Clone::clone),
+            Ok(Isolation::User { .. }) => Ok(()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// What a bot with these settings would run without.
+    pub(super) fn missing(&self, network: bool) -> Vec<Missing> {
+        let mut missing = Vec::new();
+        let abi = self.landlock_abi;
+        if abi < 3 {
+            missing.push(Missing {
+                feature: "Landlock ABI 3",
+                reason: if abi == 0 {
+                    "the kernel has no Landlock (Linux 6.2 or later, with `lsm=...,landlock`)"
+                        .into()
+                } else {
+                    format!("the kernel offers ABI {abi}")
+                },
+                consequence: "the bot can read and write every file its user can",
+            });
+        }
+        if let Err(reason) = &self.namespaces {
+            missing.push(Missing {
+                feature: "PID namespace",
+                reason: reason.clone(),
+                consequence: if abi >= 6 {
+                    "processes that leave the bot's process group can outlive a kill -9 of arena"
+                } else {
+                    "the bot can signal other processes of its user, and processes that leave its process group can outlive a kill -9 of arena"
+                },
+            });
+        }
+        if !network {
+            if let Err(reason) = self.network_namespace() {
+                missing.push(Missing {
+                    feature: "network namespace",
+                    reason,
+                    consequence: if abi >= 4 {
+                        "only TCP is denied (by Landlock): the bot can use UDP"
+                    } else {
+                        "the bot can use the network"
+                    },
+                });
+            }
+        }
+        if let Err(reason) = super::seccomp::filter() {
+            missing.push(Missing {
+                feature: "seccomp filter",
+                reason: reason.to_string(),
+                consequence: "the bot can reach services outside the sandbox through unix sockets",
+            });
+        }
+        let user_cap = self.nproc_limits_the_bot();
+        if let (Err(reason), false) = (&self.cgroups, user_cap) {
+            missing.push(Missing {
+                feature: "process cap",
+                reason: if self.root {
+                    format!("{reason}, and RLIMIT_NPROC does not apply to root")
+                } else {
+                    format!("{reason}, and no user namespace for RLIMIT_NPROC")
+                },
+                consequence: "a fork bomb is not contained",
+            });
+        }
+        missing
+    }
+}
+
+/// The Landlock ABI the kernel offers (0: none).
+fn landlock_abi() -> i32 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: with a null attribute, a zero size and this flag the call only returns the ABI.
+    #[allow(unsafe_code)]
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    i32::try_from(abi).unwrap_or(0).max(0)
+}
+
+/// How bots can be given namespaces, tried in a throw-away child.
+fn isolation(root: bool) -> Result<Isolation, String> {
+    let privileged = if root {
+        match super::child::probe(libc::CLONE_NEWPID | libc::CLONE_NEWIPC, None) {
+            Ok(()) => return Ok(Isolation::Privileged { netns: shared_netns() }),
+            Err(e) => format!("as root: {e}; "),
+        }
+    } else {
+        String::new()
+    };
+    let uid = nix::unistd::geteuid().as_raw();
+    let gid = nix::unistd::getegid().as_raw();
+    let maps = (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes());
+    let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC;
+    match super::child::probe(flags, Some((&maps.0, &maps.1))) {
+        Ok(()) => Ok(Isolation::User { uid_map: maps.0, gid_map: maps.1 }),
+        Err(e) => Err(format!("{privileged}in a user namespace: {e}")),
+    }
+}
+
+/// A network namespace with only a loopback interface, down, for every bot to join: created by
+/// a thread that unshares its own network namespace and exits, kept by an open descriptor.
+fn shared_netns() -> Result<OwnedFd, String> {
+    std::thread::spawn(|| -> std::io::Result<OwnedFd> {
+        nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)?;
+        Ok(std::fs::File::open("/proc/thread-self/ns/net")?.into())
+    })
+    .join()
+    .map_err(|_| "the thread creating it panicked".to_string())?
+    .map_err(|e| e.to_string())
+}

@@ -1,0 +1,359 @@
+//! The sandbox against hostile bots (`tests/fixtures/bots/hostile_*.py`): each attack fails, the
+//! match ends with the hostile seat at fault (its report is its garbage answer), the other bot
+//! plays on, and no process of the bot is left. They run with `--sandbox require`: on a machine
+//! that lacks a layer of the sandbox they refuse to start (and fail here) rather than let an
+//! attack loose on the machine. Where an attack is harmless without the sandbox, the same bot
+//! runs once with `--sandbox off` too, to show that the test sees the attack when it succeeds.
+
+use std::io::Read;
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::net::UnixListener;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::external::{
+    Outcome, assert_no_process_left, bot, marked_processes, marker_in, play_virus, start_arena,
+    str_refs,
+};
+use crate::support::{Arena, root};
+
+const REQUIRE: [&str; 2] = ["--sandbox", "require"];
+const OFF: [&str; 2] = ["--sandbox", "off"];
+/// Python bots on a loaded machine (a limit that is never reached costs nothing).
+const ROOMY: [&str; 4] = ["--first-turn-ms", "30000", "--turn-ms", "5000"];
+
+/// The hostile bot's report: its garbage line.
+fn report(o: &Outcome) -> &str {
+    let detail = o.detail();
+    let start = detail.find("REPORT").unwrap_or_else(|| panic!("no report: {}", o.stdout));
+    let rest = &detail[start..];
+    rest.split_once("\": ").map_or(rest, |(line, _)| line)
+}
+
+/// Plays the default Skynet map with `virus` against `agent` (specs made from the marker), with
+/// `extra` flags; checks that no process with the marker is left.
+fn play(dir: &Path, virus: &str, agent: &str, extra: &[&str]) -> Outcome {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["play", "skynet", "--json", "--bot", &format!("virus={virus}")])
+        .args(["--bot", &format!("agent={agent}")])
+        .args(ROOMY)
+        .args(extra)
+        .current_dir(dir)
+        .output()
+        .expect("arena runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "arena failed ({}): {stdout}\n{stderr}", output.status);
+    let summary: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("a JSON summary ({e}): {stdout}\n{stderr}"));
+    assert_no_process_left(&marker_in(dir));
+    Outcome::new(summary, stdout)
+}
+
+/// `cmd:python3 bots/skynet_virus.py`, a well-behaved external opponent.
+fn python_virus() -> String {
+    let virus = root().join("bots/skynet_virus.py").display().to_string();
+    format!("cmd:{}", shell_words::join(["python3", &virus]))
+}
+
+#[test]
+fn a_bot_cannot_read_the_results_arena_files_or_its_opponents_program() {
+    let arena = Arena::new();
+    let dir = arena.dir().to_path_buf();
+    let marker = marker_in(&dir);
+    std::fs::create_dir_all(dir.join("results/t")).unwrap();
+    std::fs::write(dir.join("results/t/matches.csv"), "id,seed\n1,SECRET-SEED\n").unwrap();
+    std::fs::write(dir.join("arena-notes.txt"), "SECRET of the organiser\n").unwrap();
+    // The opponent: a program of its own whose text holds a secret (it never gets a turn).
+    let opponent = dir.join("opponent.py");
+    std::fs::write(&opponent, "import time  # SECRET strategy\ntime.sleep(1000)\n").unwrap();
+    let agent = format!("cmd:python3 {} {}", opponent.display(), shell_words::quote(&marker));
+    let victims = [
+        format!("--victim={}", dir.join("results").display()),
+        format!("--victim={}", dir.join("results/t").display()),
+        format!("--victim={}", dir.join("arena-notes.txt").display()),
+    ];
+    let reader = bot("python3", "hostile_reader.py", &marker, &str_refs(&victims));
+
+    let o = play(&dir, &reader, &agent, &REQUIRE);
+    o.expect("garbage", Some("virus"));
+    assert!(report(&o).starts_with("REPORT secrets=0 "), "{}", report(&o));
+
+    let o = play(&dir, &reader, &agent, &OFF);
+    o.expect("garbage", Some("virus"));
+    let seen = report(&o);
+    for secret in ["results/t/matches.csv", "arena-notes.txt", "opponent.py"] {
+        assert!(seen.contains(secret), "without the sandbox the reader sees {secret}: {seen}");
+    }
+    drop(arena);
+}
+
+/// Where the writer would leave `forged-TOKEN` files.
+fn forged_files(token: &str, dirs: &[&Path]) -> Vec<String> {
+    let mut folders: Vec<std::path::PathBuf> = dirs.iter().map(|d| d.to_path_buf()).collect();
+    for dir in ["/tmp", "/var/tmp", "/dev/shm", "/etc", "/"] {
+        folders.push(dir.into());
+    }
+    folders.extend(std::env::var_os("HOME").map(Into::into));
+    folders.push(root().join("tests/fixtures/bots"));
+    folders.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    let mut found = Vec::new();
+    for folder in folders {
+        let path = folder.join(format!("forged-{token}"));
+        if path.exists() {
+            // Never leave one behind, whatever the test finds.
+            let _ = std::fs::remove_file(&path);
+            found.push(path.display().to_string());
+        }
+    }
+    found
+}
+
+#[test]
+fn a_bot_cannot_write_outside_its_private_directory() {
+    let arena = Arena::new();
+    let dir = arena.dir().to_path_buf();
+    let marker = marker_in(&dir);
+    let token = marker.replace('/', "_");
+    std::fs::create_dir_all(dir.join("results/t")).unwrap();
+    let targets = [
+        format!("--target={}", dir.display()),
+        format!("--target={}", dir.join("results/t").display()),
+    ];
+    let writer = bot("python3", "hostile_writer.py", &marker, &str_refs(&targets));
+
+    let o = play_virus(|_| writer.clone(), &[&REQUIRE[..], &ROOMY].concat());
+    o.expect("garbage", Some("virus"));
+    let found = forged_files(&token, &[&dir, &dir.join("results/t")]);
+    assert_eq!(report(&o).trim_end(), "REPORT wrote=0", "files: {found:?}");
+    assert!(found.is_empty(), "the writer wrote {found:?}");
+
+    // Without the sandbox (and trying the test's folders only), the same writer succeeds.
+    let only = bot(
+        "python3",
+        "hostile_writer.py",
+        &marker,
+        &[&str_refs(&targets)[..], &["--only-targets"]].concat(),
+    );
+    let o = play_virus(|_| only.clone(), &[&OFF[..], &ROOMY].concat());
+    o.expect("garbage", Some("virus"));
+    assert!(report(&o).starts_with("REPORT wrote=2 "), "{}", report(&o));
+    assert_eq!(forged_files(&token, &[&dir, &dir.join("results/t")]).len(), 2);
+    drop(arena);
+}
+
+#[test]
+fn a_bot_killing_everything_it_sees_kills_nothing_and_its_opponent_plays_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    let killer = bot("python3", "hostile_killer.py", &marker, &[]);
+    let o = play(dir.path(), &python_virus(), &killer, &REQUIRE);
+    // Not `crash by virus`: the opponent answered its turn, and the killer is at fault.
+    o.expect("garbage", Some("agent"));
+    let report = report(&o);
+    let (killed, tried) = report
+        .strip_prefix("REPORT killed=")
+        .and_then(|r| r.split_once(" of "))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(killed, "0", "{report}");
+    assert!(tried.trim().parse::<u32>().unwrap_or(0) > 10, "it saw processes to kill: {report}");
+}
+
+#[test]
+fn a_bot_has_no_network_unless_its_settings_allow_it_and_no_unix_socket_ever() {
+    let tcp = TcpListener::bind("127.0.0.1:0").expect("a listener");
+    let port = tcp.local_addr().unwrap().port();
+    let udp = UdpSocket::bind(("127.0.0.1", port)).expect("a UDP socket on the same port");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("service.sock");
+    let unix = UnixListener::bind(&path).expect("a unix socket");
+    tcp.set_nonblocking(true).unwrap();
+    udp.set_nonblocking(true).unwrap();
+    unix.set_nonblocking(true).unwrap();
+    let port = port.to_string();
+    let path = path.display().to_string();
+    let spec = |marker: &str| bot("python3", "hostile_network.py", marker, &[&port, &path]);
+
+    let o = play_virus(spec, &[&REQUIRE[..], &ROOMY].concat());
+    o.expect("garbage", Some("virus"));
+    let line = report(&o).to_string();
+    for refused in ["tcp=error", "udp=error", "unix=error(Operation not permitted)"] {
+        assert!(line.contains(refused), "{line}");
+    }
+    assert!(tcp.accept().is_err(), "a connection reached the listener");
+    assert!(udp.recv(&mut [0; 64]).is_err(), "a datagram reached the socket");
+    assert!(unix.accept().is_err(), "a connection reached the unix socket");
+
+    let o = play_virus(spec, &[&REQUIRE[..], &ROOMY, &["--network"]].concat());
+    o.expect("garbage", Some("virus"));
+    let line = report(&o).to_string();
+    assert!(line.contains("tcp=connected udp=sent unix=error"), "{line}");
+    let (mut stream, _) = tcp.accept().expect("the allowed connection arrived");
+    stream.set_nonblocking(false).unwrap();
+    let mut hello = String::new();
+    stream.read_to_string(&mut hello).unwrap();
+    assert_eq!(hello, "hello from the bot\n");
+
+    // Without the sandbox the unix socket is reached: the test sees it when it happens.
+    let o = play_virus(spec, &[&OFF[..], &ROOMY].concat());
+    assert!(report(&o).contains("unix=connected"), "{}", report(&o));
+    assert!(unix.accept().is_ok(), "the connection arrived");
+}
+
+#[test]
+fn a_sleeper_that_left_the_bots_session_ends_with_its_match() {
+    let o = play_virus(
+        |m| bot("python3", "hostile_escape.py", m, &[]),
+        &[&REQUIRE[..], &ROOMY].concat(),
+    );
+    o.expect("garbage", Some("virus"));
+    // The sleeper was running when the bot answered; `play_virus` checked none is left.
+    assert!(report(&o).starts_with("REPORT sleeper "), "{}", report(&o));
+}
+
+#[test]
+fn a_fork_bomb_fails_inside_the_sandbox_and_its_opponent_plays_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    let bomb = bot("python3", "hostile_fork_bomb.py", &marker, &[]);
+    let o = play(
+        dir.path(),
+        &python_virus(),
+        &bomb,
+        &[&REQUIRE[..], &["--max-processes", "40"]].concat(),
+    );
+    o.expect("garbage", Some("agent"));
+    let report = report(&o);
+    let forked: u32 = report
+        .strip_prefix("REPORT forked=")
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!((1..=40).contains(&forked), "{report}");
+    assert!(report.contains("error=Resource temporarily unavailable"), "{report}");
+    // The machine can still start processes.
+    assert!(std::process::Command::new("true").status().expect("a process starts").success());
+}
+
+/// Polls until no process with `marker` is left, for at most `limit`; what is left.
+fn wait_gone(marker: &str, limit: Duration) -> Vec<i32> {
+    let started = Instant::now();
+    loop {
+        let left = marked_processes(marker);
+        if left.is_empty() || started.elapsed() > limit {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// An arena of two bots that ignore the end of their input and leave double-forked sleepers.
+fn immortal_arena(dir: &Path, marker: &str) {
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let immortal = bot("python3", "immortal.py", marker, &[]);
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\n\
+         [limits]\nfirst_turn_ms = 60000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = \"a\"\nspec = {immortal:?}\n\
+         [[bots]]\nname = \"b\"\nspec = {immortal:?}\n",
+        map.display().to_string(),
+    );
+    std::fs::write(dir.join("t.toml"), toml).expect("the arena file is written");
+}
+
+#[test]
+fn kill_9_of_arena_leaves_no_bot_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    immortal_arena(dir.path(), &marker);
+    // Two matches at once, two bots each, a leader and a sleeper per bot.
+    let args = ["run", "t.toml", "-q", "-j", "2", "--sandbox", "require"];
+    let mut arena = start_arena(dir.path(), &args, &marker, 8);
+    arena.kill().expect("kill -9");
+    arena.wait().expect("reaped");
+    let left = wait_gone(&marker, Duration::from_secs(10));
+    assert!(left.is_empty(), "processes outlived arena: {left:?}");
+}
+
+#[test]
+fn kill_9_of_arena_without_the_sandbox_leaves_the_bots_behind() {
+    // What `off` gives up, and proof that the test above can see survivors.
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    immortal_arena(dir.path(), &marker);
+    let args = ["run", "t.toml", "-q", "-j", "2", "--sandbox", "off"];
+    let mut arena = start_arena(dir.path(), &args, &marker, 8);
+    arena.kill().expect("kill -9");
+    arena.wait().expect("reaped");
+    std::thread::sleep(Duration::from_millis(500));
+    let left = marked_processes(&marker);
+    // Clean up: whatever has the marker, until nothing has (a bot may be forking meanwhile).
+    let started = Instant::now();
+    while !marked_processes(&marker).is_empty() && started.elapsed() < Duration::from_secs(10) {
+        for pid in marked_processes(&marker) {
+            let pid = nix::unistd::Pid::from_raw(pid);
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::SIGKILL);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!left.is_empty(), "without the sandbox the bots survive a kill -9 of arena");
+    assert_no_process_left(&marker);
+}
+
+/// Runs a tournament in `dir` of `hostile` (a bot spec, playing `role`) against `opponent`, and
+/// returns the rows of `matches.csv` and `summary.csv`.
+fn tournament(dir: &Path, hostile: &str, role: &str, opponent: &str) -> (String, String) {
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 4\nsandbox = \"require\"\n\
+         [limits]\nfirst_turn_ms = 30000\nturn_ms = 5000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = \"hostile\"\nspec = {hostile:?}\nroles = [{role:?}]\n\
+         [[bots]]\nname = \"opponent\"\nspec = {opponent:?}\n",
+        map.display().to_string(),
+    );
+    std::fs::write(dir.join("t.toml"), toml).expect("the arena file is written");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "t.toml", "-q", "-j", "2"])
+        .current_dir(dir)
+        .output()
+        .expect("arena runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let read = |name: &str| std::fs::read_to_string(dir.join("results/t").join(name)).unwrap();
+    (read("matches.csv"), read("summary.csv"))
+}
+
+#[test]
+fn a_bot_that_rewrites_matches_csv_cannot_forge_its_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    let forge = format!("--forge={}", dir.path().join("results/t").display());
+    let forger = bot("python3", "hostile_writer.py", &marker, &[&forge]);
+    let (matches, summary) = tournament(dir.path(), &forger, "virus", "cg-ep2");
+    assert!(!matches.contains("FORGED"), "{matches}");
+    let rows: Vec<&str> = matches.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{matches}");
+    for row in rows {
+        assert!(row.contains(",garbage,hostile,virus,"), "{row}");
+    }
+    let forger_row = summary.lines().find(|l| l.contains(",hostile,")).expect("a summary row");
+    let wins = forger_row.split(',').nth(3).expect("a wins column");
+    assert_eq!(wins, "0", "{summary}");
+    assert_no_process_left(&marker);
+}
+
+#[test]
+fn a_bot_killing_its_siblings_cannot_make_its_opponent_lose() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    let killer = bot("python3", "hostile_killer.py", &marker, &[]);
+    // Two matches at once: the killer's siblings include the other match's bots.
+    let (matches, _) = tournament(dir.path(), &killer, "agent", &python_virus());
+    let rows: Vec<&str> = matches.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{matches}");
+    for row in rows {
+        assert!(row.contains(",garbage,hostile,agent,"), "{row}");
+    }
+    assert_no_process_left(&marker);
+}

@@ -1,0 +1,274 @@
+//! `arena sprt` end to end: paired tests for bots that play one role, the deterministic-pool stop,
+//! every game, and the settings of the `[sprt]` table.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::support::root;
+
+/// Runs `arena ARGS` in `dir`.
+fn arena(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("arena runs")
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// A Skynet Episode 2 arena of `solver`, `greedy` and `random` viruses and the `cg-ep2` agent
+/// on generated 30-node maps with two gateways, and an `[sprt]` section of `sprt` lines.
+fn skynet_virus_arena(dir: &Path, name: &str, maps: &str, sprt: &str) {
+    let text = format!(
+        "name = \"{name}\"\ngame = \"skynet\"\nvariant = \"ep2\"\nseed = 9\n[maps]\n{maps}\n\
+         [[bots]]\nname = \"solver\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"greedy\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"random\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n\
+         [sprt]\nopponents = [\"cg-ep2\"]\nelo0 = 0\nelo1 = 10\n{sprt}\n"
+    );
+    std::fs::write(dir.join(format!("{name}.toml")), text).unwrap();
+}
+
+const GENERATED: &str = "generate = { count = 3, params = { nodes = 30, gateways = 2 } }";
+
+fn sprt_json(dir: &Path, name: &str) -> serde_json::Value {
+    let path = dir.join(format!("results/{name}/sprt/sprt.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("sprt.json")).expect("JSON")
+}
+
+#[test]
+fn a_paired_test_tells_a_better_virus_from_a_worse_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    skynet_virus_arena(d, "v", GENERATED, "candidate = \"solver\"\nbaseline = \"random\"");
+    // Clearly better: H1, exit 0.
+    let out = arena(d, &["sprt", "v.toml", "-q", "-j", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("H1 accepted") && stdout.contains("paired, against cg-ep2"),
+        "{stdout}"
+    );
+    let json = sprt_json(d, "v");
+    assert_eq!((json["kind"].as_str(), json["verdict"].as_str()), (Some("paired"), Some("h1")));
+    assert_eq!(json["elo_model"], "normalized");
+    assert_eq!(json["maps"], "generate");
+    let penta: Vec<u64> =
+        json["pentanomial"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).collect();
+    assert_eq!(penta.iter().sum::<u64>(), json["pairs"].as_u64().unwrap());
+    // Skynet has no draws: a pair is one better, both equal, or one worse.
+    assert_eq!((penta[1], penta[3]), (0, 0), "{penta:?}");
+    assert!(json["elo_low"].as_f64().unwrap() > 10.0, "{json}");
+    // Each pair is the same map, seed, seat and opponent for both viruses.
+    let rows = std::fs::read_to_string(d.join("results/v/sprt/matches.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = rows.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let by_id: std::collections::BTreeMap<u64, &Vec<&str>> =
+        rows.iter().map(|r| (r[0].parse().unwrap(), r)).collect();
+    for (id, row) in &by_id {
+        if id % 2 == 0 {
+            if let Some(other) = by_id.get(&(id + 1)) {
+                assert_eq!((row[3], row[4], row[10]), (other[3], other[4], other[10]));
+                assert_eq!((row[6], other[6]), ("solver", "random"));
+            }
+        }
+    }
+
+    // Clearly worse: H0, exit 1.
+    let out = arena(d, &["sprt", "v.toml", "-q", "--candidate", "random", "--baseline", "solver"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(sprt_json(d, "v")["verdict"], "h0");
+    // Out of pairs: exit 3.
+    let out = arena(d, &["sprt", "v.toml", "-q", "--max-pairs", "3"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no decision after 3 pairs"));
+    assert_eq!(sprt_json(d, "v")["stopped"], "max_pairs");
+}
+
+#[test]
+fn deterministic_bots_on_a_cycling_pool_stop_with_no_more_information() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let maps = root().join("arenas/maps/skynet");
+    let files = format!(
+        "files = [\"{0}/ep2_01.txt\", \"{0}/ep2_02.txt\", \"{0}/ep2_03.txt\"]",
+        maps.display()
+    );
+    skynet_virus_arena(
+        d,
+        "pool",
+        &files,
+        "candidate = \"solver\"\nbaseline = \"greedy\"\nmaps = \"cycle\"",
+    );
+    let out = arena(d, &["sprt", "pool.toml", "-q"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("deterministic").count(), 1, "said once: {stdout}");
+    assert!(stdout.contains("no more information after 3 pairs"), "{stdout}");
+    let json = sprt_json(d, "pool");
+    assert_eq!(
+        (json["stopped"].as_str(), json["repeats_after"].as_u64()),
+        (Some("no_more_information"), Some(3))
+    );
+    assert_eq!(json["maps"], "cycle");
+    // A seeded random bot changes with every pair's seed: the pool does not run dry.
+    let out = arena(d, &["sprt", "pool.toml", "-q", "--baseline", "random", "--max-pairs", "5"]);
+    assert!(matches!(out.status.code(), Some(0 | 3)), "{}", text(&out));
+    let json = sprt_json(d, "pool");
+    assert!(json["repeats_after"].is_null(), "{json}");
+    assert_ne!(json["stopped"], "no_more_information");
+    // An external bot is assumed to vary unless the arena says it does not.
+    let virus = root().join("bots/skynet_virus.py");
+    let declared = |deterministic: &str| {
+        let text = std::fs::read_to_string(d.join("pool.toml")).unwrap().replace(
+            "name = \"greedy\"\nroles = [\"virus\"]",
+            &format!(
+                "name = \"greedy\"\nspec = \"cmd:python3 {}\"\nroles = [\"virus\"]\n{deterministic}\nlimits = {{ first_turn_ms = 10000, turn_ms = 5000 }}",
+                virus.display()
+            ),
+        );
+        std::fs::write(d.join("ext.toml"), text.replace("name = \"pool\"", "name = \"ext\""))
+            .unwrap();
+        arena(d, &["sprt", "ext.toml", "-q", "-j", "1", "--max-pairs", "4"])
+    };
+    let out = declared("");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(sprt_json(d, "ext")["repeats_after"].is_null());
+    let out = declared("deterministic = true");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert_eq!(sprt_json(d, "ext")["repeats_after"], 3);
+    assert_eq!(sprt_json(d, "ext")["pairs"], 3);
+}
+
+#[test]
+fn paired_tests_play_every_game_and_its_seats() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let arenas = root().join("arenas");
+    let cases = [
+        // Skynet agents: the candidate and the baseline each face the same virus.
+        (
+            "agents",
+            format!(
+                "game = \"skynet\"\nvariant = \"ep2\"\n[maps]\n{GENERATED}\n\
+                 [[bots]]\nname = \"perfect\"\nroles = [\"agent\"]\n[[bots]]\nname = \"cg-ep2\"\n\
+                 [[bots]]\nname = \"greedy\"\n\
+                 [sprt]\ncandidate = \"perfect\"\nbaseline = \"cg-ep2\"\nopponents = [\"greedy\"]\n"
+            ),
+            5,
+        ),
+        // Spiders defenders against the same spiders.
+        (
+            "defenders",
+            "game = \"spiders\"\n[maps]\ngenerate = { count = 2, params = { nodes = 10 } }\n\
+             [[bots]]\nname = \"paths\"\n[[bots]]\nname = \"emergency\"\n[[bots]]\nname = \"greedy\"\n\
+             [sprt]\ncandidate = \"paths\"\nbaseline = \"emergency\"\nopponents = [\"greedy\"]\n"
+                .to_string(),
+            5,
+        ),
+        // Painters' Duel: both seats, against the same opponent.
+        (
+            "painters",
+            "game = \"painters\"\n[maps]\ngenerate = { count = 2, params = { size = 5 } }\n\
+             [[bots]]\nname = \"greedy\"\n[[bots]]\nname = \"random\"\n[[bots]]\nname = \"opponent\"\nspec = \"greedy\"\n\
+             [sprt]\ncandidate = \"greedy\"\nbaseline = \"random\"\nkind = \"paired\"\nopponents = [\"opponent\"]\n"
+                .to_string(),
+            5,
+        ),
+        // Risk, three players: the candidate's finishing position against the baseline's in the
+        // same seat against the same two opponents (a trinomial).
+        (
+            "risk",
+            format!(
+                "game = \"risk\"\n[options]\nplayers = 3\n[maps]\nfiles = [\"{}/maps/risk/classic.txt\"]\n\
+                 [[bots]]\nname = \"greedy\"\n[[bots]]\nname = \"random\"\n\
+                 [[bots]]\nname = \"g2\"\nspec = \"greedy\"\n[[bots]]\nname = \"g3\"\nspec = \"greedy\"\n\
+                 [sprt]\ncandidate = \"greedy\"\nbaseline = \"random\"\nopponents = [\"g2\", \"g3\"]\n",
+                arenas.display()
+            ),
+            3,
+        ),
+    ];
+    for (name, body, pairs) in cases {
+        let file = format!(
+            "name = \"{name}\"\nseed = 4\n{body}elo0 = -1000\nelo1 = 1000\nmax_pairs = {pairs}\n"
+        );
+        std::fs::write(d.join(format!("{name}.toml")), file).unwrap();
+        let out = arena(d, &["sprt", &format!("{name}.toml"), "-q", "-j", "2"]);
+        assert_eq!(out.status.code(), Some(3), "{name}: {}", text(&out));
+        let json = sprt_json(d, name);
+        assert_eq!((json["kind"].as_str(), json["pairs"].as_u64()), (Some("paired"), Some(pairs)));
+        let counts = if name == "risk" { &json["trinomial"] } else { &json["pentanomial"] };
+        let total: u64 = counts.as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum();
+        assert_eq!(total, pairs, "{name}: {json}");
+        // Every seat the candidate plays comes in turn: two games per pair, the baseline in the
+        // candidate's seat in the second.
+        let rows =
+            std::fs::read_to_string(d.join(format!("results/{name}/sprt/matches.csv"))).unwrap();
+        assert!(rows.lines().count() > 2 * pairs as usize, "{name}: {rows}");
+    }
+    // Risk has no generator: its pairs cycle the map pool, with fresh seeds (dice).
+    assert_eq!(sprt_json(d, "risk")["maps"], "cycle");
+    assert!(sprt_json(d, "risk")["repeats_after"].is_null());
+}
+
+#[test]
+fn the_sprt_table_is_checked_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (sprt, key) in [
+        ("candidate = \"solver\"\nbaseline = \"cg-ep2\"", "sprt.opponents"),
+        ("candidate = \"solver\"\nbaseline = \"greedy\"\nelo_model = \"bayes\"", "sprt.elo_model"),
+        ("candidate = \"solver\"\nbaseline = \"greedy\"\nmaps = \"shuffle\"", "sprt.maps"),
+        (
+            "candidate = \"solver\"\nbaseline = \"greedy\"\nkind = \"head-to-head\"",
+            "sprt.opponents",
+        ),
+        ("candidate = \"solver\"\nbaseline = \"greedy\"\nelo1 = 5000", "sprt.elo1"),
+    ] {
+        skynet_virus_arena(d, "bad", GENERATED, sprt);
+        let text_of = std::fs::read_to_string(d.join("bad.toml")).unwrap();
+        // `elo1` given twice is a TOML error; keep the last one.
+        let text_of =
+            if sprt.contains("elo1") { text_of.replacen("elo1 = 10\n", "", 1) } else { text_of };
+        std::fs::write(d.join("bad.toml"), text_of).unwrap();
+        let out = arena(d, &["sprt", "bad.toml", "-q"]);
+        assert_eq!(out.status.code(), Some(2), "{sprt}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("bad.toml") && err.contains(key), "{sprt}: {err}");
+    }
+    // A head-to-head test of viruses, which never meet: refused with the way forward.
+    skynet_virus_arena(d, "h2h", GENERATED, "candidate = \"solver\"\nbaseline = \"greedy\"");
+    let text_of = std::fs::read_to_string(d.join("h2h.toml")).unwrap();
+    std::fs::write(d.join("h2h.toml"), text_of.replace("opponents = [\"cg-ep2\"]\n", "")).unwrap();
+    let out = arena(d, &["sprt", "h2h.toml", "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kind = \"paired\""), "{}", text(&out));
+    // Risk has no map generator to ask for.
+    let risk = format!(
+        "name = \"r\"\ngame = \"risk\"\n[options]\nplayers = 2\n[maps]\nfiles = [\"{}/maps/risk/classic.txt\"]\n\
+         [[bots]]\nname = \"greedy\"\n[[bots]]\nname = \"random\"\n\
+         [sprt]\ncandidate = \"greedy\"\nbaseline = \"random\"\nelo0 = 0\nelo1 = 5\nmaps = \"generate\"\n",
+        root().join("arenas").display()
+    );
+    std::fs::write(d.join("r.toml"), risk).unwrap();
+    let out = arena(d, &["sprt", "r.toml", "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sprt.maps"), "{}", text(&out));
+}
+
+#[test]
+fn the_shipped_example_decides_for_the_solver() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = root().join("arenas/sprt-skynet-virus.toml");
+    let out = arena(dir.path(), &["sprt", example.to_str().unwrap(), "-q", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(
+        (json["candidate"].as_str(), json["verdict"].as_str()),
+        (Some("solver"), Some("h1"))
+    );
+}
