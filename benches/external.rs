@@ -47,7 +47,7 @@ fn main() {
         report_ms("pair spawn+set-up+reap, sandbox", &on);
         return;
     }
-    println!("external bots, {} turns per round-trip series, {} matches", TURNS, MATCHES);
+    println!("external bots, {TURNS} turns per round-trip series, {MATCHES} matches");
     let raw = raw_round_trips(&exe);
     let harness = harness_round_trips(&exe, SandboxMode::Off);
     let raw_again = raw_round_trips(&exe);

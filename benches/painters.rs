@@ -16,11 +16,9 @@ fn env(name: &str, default: u64) -> u64 {
 
 /// This thread's CPU time: on a shared machine, wall time counts the other processes too.
 fn cpu() -> Duration {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime");
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    let t = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .expect("clock_gettime");
+    Duration::new(t.tv_sec() as u64, t.tv_nsec() as u32)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -40,7 +38,7 @@ fn main() {
         let mut out = String::new();
         let (started, cpu_started) = (Instant::now(), cpu());
         solve_cases(&boards, |case, _, value, _, _| {
-            out.push_str(&format!("Case #{case}: {value}\n"))
+            out.push_str(&format!("Case #{case}: {value}\n"));
         });
         runs.push(started.elapsed());
         cpu_runs.push(cpu() - cpu_started);

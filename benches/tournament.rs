@@ -92,7 +92,7 @@ fn main() {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "tournament bench: {} cores, load average {}; rows flushed per match",
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        std::thread::available_parallelism().map(std::num::NonZero::get).unwrap_or(1),
         load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );
     let workloads = [

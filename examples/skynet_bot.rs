@@ -16,7 +16,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::io::{self, BufRead, Write};
 
 /// The map as the init block describes it, minus the links cut so far.
-pub struct Network {
+pub(crate) struct Network {
     links: Vec<BTreeSet<usize>>,
     gateway: Vec<bool>,
 }
@@ -44,7 +44,9 @@ fn eof() -> io::Error {
 
 impl Network {
     /// Reads `N L E`, L links and E gateways.
-    pub fn read(lines: &mut impl Iterator<Item = io::Result<String>>) -> io::Result<Network> {
+    pub(crate) fn read(
+        lines: &mut impl Iterator<Item = io::Result<String>>,
+    ) -> io::Result<Network> {
         let head = next_numbers(lines)?.ok_or_else(eof)?;
         let [n, l, e] = head[..] else { return Err(eof()) };
         let mut net =
@@ -72,7 +74,7 @@ impl Network {
     }
 
     /// The virus's cut with the agent at `agent`.
-    pub fn virus_cut(&self, agent: usize) -> (usize, usize) {
+    pub(crate) fn virus_cut(&self, agent: usize) -> (usize, usize) {
         if let Some(g) = self.gateway_links(agent).next() {
             return (agent, g);
         }
@@ -101,7 +103,7 @@ impl Network {
     }
 
     /// The agent's step from `agent`: along a shortest path to the nearest gateway.
-    pub fn agent_step(&self, agent: usize) -> usize {
+    pub(crate) fn agent_step(&self, agent: usize) -> usize {
         let mut parent = vec![usize::MAX; self.links.len()];
         parent[agent] = agent;
         let mut queue = VecDeque::from([agent]);
@@ -125,7 +127,7 @@ impl Network {
 }
 
 /// Plays `role` until the input ends.
-pub fn play(role: &str, input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+pub(crate) fn play(role: &str, input: impl BufRead, mut output: impl Write) -> io::Result<()> {
     let mut lines = input.lines();
     let mut net = Network::read(&mut lines)?;
     while let Some(turn) = next_numbers(&mut lines)? {

@@ -10,6 +10,8 @@
 //! searching thread (`CLOCK_THREAD_CPUTIME_ID`), so a search on a busy machine gets the same
 //! amount of thinking whatever else runs; choosing it is local to where budgets are made.
 
+#![warn(missing_docs)]
+
 use std::time::{Duration, Instant};
 
 /// The clock a budget reads.

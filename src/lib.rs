@@ -71,6 +71,6 @@ pub mod registry;
 pub mod replay;
 pub mod seed;
 pub mod tournament;
-pub mod view;
+pub(crate) mod view;
 
 pub use error::{Error, Result};

@@ -4,6 +4,8 @@
 //! result, and the actions), ready for a replay file or a tournament's row. The records
 //! themselves are the replay format's, in [`crate::replay`].
 
+#![warn(missing_docs)]
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -28,7 +30,12 @@ pub enum MapSource {
     /// A map file in one of the game's formats.
     File(PathBuf),
     /// A map from the game's seeded generator.
-    Generated { params: BTreeMap<String, String>, seed: u64 },
+    Generated {
+        /// The generator's settings (as `arena gen GAME --help` lists them).
+        params: BTreeMap<String, String>,
+        /// The generator's seed.
+        seed: u64,
+    },
     /// A map already in memory (from a replay's header, or a tournament's map list).
     Text(MapText),
 }
@@ -36,9 +43,13 @@ pub enum MapSource {
 /// Time limit overrides; `None` keeps the game's default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LimitOverrides {
+    /// [`TimeLimits::first_turn`], in milliseconds.
     pub first_turn_ms: Option<u64>,
+    /// [`TimeLimits::per_turn`], in milliseconds.
     pub per_turn_ms: Option<u64>,
+    /// [`TimeLimits::grace`], in milliseconds.
     pub grace_ms: Option<u64>,
+    /// [`TimeLimits::bank`], in milliseconds.
     pub bank_ms: Option<u64>,
 }
 
@@ -70,13 +81,16 @@ impl LimitOverrides {
 pub struct Player {
     /// The name shown in results (defaults to the spec).
     pub name: String,
+    /// Which bot plays: a built-in name, `cmd:` or `cg:`.
     pub spec: BotSpec,
+    /// This seat's own limits, over the match's.
     pub limits: LimitOverrides,
     /// How an external bot is run (ignored for built-in bots).
     pub external: ExternalOptions,
 }
 
 impl Player {
+    /// The player `spec` names, under its own name, with no overrides.
     pub fn new(spec: BotSpec) -> Player {
         Player {
             name: spec.to_string(),
@@ -90,12 +104,17 @@ impl Player {
 /// A match as the user describes it.
 #[derive(Clone, Debug)]
 pub struct MatchSpec {
+    /// Which game.
     pub game: GameId,
+    /// The game's variant; `None` is its first.
     pub variant: Option<String>,
+    /// The game's options (`--opt key=value`), checked against its options type.
     pub options: BTreeMap<String, String>,
+    /// Where the map comes from.
     pub map: MapSource,
     /// The player of each role, by role name.
     pub players: BTreeMap<String, Player>,
+    /// The match's seed: the rules' RNG and every bot's seed derive from it.
     pub seed: u64,
     /// Overrides for every seat (a player's own overrides come on top).
     pub limits: LimitOverrides,
@@ -136,6 +155,40 @@ pub(crate) fn resolve_map<D: GameDef>(variant: &str, source: &MapSource) -> Resu
 
 /// Plays the match `spec` describes; `supervisor` starts its external bots. A match during
 /// which the supervisor began to stop every bot is [`Error::Interrupted`], not a result.
+///
+/// The exact solver against CodinGame's agent on the default Episode 2 map, recorded as a
+/// replay and verified by playing it again:
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use arena::bot::Supervisor;
+/// use arena::games::GameId;
+/// use arena::matches::{MapSource, MatchSpec, Player, play};
+///
+/// let players = BTreeMap::from([
+///     ("virus".to_string(), Player::new("solver".parse()?)),
+///     ("agent".to_string(), Player::new("cg-ep2".parse()?)),
+/// ]);
+/// let spec = MatchSpec {
+///     game: GameId::Skynet,
+///     variant: Some("ep2".into()),
+///     options: BTreeMap::new(),
+///     map: MapSource::Default,
+///     players,
+///     seed: 5,
+///     limits: Default::default(),
+/// };
+/// let played = play(&spec, &Supervisor::new())?;
+/// assert_eq!(played.summary.turns, played.steps.len());
+/// assert_eq!(played.summary.culprit, None);
+///
+/// let folder = tempfile::tempdir()?;
+/// let path = folder.path().join("match.jsonl");
+/// played.write_replay(&path)?;
+/// let verified = arena::replay::verify(&path)?;
+/// assert_eq!(verified.summary.winner, played.summary.winner);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn play(spec: &MatchSpec, supervisor: &Supervisor) -> Result<PlayedMatch> {
     crate::with_game!(spec.game, D => play_game::<D>(spec, supervisor))
 }

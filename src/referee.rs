@@ -5,6 +5,8 @@
 //! same seed gives the same match, byte for byte. A bot's failure (late answer, crash, garbage,
 //! illegal action) ends the match with that seat as the culprit; it is a result, not an error.
 
+#![warn(missing_docs)]
+
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +18,7 @@ use crate::seed::rules_rng;
 /// One action played, as the replay records it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Step {
+    /// The seat that acted.
     pub seat: Seat,
     /// The action's protocol text, exactly as a bot would write it.
     pub action: String,
@@ -26,7 +29,9 @@ pub struct Step {
 /// Everything a match produced.
 #[derive(Clone, Debug)]
 pub struct MatchResult {
+    /// Scores and ranks: the game's own, or the forfeit's when a bot failed.
     pub outcome: Outcome,
+    /// How the match ended: normally, or by which failure of a bot.
     pub termination: Termination,
     /// The seat whose failure ended the match, for every termination but `Normal`.
     pub culprit: Option<Seat>,
@@ -38,6 +43,7 @@ pub struct MatchResult {
     pub max_turn_micros: Vec<u64>,
     /// Per seat, what the bot left behind (stderr tails of external bots).
     pub reports: Vec<BotReport>,
+    /// The match's wall-clock time.
     pub duration: Duration,
 }
 

@@ -8,6 +8,8 @@
 //! tests keep some under `tests/data/replays/earlier/`), so a field may be added with a default but never
 //! renamed. [`MatchSummary`] is also the record a tournament's row is made from.
 
+#![warn(missing_docs)]
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -28,12 +30,15 @@ pub const REPLAY_VERSION: u32 = 1;
 /// One seat of a played match.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeatInfo {
+    /// The seat, from 0.
     pub seat: Seat,
+    /// The role it played.
     pub role: String,
     /// The player's name.
     pub bot: String,
     /// The bot spec it ran.
     pub spec: String,
+    /// The time limits it played under.
     pub limits: TimeLimits,
 }
 
@@ -42,11 +47,17 @@ pub struct SeatInfo {
 pub struct Header {
     /// The replay format's version.
     pub arena_replay: u32,
+    /// The game.
     pub game: GameId,
+    /// Its variant.
     pub variant: String,
+    /// Its options, as given.
     pub options: BTreeMap<String, String>,
+    /// The map, whole, so the replay stands alone.
     pub map: MapText,
+    /// The match's seed.
     pub seed: u64,
+    /// Every seat, in order.
     pub seats: Vec<SeatInfo>,
 }
 
@@ -56,18 +67,28 @@ pub struct Header {
 pub struct MatchSummary {
     /// The role that won, or `None` for a draw or a shared first place.
     pub winner: Option<String>,
+    /// Each seat's score.
     pub scores: Vec<f64>,
+    /// Each seat's rank (1 is first).
     pub ranks: Vec<u32>,
     /// The game's reason (or the forfeit's).
     pub reason: String,
+    /// How the match ended.
     pub termination: Termination,
+    /// The seat whose failure ended the match.
     pub culprit: Option<Seat>,
+    /// That seat's role.
     pub culprit_role: Option<String>,
+    /// For a failure: what went wrong.
     pub detail: Option<String>,
+    /// Actions played.
     pub turns: usize,
+    /// The match's wall-clock time, in milliseconds.
     pub duration_ms: f64,
+    /// Per seat, the longest decision, in microseconds.
     pub max_turn_micros: Vec<u64>,
     #[serde(default)]
+    /// Per seat, what the bot left behind (kept for the culprit only).
     pub reports: Vec<BotReport>,
 }
 
@@ -113,9 +134,13 @@ impl MatchSummary {
 /// One action line of a replay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ActionLine {
+    /// The seat that acted.
     pub seat: Seat,
+    /// Its role.
     pub role: String,
+    /// The action's protocol text.
     pub action: String,
+    /// How long the bot took, in microseconds.
     pub micros: u64,
 }
 
@@ -168,8 +193,11 @@ fn json<T: Serialize>(value: &T) -> String {
 /// A replay read back from a file.
 #[derive(Clone, Debug, Serialize)]
 pub struct Replay {
+    /// The first line.
     pub header: Header,
+    /// The actions, in order.
     pub actions: Vec<ActionLine>,
+    /// The last line.
     pub result: MatchSummary,
 }
 
@@ -218,7 +246,9 @@ pub fn read(path: &Path) -> Result<Replay> {
 /// What verifying a replay found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Verified {
+    /// Actions played again.
     pub turns: usize,
+    /// The recorded result, which the rules confirmed.
     pub summary: MatchSummary,
 }
 

@@ -8,6 +8,8 @@
 //! give the same seeds on every machine and every Rust version, which is why no std hasher is
 //! used.
 
+#![warn(missing_docs)]
+
 use std::hash::{BuildHasherDefault, Hasher};
 
 use rand::SeedableRng;

@@ -5,7 +5,9 @@
 //! answers with an action or a [`BotFailure`]. A failure is a result of the match, never an error
 //! of the harness.
 
-pub mod codingame;
+#![warn(missing_docs)]
+
+pub(crate) mod codingame;
 pub mod external;
 pub mod spec;
 

@@ -68,7 +68,7 @@ fn outcome(o: &MatchOutcome) -> String {
     if let Some(c) = &o.culprit {
         let _ = write!(s, " by {c}");
     }
-    let scores: Vec<String> = o.scores.iter().map(|v| v.to_string()).collect();
+    let scores: Vec<String> = o.scores.iter().map(std::string::ToString::to_string).collect();
     let _ = write!(s, ", scores {}, {} turns)", scores.join(" "), o.turns);
     s
 }

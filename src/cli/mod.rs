@@ -7,6 +7,7 @@ mod bots;
 mod completions;
 mod diff;
 mod generate;
+mod init;
 mod merge;
 mod play;
 mod render;
@@ -52,6 +53,8 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Run a tournament: `arena run [ARENA.toml]` (no file: the built-in default arena).
     Run(run::RunArgs),
+    /// Write a commented arena file for a game that runs as it is: `arena init GAME [--out FILE]`.
+    Init(init::InitArgs),
     /// Merge the results folders of a sharded run: `arena merge DIR...`.
     Merge(merge::MergeArgs),
     /// Compare two results folders match by match: `arena diff A B` (exit 0 = same, 1 = changed).
@@ -132,6 +135,7 @@ fn run(cli: Cli, supervisor: &Supervisor) -> Result<i32> {
         Command::Replay(args) => replay::run(args, &mut out),
         Command::Bots(args) => bots::run(args, &mut out),
         Command::Run(args) => run::run(args, supervisor, &mut out),
+        Command::Init(args) => init::run(args, &mut out),
         Command::Merge(args) => merge::run(args, &mut out),
         Command::Diff(args) => diff::run(args, &mut out),
         Command::Sprt(args) => sprt::run(args, supervisor, &mut out),
@@ -172,7 +176,7 @@ mod tests {
                 if id == "help" || id == "version" {
                     continue;
                 }
-                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                let help = arg.get_help().map(std::string::ToString::to_string).unwrap_or_default();
                 if help.trim().is_empty() {
                     missing.push(format!("`{path}`: argument `{id}` has no help"));
                 }

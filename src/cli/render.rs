@@ -36,7 +36,7 @@ pub(super) fn standings(s: &Standings) -> String {
     let group_header = if grouped { "  group" } else { "" };
     let _ = writeln!(
         out,
-        "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}{group_header}",
+        "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}  {:>8}{group_header}",
         "rank",
         "bot",
         "games",
@@ -46,7 +46,8 @@ pub(super) fn standings(s: &Standings) -> String {
         "score",
         "win rate (95%)",
         "Elo* (95%)",
-        "faults"
+        "faults",
+        "timeouts"
     );
     for r in &rows {
         let rate = format!(
@@ -66,7 +67,7 @@ pub(super) fn standings(s: &Standings) -> String {
         };
         let _ = writeln!(
             out,
-            "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}{group}",
+            "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}  {:>8}{group}",
             r.rank.map(|k| k.to_string()).unwrap_or_default(),
             r.bot,
             r.games,
@@ -76,7 +77,8 @@ pub(super) fn standings(s: &Standings) -> String {
             fmt_f(r.mean_score, 3),
             rate,
             elo,
-            r.faults
+            r.faults,
+            r.timeouts
         );
     }
     let _ = writeln!(
@@ -85,6 +87,18 @@ pub(super) fn standings(s: &Standings) -> String {
          against a 0-Elo anchor:\n  it keeps a bot that wins (or loses) every game finite, and \
          then sets how far its rating goes."
     );
+    if s.roles.len() > 2 {
+        // With more than two seats a first place is a win, and a bot with more wins may still
+        // rank lower: say so, or the table reads as a mistake.
+        let _ = writeln!(
+            out,
+            "  With {} seats: wins are first places (a shared first place is a draw), losses any \
+             other place; ranks follow Elo, fit on each\n  match's full finishing order, so \
+             second places count too. faults: matches lost by the bot's own failure; timeouts: \
+             those lost on time.",
+            s.roles.len()
+        );
+    }
     if grouped {
         let _ = writeln!(
             out,

@@ -101,7 +101,7 @@ mod tests {
     fn every_argument_has_help(command: Command) {
         let name = command.get_name().to_string();
         for arg in command.get_arguments() {
-            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            let help = arg.get_help().map(std::string::ToString::to_string).unwrap_or_default();
             assert!(!help.trim().is_empty(), "`{name}`: argument `{}` has no help", arg.get_id());
         }
     }

@@ -10,6 +10,8 @@
 //! [`Game::parse_action`], [`Game::format_action`]), so an in-process bot and an external
 //! executable see the same game.
 
+#![warn(missing_docs)]
+
 mod setup;
 
 use std::fmt::Debug;
@@ -27,7 +29,9 @@ pub type Seat = usize;
 /// Who must act now, or how the game ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Status {
+    /// This seat must act.
     ToAct(Seat),
+    /// The game is over, with this outcome.
     Over(Outcome),
 }
 
@@ -84,10 +88,12 @@ impl Outcome {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}")]
 pub struct Illegal {
+    /// Why, in words (recorded as the match's detail).
     pub reason: String,
 }
 
 impl Illegal {
+    /// A refusal for `reason`.
     pub fn new(reason: impl Into<String>) -> Illegal {
         Illegal { reason: reason.into() }
     }
@@ -106,6 +112,7 @@ impl Illegal {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}")]
 pub struct BadLine {
+    /// Why the line is not an action.
     pub reason: String,
 }
 
@@ -125,6 +132,43 @@ impl From<&str> for BadLine {
 ///
 /// `PartialEq` lets tests check the rule every game keeps: a refused action leaves the state
 /// exactly as it was.
+///
+/// Playing a game by hand, as the referee does (here the first legal action each turn):
+///
+/// ```
+/// use arena::game::{Game, Setup, Status};
+/// use arena::games::skynet::Skynet;
+/// use arena::registry::GameDef;
+///
+/// let setup = Setup {
+///     variant: "ep1".into(),
+///     options: Default::default(),
+///     map: Skynet::default_map("ep1"),
+///     seed: 3,
+/// };
+/// let (mut game, _warnings) = Skynet::new_game(&setup)?;
+/// assert_eq!(game.roles(), ["virus", "agent"]);
+/// let mut rng = arena::seed::rules_rng(setup.seed);
+/// let mut turns = 0;
+/// let outcome = loop {
+///     let seat = match game.status() {
+///         Status::ToAct(seat) => seat,
+///         Status::Over(outcome) => break outcome,
+///     };
+///     assert!(game.legal_actions(1 - seat).is_empty(), "only the seat to act has actions");
+///     let first = game.legal_actions(seat)[0].clone();
+///     // The other seat may not play it, and its refusal changes nothing.
+///     let before = game.clone();
+///     assert!(game.play(1 - seat, &first, &mut rng).is_err());
+///     assert!(game == before);
+///     game.play(seat, &first, &mut rng).expect("a listed action is legal");
+///     turns += 1;
+///     assert!(turns < 10_000, "a game ends");
+/// };
+/// assert_eq!(outcome.scores.len(), 2);
+/// assert!(!outcome.reason.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     /// One decision of one seat. For the spider side of Greedy Spiders it carries all the
     /// spiders' steps of a round; for Risk it is one step of a multi-step turn.

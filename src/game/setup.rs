@@ -15,41 +15,69 @@ use serde::{Deserialize, Serialize};
 /// A map as text in the game's own format, with a name for humans (usually its file name).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MapText {
+    /// The name errors and results show.
     pub name: String,
+    /// The map itself.
     pub text: String,
 }
 
 /// Everything a game needs to set up one match.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Setup {
+    /// One of the game's variants (`GameDef::VARIANTS`).
     pub variant: String,
     /// Game options, `key = value`; the game validates keys and values.
     pub options: BTreeMap<String, String>,
+    /// The map the match is played on.
     pub map: MapText,
+    /// The match's seed.
     pub seed: u64,
 }
 
 /// A problem with a match's setup: its map, variant or options.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
+    /// A map that cannot be read or played.
     #[error("map `{map}`{}: {message}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
-    Map { map: String, line: Option<usize>, message: String },
+    Map {
+        /// The map's name.
+        map: String,
+        /// The line at fault, when one is.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// An option the game does not know or a value it does not take.
     #[error("option `{key}`: {message}")]
-    Option { key: String, message: String },
+    Option {
+        /// The option's key.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A variant the game does not have.
     #[error("unknown variant `{0}`")]
     Variant(String),
     /// A file that describes a position (a Risk board file).
     #[error("board `{path}`: {message}")]
-    Board { path: String, message: String },
+    Board {
+        /// The board file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Anything else about the setup.
     #[error("{0}")]
     Other(String),
 }
 
 impl SetupError {
+    /// A [`SetupError::Map`].
     pub fn map(map: &str, line: Option<usize>, message: impl Into<String>) -> SetupError {
         SetupError::Map { map: map.to_string(), line, message: message.into() }
     }
 
+    /// A [`SetupError::Option`].
     pub fn option(key: &str, message: impl Into<String>) -> SetupError {
         SetupError::Option { key: key.to_string(), message: message.into() }
     }
@@ -70,6 +98,7 @@ impl From<InvalidMap> for String {
 /// A generator setting, as `arena gen GAME --help` lists it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Setting {
+    /// The setting's name (`--set key=value`).
     pub key: &'static str,
     /// What the setting means, in a few words.
     pub help: &'static str,

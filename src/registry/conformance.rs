@@ -86,7 +86,7 @@ fn mutate(line: &str, others: &[String], rng: &mut ChaCha8Rng) -> String {
         }
         _ => {
             words[i] =
-                ["x", "-1", "999999", "1:1", "PASS", "WAIT", "end"][rng.random_range(0..7)].into()
+                ["x", "-1", "999999", "1:1", "PASS", "WAIT", "end"][rng.random_range(0..7)].into();
         }
     }
     words.join(" ")

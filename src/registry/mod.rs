@@ -9,6 +9,8 @@
 //! This layer sits above [`crate::bot`] (a bot table holds bot constructors) and below the games;
 //! [`crate::game`] below both holds the rules abstraction alone.
 
+#![warn(missing_docs)]
+
 mod random;
 
 use std::collections::BTreeMap;
@@ -35,15 +37,19 @@ pub struct BotEntry<D: GameDef> {
     pub roles: &'static [&'static str],
     /// One line for `arena bots`.
     pub summary: &'static str,
+    /// Makes the bot for one seat of a match.
     pub make: MakeBot<D>,
 }
 
 /// What a built-in bot is told when it is made.
 pub struct BotContext<'a, D: GameDef> {
+    /// The bot's seat.
     pub seat: Seat,
+    /// The role it plays there.
     pub role: &'a str,
     /// The bot's own seed (see [`crate::seed::bot_seed`]).
     pub seed: u64,
+    /// The match's variant.
     pub variant: &'a str,
     /// The match's options, parsed.
     pub options: &'a D::Options,
@@ -54,16 +60,34 @@ pub struct BotContext<'a, D: GameDef> {
 /// A built-in bot that cannot be made.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BotError {
+    /// No built-in bot of that name.
     #[error("no built-in {game} bot `{name}` (known: {})", known.join(", "))]
-    Unknown { game: &'static str, name: String, known: Vec<&'static str> },
+    Unknown {
+        /// The game's name.
+        game: &'static str,
+        /// The name asked for.
+        name: String,
+        /// The game's built-in bots.
+        known: Vec<&'static str>,
+    },
+    /// A bot asked to play a role it does not play.
     #[error("`{name}` plays {}, not {role}", roles.join(" or "))]
-    WrongRole { name: &'static str, roles: &'static [&'static str], role: String },
+    WrongRole {
+        /// The bot.
+        name: &'static str,
+        /// The roles it plays.
+        roles: &'static [&'static str],
+        /// The role asked for.
+        role: String,
+    },
+    /// The bot's constructor refused the setup.
     #[error(transparent)]
     Setup(#[from] SetupError),
 }
 
 /// A game as the harness sees it: the rules type plus everything around it.
 pub trait GameDef: Sized + 'static {
+    /// The rules.
     type G: Game;
     /// The game options (`--opt key=value`), a serde type with `deny_unknown_fields` whose
     /// `Default` is the game with no options given.
@@ -134,6 +158,16 @@ pub trait GameDef: Sized + 'static {
 }
 
 /// Looks up a built-in bot by name.
+///
+/// ```
+/// use arena::games::skynet::Skynet;
+/// use arena::registry::find_bot;
+///
+/// let solver = find_bot::<Skynet>("solver")?;
+/// assert_eq!(solver.roles, ["virus"]);
+/// assert!(find_bot::<Skynet>("no-such-bot").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn find_bot<D: GameDef>(name: &str) -> Result<&'static BotEntry<D>, BotError> {
     D::BOTS.iter().find(|b| b.name == name).ok_or_else(|| BotError::Unknown {
         game: D::NAME,

@@ -13,6 +13,7 @@ pub struct RandomBot {
 }
 
 impl RandomBot {
+    /// A random bot drawing from its own seeded RNG.
     pub fn new(seed: u64) -> RandomBot {
         RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
     }

@@ -57,7 +57,11 @@ pub struct BotFile {
 
 /// The fingerprint of one bot of an arena: `external` gives the working directory and the
 /// environment (`PATH`) its command runs with.
-pub fn fingerprint_bot(name: &str, spec: &BotSpec, external: &ExternalOptions) -> BotFingerprint {
+pub(crate) fn fingerprint_bot(
+    name: &str,
+    spec: &BotSpec,
+    external: &ExternalOptions,
+) -> BotFingerprint {
     let mut fingerprint = BotFingerprint {
         bot: name.to_string(),
         spec: spec.to_string(),
@@ -134,7 +138,7 @@ fn sha256(path: &Path) -> String {
 /// How the bots of `new` differ from those of `old` that have the same name and spec, one line
 /// per bot (`bot `py`: `bots/x.py` changed (sha256 3f2a9c1d… → 8b0e77a2…)`); empty when none
 /// does.
-pub fn changed_bots(old: &[BotFingerprint], new: &[BotFingerprint]) -> Vec<String> {
+pub(crate) fn changed_bots(old: &[BotFingerprint], new: &[BotFingerprint]) -> Vec<String> {
     let short = |h: &str| h.chars().take(12).collect::<String>();
     let mut lines = Vec::new();
     for n in new {

@@ -497,7 +497,14 @@ fn validate_game<D: GameDef>(
     if let Some(pattern) = &raw.maps.glob {
         let found = files.glob(pattern).map_err(|e| format!("key `maps.glob`: {e}"))?;
         if found.is_empty() {
-            return Err(format!("key `maps.glob`: `{pattern}` matches no file"));
+            let base = match files {
+                Files::Disk(base) => format!(
+                    " in `{}` (map paths are relative to the arena file's folder)",
+                    if base.as_os_str().is_empty() { Path::new(".") } else { base }.display()
+                ),
+                Files::Embedded => " among the embedded files".to_string(),
+            };
+            return Err(format!("key `maps.glob`: `{pattern}` matches no file{base}"));
         }
         for rel in found {
             let map = files.read(&rel).map_err(|e| format!("key `maps.glob`: {e}"))?;
@@ -563,7 +570,7 @@ fn validate_game<D: GameDef>(
     for (i, b) in raw.bots.into_iter().enumerate() {
         let key = format!("bots[{i}]");
         let bot_name = b.name.trim().to_string();
-        if bot_name.is_empty() || bot_name.chars().any(|c| c.is_control()) {
+        if bot_name.is_empty() || bot_name.chars().any(char::is_control) {
             return Err(format!("key `{key}.name`: {:?} is not a usable name", b.name));
         }
         if bots.iter().any(|o| o.name == bot_name) {
@@ -1026,6 +1033,19 @@ limits = { turn_ms = 50 }
         let e =
             error_of(&GOOD.replace("games_per_pairing = 3", "games_per_pairing = 1000000000000"));
         assert!(e.contains("games_per_pairing"), "{e}");
+    }
+
+    #[test]
+    fn a_glob_that_matches_nothing_names_the_folder_searched() {
+        let dir = dir_with_map();
+        let text = GOOD.replace("files = [\"m.txt\"]", "glob = \"maps/skynet/ep2_*.txt\"");
+        let err = parse_in(dir.path(), &text).unwrap_err().to_string();
+        let expected = format!(
+            "`maps/skynet/ep2_*.txt` matches no file in `{}` (map paths are relative to the \
+             arena file's folder)",
+            dir.path().display()
+        );
+        assert!(err.contains(&expected), "{err}");
     }
 
     #[test]

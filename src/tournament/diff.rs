@@ -28,7 +28,7 @@ use crate::bot::Termination;
 use crate::error::Result;
 
 /// How many matches of a plan difference are listed one by one.
-pub const MAX_LISTED_PLAN_DIFFERENCES: usize = 20;
+pub(crate) const MAX_LISTED_PLAN_DIFFERENCES: usize = 20;
 
 /// What a comparison found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

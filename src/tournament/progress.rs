@@ -55,7 +55,7 @@ impl Progress {
             bar.inc(1);
         }
         if let Some(plain) = &self.plain {
-            let mut p = plain.lock().unwrap_or_else(|e| e.into_inner());
+            let mut p = plain.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             p.done += 1;
             if p.last.elapsed() >= Duration::from_secs(5) || p.done == p.total {
                 p.last = Instant::now();

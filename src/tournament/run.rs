@@ -88,7 +88,7 @@ pub(crate) fn results_dir(arena: &Arena, shard: Shard) -> PathBuf {
 
 /// The number of cores, the default concurrency.
 pub(crate) fn cores() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism().map(std::num::NonZero::get).unwrap_or(1)
 }
 
 /// Plays one match of the arena: the bots of each seat, on a map, with a seed.
@@ -223,6 +223,50 @@ fn differs_from_plan(arena: &Arena, m: &Planned, row: &MatchRow) -> Option<Strin
 }
 
 /// Runs (or resumes) an arena's tournament.
+///
+/// A small tournament from an arena written in a string (two generated maps, a gauntlet of
+/// the CodinGame agent against two virus bots), its results in a temporary folder:
+///
+/// ```
+/// use std::path::Path;
+/// use arena::tournament::{Arena, Files, RunOptions, run};
+///
+/// let text = r#"
+///     name = "doc"
+///     game = "skynet"
+///     variant = "ep2"
+///     format = "gauntlet"
+///     candidate = "cg-ep2"
+///     games_per_pairing = 2
+///     seed = 11
+///
+///     [maps]
+///     generate = { count = 2, params = { nodes = 12 } }
+///
+///     [[bots]]
+///     name = "cg-ep2"
+///     roles = ["agent"]
+///
+///     [[bots]]
+///     name = "greedy"
+///     roles = ["virus"]
+///
+///     [[bots]]
+///     name = "random"
+///     roles = ["virus"]
+/// "#;
+/// let folder = tempfile::tempdir()?;
+/// let arena = Arena::parse(text, Path::new("doc.toml"), &Files::Disk(folder.path().into()))?;
+/// let options = RunOptions { out: Some(folder.path().join("results")), ..Default::default() };
+/// let report = run(&arena, &options)?;
+/// assert_eq!(report.played, report.planned);
+/// assert_eq!(report.standings.matches, report.planned);
+/// assert!(report.results.join("matches.csv").is_file());
+/// // Run again, nothing is left to play: the folder's results are resumed.
+/// let again = run(&arena, &options)?;
+/// assert_eq!((again.played, again.resumed), (0, report.planned));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     let schedule = arena.schedule();
     let planned = schedule.total();
@@ -325,7 +369,10 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
                         }
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);
-                            failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                            failure
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .get_or_insert(e);
                         }
                     }
                 }
@@ -334,7 +381,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     });
     progress.finish();
     writer.sync()?;
-    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(e) = failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
         return Err(e);
     }
 

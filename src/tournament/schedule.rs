@@ -239,7 +239,7 @@ mod tests {
     }
 
     fn roles(names: &[&str]) -> Vec<String> {
-        names.iter().map(|r| r.to_string()).collect()
+        names.iter().map(std::string::ToString::to_string).collect()
     }
 
     /// A schedule of three maps and master seed 11.

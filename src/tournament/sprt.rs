@@ -342,13 +342,16 @@ pub fn run_sprt(
                         Ok(games) => games,
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);
-                            failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                            failure
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .get_or_insert(e);
                             break;
                         }
                     };
                     let cell = layout.cell(test, config, [&games[0], &games[1]]);
                     bar.inc();
-                    let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut s = state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     s.waiting.insert(pair, cell);
                     while s.decided.is_none() {
                         let counted = s.counted;
@@ -368,10 +371,10 @@ pub fn run_sprt(
     });
     bar.finish();
     writer.sync()?;
-    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(e) = failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
         return Err(e);
     }
-    let s = state.into_inner().unwrap_or_else(|p| p.into_inner());
+    let s = state.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     let (verdict, stopped, value) = s.decided.unwrap_or_else(|| {
         let value = llr(&s.counts, test.elo0, test.elo1, test.elo_model);
         (Verdict::Inconclusive, Stop::MaxPairs, value)

@@ -22,7 +22,7 @@ use crate::seed::rules_rng;
 
 /// Everything the page shows, embedded in it as JSON.
 #[derive(Clone, Debug, Serialize)]
-pub struct ViewData {
+pub(crate) struct ViewData {
     /// The replay file's name, for the title.
     pub source: String,
     pub game: GameId,
@@ -43,7 +43,7 @@ pub struct ViewData {
 
 /// One recorded action and what it did.
 #[derive(Clone, Debug, Serialize)]
-pub struct StepData {
+pub(crate) struct StepData {
     pub seat: Seat,
     pub action: String,
     pub micros: u64,
@@ -56,7 +56,7 @@ pub struct StepData {
 
 /// Replays `replay` through the rules and collects what the page needs. A replay whose actions
 /// the rules refuse is an error naming the action, as for `arena replay --verify`.
-pub fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewData> {
+pub(crate) fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewData> {
     let mismatch = |message: String| Error::ReplayMismatch { path: path.to_path_buf(), message };
     let h = &replay.header;
     let setup = Setup {
@@ -126,7 +126,7 @@ pub fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewData> {
 }
 
 /// What turns state `old` into `new` (both objects with the same keys).
-pub fn patch(old: &Value, new: &Value) -> Map<String, Value> {
+pub(crate) fn patch(old: &Value, new: &Value) -> Map<String, Value> {
     let mut out = Map::new();
     let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
         out.insert("=".into(), new.clone());
@@ -157,7 +157,8 @@ pub fn patch(old: &Value, new: &Value) -> Map<String, Value> {
 }
 
 /// Applies a patch, as the page does (for tests).
-pub fn apply(state: &Value, patch: &Map<String, Value>) -> Value {
+#[cfg(test)]
+fn apply(state: &Value, patch: &Map<String, Value>) -> Value {
     if let Some(whole) = patch.get("=") {
         return whole.clone();
     }

@@ -7,20 +7,20 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// A point of a drawing.
-pub type Point = (f64, f64);
+pub(crate) type Point = (f64, f64);
 
 /// The distance the layout aims for between linked nodes, in drawing units.
-pub const SPACING: f64 = 100.0;
+pub(crate) const SPACING: f64 = 100.0;
 
 /// FNV-1a, 64 bits: a stable seed from a map's text (std's hashers may change between releases).
-pub fn text_seed(text: &str) -> u64 {
+pub(crate) fn text_seed(text: &str) -> u64 {
     text.bytes()
         .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// Positions for `nodes` nodes joined by `edges`, `SPACING` apart on average, deterministic in
 /// `seed`. Unlinked parts are pulled together by a weak gravity so none drifts away.
-pub fn force_layout(nodes: usize, edges: &[(u32, u32)], seed: u64) -> Vec<Point> {
+pub(crate) fn force_layout(nodes: usize, edges: &[(u32, u32)], seed: u64) -> Vec<Point> {
     if nodes == 0 {
         return Vec::new();
     }
@@ -119,7 +119,7 @@ fn repel(pos: &[Point], reach: f64, k: f64, shift: &mut [Point]) {
 
 /// A node radius that keeps neighbouring nodes apart: a quarter of the typical distance from a
 /// node to its nearest neighbour (the median; sampled on big graphs).
-pub fn node_radius(pos: &[Point]) -> f64 {
+pub(crate) fn node_radius(pos: &[Point]) -> f64 {
     if pos.len() < 2 {
         return SPACING / 4.0;
     }

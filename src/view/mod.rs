@@ -9,10 +9,10 @@
 //! `assets/viewer/` rebuilds the states and draws them as SVG. Nothing is fetched at view time: the
 //! data, the script and the style are inline and a Content-Security-Policy forbids every load.
 
-pub mod frames;
-pub mod layout;
+pub(crate) mod frames;
+pub(crate) mod layout;
 mod page;
-pub mod report;
+pub(crate) mod report;
 
 use std::path::{Path, PathBuf};
 
@@ -24,10 +24,10 @@ use crate::game::MapText;
 use crate::game::{Game, Seat};
 use crate::registry::GameDef;
 
-pub use frames::ViewData;
+pub(crate) use frames::ViewData;
 
 /// What a game contributes to the viewer. Implemented in each game's `view.rs`.
-pub trait GameView: GameDef {
+pub(crate) trait GameView: GameDef {
     /// Whether a seat's turn input holds what the other seats may not see (Risk: the hand), so
     /// the page shows it only from that seat's point of view.
     const PRIVATE_INPUTS: bool = false;
@@ -50,7 +50,7 @@ pub trait GameView: GameDef {
 
 /// One line of the page's log.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Event {
+pub(crate) struct Event {
     /// A short word the page filters and styles by (`cut`, `move`, `battle`, `card`, ...).
     pub kind: &'static str,
     pub text: String,
@@ -63,23 +63,23 @@ pub struct Event {
 }
 
 impl Event {
-    pub fn new(kind: &'static str, text: impl Into<String>) -> Event {
+    pub(crate) fn new(kind: &'static str, text: impl Into<String>) -> Event {
         Event { kind, text: text.into(), private_to: None, data: Value::Null }
     }
 
     /// An event only `seat` may see.
-    pub fn private(kind: &'static str, seat: Seat, text: impl Into<String>) -> Event {
+    pub(crate) fn private(kind: &'static str, seat: Seat, text: impl Into<String>) -> Event {
         Event { private_to: Some(seat), ..Event::new(kind, text) }
     }
 
-    pub fn with_data(mut self, data: Value) -> Event {
+    pub(crate) fn with_data(mut self, data: Value) -> Event {
         self.data = data;
         self
     }
 }
 
 /// The page of one replay, as HTML text.
-pub fn render_replay(replay_path: &Path) -> Result<String> {
+pub(crate) fn render_replay(replay_path: &Path) -> Result<String> {
     let replay = crate::replay::read(replay_path)?;
     let data =
         crate::with_game!(replay.header.game, D => frames::build::<D>(replay_path, &replay))?;
@@ -87,12 +87,12 @@ pub fn render_replay(replay_path: &Path) -> Result<String> {
 }
 
 /// The default page of a replay: the same path with `.html`.
-pub fn default_output(replay_path: &Path) -> PathBuf {
+pub(crate) fn default_output(replay_path: &Path) -> PathBuf {
     replay_path.with_extension("html")
 }
 
 /// `arena view`: writes the page of `replay_path` to `out`.
-pub fn write_view(replay_path: &Path, out: &Path) -> Result<()> {
+pub(crate) fn write_view(replay_path: &Path, out: &Path) -> Result<()> {
     let html = render_replay(replay_path)?;
     std::fs::write(out, html).map_err(|e| Error::write(out, e))
 }

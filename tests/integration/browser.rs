@@ -18,12 +18,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 /// The laptop screen the pages are checked and photographed on.
-pub const WIDTH: u32 = 1366;
-pub const HEIGHT: u32 = 768;
+pub(crate) const WIDTH: u32 = 1366;
+pub(crate) const HEIGHT: u32 = 768;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-pub struct Browser {
+pub(crate) struct Browser {
     child: Child,
     to_browser: std::fs::File,
     from_browser: Receiver<Value>,
@@ -35,7 +35,7 @@ pub struct Browser {
 }
 
 /// The browser the tests use, or `None` when it is missing and `ARENA_SKIP_BROWSER=1`.
-pub fn launch() -> Option<Browser> {
+pub(crate) fn launch() -> Option<Browser> {
     let chromium = ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|name| {
         Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success())
     });
@@ -88,6 +88,7 @@ impl Browser {
         // SAFETY: between fork and exec only async-signal-safe calls (fcntl, dup2, close). The
         // pipe ends go through spare descriptors first, so a pipe end that already is 3 or 4
         // is not closed by the other's dup2.
+        #[allow(unsafe_code)]
         unsafe {
             command.pre_exec(move || {
                 let spare_read = libc::fcntl(read_fd, libc::F_DUPFD, 10);
@@ -181,7 +182,7 @@ impl Browser {
     }
 
     /// A command to the page.
-    pub fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> Value {
         self.send(method, params, true)
     }
 
@@ -207,7 +208,7 @@ impl Browser {
     }
 
     /// Opens a file and waits for its load event. Returns the events recorded from then on.
-    pub fn open(&mut self, file: &Path) -> usize {
+    pub(crate) fn open(&mut self, file: &Path) -> usize {
         let since = self.events.len();
         let url = format!("file://{}", file.canonicalize().expect("the page exists").display());
         self.call("Page.navigate", json!({"url": url}));
@@ -216,7 +217,7 @@ impl Browser {
     }
 
     /// Evaluates JavaScript in the page (promises awaited) and returns its value.
-    pub fn eval(&mut self, expression: &str) -> Value {
+    pub(crate) fn eval(&mut self, expression: &str) -> Value {
         let result = self.call(
             "Runtime.evaluate",
             json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
@@ -228,7 +229,7 @@ impl Browser {
     }
 
     /// Console errors and warnings, uncaught exceptions and error log entries since `since`.
-    pub fn problems(&self, since: usize) -> Vec<String> {
+    pub(crate) fn problems(&self, since: usize) -> Vec<String> {
         self.events[since..]
             .iter()
             .filter_map(|e| {
@@ -252,7 +253,7 @@ impl Browser {
     }
 
     /// The URLs the page requested since `since`.
-    pub fn requests(&self, since: usize) -> Vec<String> {
+    pub(crate) fn requests(&self, since: usize) -> Vec<String> {
         self.events[since..]
             .iter()
             .filter(|e| e["method"] == "Network.requestWillBeSent")
@@ -262,7 +263,7 @@ impl Browser {
 
     /// A PNG of the viewport, or with `page_height` of the page from its top, that many pixels at
     /// most.
-    pub fn screenshot(&mut self, path: &Path, page_height: Option<u32>) {
+    pub(crate) fn screenshot(&mut self, path: &Path, page_height: Option<u32>) {
         use base64::Engine as _;
         let mut params = json!({"format": "png"});
         if let Some(most) = page_height {
@@ -286,10 +287,10 @@ impl Drop for Browser {
     fn drop(&mut self) {
         // The whole process group: the browser and its renderer, GPU and zygote processes.
         let pgid = self.child.id() as i32;
-        // SAFETY: a signal to the process group this browser leads.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pgid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
         let _ = self.child.wait();
     }
 }

@@ -73,7 +73,7 @@ pub(crate) fn fixture(name: &str) -> String {
 /// `cmd:` spec of `interpreter fixture marker args...`, quoted for the spec's word splitting.
 pub(crate) fn bot(interpreter: &str, name: &str, marker: &str, args: &[&str]) -> String {
     let mut words = vec![interpreter.to_string(), fixture(name), marker.to_string()];
-    words.extend(args.iter().map(|a| a.to_string()));
+    words.extend(args.iter().map(std::string::ToString::to_string));
     format!("cmd:{}", shell_words::join(words))
 }
 

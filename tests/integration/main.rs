@@ -3,6 +3,7 @@
 mod browser;
 mod cli;
 mod codingame;
+mod docs;
 mod external;
 mod help;
 mod painters;

@@ -161,3 +161,22 @@ fn options_keep_their_aliases_and_refuse_bad_values_by_key() {
         .failure();
     assert!(run.stderr().contains("cg-ep2"), "{}", run.stderr());
 }
+
+#[test]
+fn a_four_player_table_says_how_it_ranks_and_counts_timeouts() {
+    let arena = Arena::new();
+    let text = format!(
+        "name = \"t\"\ngame = \"risk\"\ngames_per_pairing = 2\nseed = 4\n[options]\nplayers = 4\n\
+         [maps]\nfiles = [\"{}\"]\n\
+         [[bots]]\nname = \"planner\"\n[[bots]]\nname = \"greedy\"\n\
+         [[bots]]\nname = \"random-1\"\nspec = \"random\"\n[[bots]]\nname = \"random-2\"\nspec = \"random\"\n",
+        root().join("arenas/maps/risk/classic.txt").display()
+    );
+    std::fs::write(arena.dir().join("t.toml"), text).unwrap();
+    let run = arena.args(["run", "t.toml"]).run().success();
+    let table = run.stdout();
+    let header = table.lines().find(|l| l.contains("rank")).expect("a header");
+    assert!(header.contains("faults") && header.trim_end().ends_with("timeouts"), "{table}");
+    assert!(table.contains("With 4 seats: wins are first places"), "{table}");
+    assert!(table.contains("full finishing order"), "{table}");
+}

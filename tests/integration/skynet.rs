@@ -301,3 +301,54 @@ fn separating_refuses_what_it_cannot_search() {
     let run = Arena::new().args(["gen", "skynet", "--separating", "--count", "3"]).run().failure();
     assert!(run.stderr().contains("--out"), "{}", run.stderr());
 }
+
+/// `repeats_cut.sh` on the statement's Episode 1 map: its first cut `1 3` is legal, its second
+/// names the same link again.
+fn play_repeated_cut(option: &[&str]) -> serde_json::Value {
+    let map = root().join("arenas/maps/skynet/ep1_statement_example.txt");
+    let bot = root().join("tests/fixtures/bots/repeats_cut.sh");
+    let run = Arena::new()
+        .args(["play", "skynet", "--variant", "ep1", "--json", "--map", map.to_str().unwrap()])
+        .args(["--bot", &format!("virus=cmd:sh {}", bot.display()), "--bot", "agent=cg-ep1"])
+        .args(option)
+        .run()
+        .success();
+    serde_json::from_str(run.stdout().trim()).expect("a JSON summary")
+}
+
+#[test]
+fn a_repeated_cut_loses_by_default_and_passes_with_invalid_cut_ignore() {
+    for option in [&[][..], &["--opt", "invalid_cut=lose"][..]] {
+        let summary = play_repeated_cut(option);
+        assert_eq!(summary["termination"], "illegal", "{summary}");
+        assert_eq!(summary["culprit_role"], "virus", "{summary}");
+    }
+    // The pass lets the agent step from 2 onto the gateway 3: a normal end, the agent wins.
+    let summary = play_repeated_cut(&["--opt", "invalid_cut=ignore"]);
+    assert_eq!(summary["termination"], "normal", "{summary}");
+    // Four actions: cut, step, pass, step.
+    assert_eq!(summary["turns"], 4, "{summary}");
+    assert!(summary.to_string().contains("reached gateway 3"), "{summary}");
+    let run = Arena::new().args(["play", "skynet", "--opt", "invalid_cut=maybe"]).run().failure();
+    assert!(run.stderr().contains("invalid_cut"), "{}", run.stderr());
+}
+
+#[test]
+fn invalid_cut_is_an_arena_file_option() {
+    let arena = Arena::new();
+    let maps = root().join("arenas/maps/skynet");
+    let bot = root().join("tests/fixtures/bots/repeats_cut.sh");
+    let text = format!(
+        "name = \"t\"\ngame = \"skynet\"\nvariant = \"ep1\"\ngames_per_pairing = 1\n\
+         [options]\ninvalid_cut = \"ignore\"\n\
+         [maps]\nfiles = [\"{}/ep1_statement_example.txt\"]\n\
+         [[bots]]\nname = \"repeater\"\nspec = \"cmd:sh {}\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep1\"\nroles = [\"agent\"]\n",
+        maps.display(),
+        bot.display()
+    );
+    std::fs::write(arena.dir().join("t.toml"), text).unwrap();
+    let run = arena.args(["run", "t.toml", "-q"]).run().success();
+    let csv = std::fs::read_to_string(run.dir.join("results/t/matches.csv")).unwrap();
+    assert!(csv.contains("normal") && !csv.contains("illegal"), "{csv}");
+}

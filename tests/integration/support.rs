@@ -4,33 +4,33 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The project's root, for maps and bots the tests use.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-pub struct Arena {
+pub(crate) struct Arena {
     dir: tempfile::TempDir,
     args: Vec<String>,
     envs: Vec<(String, String)>,
 }
 
 /// A finished run; it keeps the temporary folder alive for the checks that follow.
-pub struct Run {
+pub(crate) struct Run {
     pub output: Output,
     pub dir: PathBuf,
     _temp: tempfile::TempDir,
 }
 
 impl Arena {
-    pub fn new() -> Arena {
+    pub(crate) fn new() -> Arena {
         Arena { dir: tempfile::tempdir().expect("a temp dir"), args: Vec::new(), envs: Vec::new() }
     }
 
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn args<I, S>(mut self, args: I) -> Arena
+    pub(crate) fn args<I, S>(mut self, args: I) -> Arena
     where
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
@@ -40,35 +40,35 @@ impl Arena {
     }
 
     /// Sets an environment variable for arena.
-    pub fn env(mut self, key: &str, value: impl AsRef<str>) -> Arena {
+    pub(crate) fn env(mut self, key: &str, value: impl AsRef<str>) -> Arena {
         self.envs.push((key.to_string(), value.as_ref().to_string()));
         self
     }
 
     /// The command `run` runs, for a test that starts arena in the background.
-    pub fn command(&self) -> Command {
+    pub(crate) fn command(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_arena"));
         cmd.args(&self.args).current_dir(self.dir.path());
         cmd.envs(self.envs.iter().map(|(k, v)| (k, v)));
         cmd
     }
 
-    pub fn run(self) -> Run {
+    pub(crate) fn run(self) -> Run {
         let output = self.command().output().expect("arena runs");
         Run { output, dir: self.dir.path().to_path_buf(), _temp: self.dir }
     }
 }
 
 impl Run {
-    pub fn stdout(&self) -> String {
+    pub(crate) fn stdout(&self) -> String {
         String::from_utf8_lossy(&self.output.stdout).into_owned()
     }
 
-    pub fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         String::from_utf8_lossy(&self.output.stderr).into_owned()
     }
 
-    pub fn success(self) -> Run {
+    pub(crate) fn success(self) -> Run {
         assert!(
             self.output.status.success(),
             "arena failed ({}):\nstdout:\n{}\nstderr:\n{}",
@@ -79,7 +79,7 @@ impl Run {
         self
     }
 
-    pub fn failure(self) -> Run {
+    pub(crate) fn failure(self) -> Run {
         assert!(!self.output.status.success(), "arena succeeded unexpectedly:\n{}", self.stdout());
         self
     }

@@ -423,7 +423,7 @@ fn corrupt_results_stop_a_resume_with_code_4() {
     let mut lines: Vec<String> = csv.lines().map(str::to_string).collect();
     // A row whose score is not a number, in the middle of the file.
     let fields: Vec<&str> = lines[3].split(',').collect();
-    let mut broken: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+    let mut broken: Vec<String> = fields.iter().map(std::string::ToString::to_string).collect();
     broken[7] = "lots".into();
     lines[3] = broken.join(",");
     std::fs::write(f.path().join("results/t/matches.csv"), lines.join("\n") + "\n").unwrap();
@@ -873,4 +873,24 @@ fn analysis_rates_every_match_and_seat_and_sums_up_per_bot() {
     // A resumed run that plays nothing keeps the rows.
     f.ok(&["run", "a.toml", "-q", "--out", "one"]);
     assert_eq!(csv, f.read("one/analysis.csv"));
+}
+
+#[test]
+fn init_writes_an_arena_file_that_runs_as_it_is_for_every_game() {
+    for game in ["skynet", "painters", "spiders", "risk"] {
+        let folder = Folder { dir: tempfile::tempdir().expect("a temp dir") };
+        let file = format!("sub/{game}-init.toml");
+        std::fs::create_dir(folder.path().join("sub")).unwrap();
+        let said = folder.ok(&["init", game, "--out", &file]);
+        assert!(said.contains(&format!("arena run {file}")), "{said}");
+        let text = folder.read(&file);
+        assert!(text.starts_with("# ") && text.contains("[[bots]]"), "{text}");
+        // From another folder than the file's: map paths are relative to the file.
+        let run = folder.ok(&["run", &file, "-q"]);
+        assert!(run.contains("endings: normal"), "{game}: {run}");
+        // Never overwritten.
+        let again = folder.arena(&["init", game, "--out", &file]);
+        assert!(!again.status.success(), "{game}");
+        assert_eq!(folder.read(&file), text);
+    }
 }

@@ -105,7 +105,7 @@ const SHIPPED: &[(&str, f64, Option<&str>)] = &[
 
 #[test]
 fn every_shipped_replay_draws_its_map_and_ends_with_its_recorded_result() {
-    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
     for &(name, at, doc) in SHIPPED {
@@ -161,7 +161,7 @@ fn every_shipped_replay_draws_its_map_and_ends_with_its_recorded_result() {
 
 #[test]
 fn the_keys_and_buttons_move_through_the_replay() {
-    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
     let page = view(&shipped("painters-generated.jsonl"), dir.path());
@@ -251,7 +251,7 @@ const HAND_CHECK: &str = r#"
 
 #[test]
 fn a_risk_seat_sees_its_own_cards_and_never_another_seats() {
-    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
     let page = view(&shipped("risk-6-players.jsonl"), dir.path());
@@ -272,7 +272,7 @@ fn a_risk_seat_sees_its_own_cards_and_never_another_seats() {
 
 #[test]
 fn a_long_risk_replay_steps_forwards_and_back_to_the_same_pages() {
-    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
     let page = view(&shipped("risk-6-players.jsonl"), dir.path());
@@ -294,7 +294,7 @@ fn a_long_risk_replay_steps_forwards_and_back_to_the_same_pages() {
 
 #[test]
 fn a_crashed_bot_shows_as_the_culprit_with_its_stderr() {
-    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
     let replay = dir.path().join("crash.jsonl");
@@ -324,7 +324,7 @@ fn a_crashed_bot_shows_as_the_culprit_with_its_stderr() {
 
 #[test]
 fn names_from_a_replay_are_text_never_markup() {
-    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
     // A bot's name is its command line, which a stranger writes; so is its stderr.
@@ -382,7 +382,7 @@ fn report(results: &Path, views: bool) -> PathBuf {
 
 #[test]
 fn the_report_draws_every_bot_and_pair_and_links_the_kept_replays() {
-    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
     let results = tournament(dir.path(), 6);
@@ -427,7 +427,7 @@ fn the_report_draws_every_bot_and_pair_and_links_the_kept_replays() {
 
 #[test]
 fn a_report_of_ten_thousand_matches_is_small_and_opens() {
-    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
     // Two bots in both roles and a virus-only one: 4 matches per game.

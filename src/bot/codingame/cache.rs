@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 
 /// The variable that moves arena's cache; `cg:` builds go into its `cg` folder.
-pub const CACHE_DIR_VAR: &str = "ARENA_CACHE_DIR";
+pub(crate) const CACHE_DIR_VAR: &str = "ARENA_CACHE_DIR";
 
 /// Bump to make every cached build stale (a change in how sources are compiled).
 const LAYOUT_VERSION: &str = "arena-cg-1";
@@ -26,7 +26,7 @@ const STALE_TEMP: Duration = Duration::from_secs(24 * 3600);
 
 /// The folder of `cg:` builds: `$ARENA_CACHE_DIR/cg`, else `$XDG_CACHE_HOME/arena/cg`, else
 /// `~/.cache/arena/cg`. `None` when none of the variables is set.
-pub fn root() -> Option<PathBuf> {
+pub(crate) fn root() -> Option<PathBuf> {
     let var = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(dir) = var(CACHE_DIR_VAR) {
         return Some(std::path::absolute(&dir).unwrap_or(dir).join("cg"));
@@ -39,7 +39,7 @@ pub fn root() -> Option<PathBuf> {
 }
 
 /// The hash that names a build.
-pub fn key(parts: &[&[u8]]) -> String {
+pub(crate) fn key(parts: &[&[u8]]) -> String {
     let mut hash = Sha256::new();
     hash.update(LAYOUT_VERSION.as_bytes());
     for part in parts {
@@ -51,7 +51,7 @@ pub fn key(parts: &[&[u8]]) -> String {
 }
 
 /// A fresh temporary folder in the cache for one compile, after removing stale ones.
-pub fn temp_dir(root: &Path) -> std::io::Result<tempfile::TempDir> {
+pub(crate) fn temp_dir(root: &Path) -> std::io::Result<tempfile::TempDir> {
     std::fs::create_dir_all(root)?;
     remove_stale_temps(root);
     tempfile::Builder::new().prefix(TEMP_PREFIX).tempdir_in(root)
@@ -59,7 +59,7 @@ pub fn temp_dir(root: &Path) -> std::io::Result<tempfile::TempDir> {
 
 /// Moves a finished compile into place as `entry`. Someone else may have put it there first:
 /// either copy is complete, so theirs is kept.
-pub fn install(temp: tempfile::TempDir, entry: &Path) -> std::io::Result<()> {
+pub(crate) fn install(temp: tempfile::TempDir, entry: &Path) -> std::io::Result<()> {
     let path = temp.keep();
     match std::fs::rename(&path, entry) {
         Ok(()) => Ok(()),

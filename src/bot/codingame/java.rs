@@ -6,7 +6,7 @@
 
 /// What the source declares, for compiling it and running it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub(super) struct Entry {
     /// The fully qualified class with `static void main(...)` (`pkg.Player` under a package).
     pub main_class: String,
     /// The name the file must have for javac (the public top-level class, else the main class).
@@ -14,7 +14,7 @@ pub struct Entry {
 }
 
 /// Finds the class holding `main`, or `None` when the source has none.
-pub fn entry(source: &str) -> Option<Entry> {
+pub(super) fn entry(source: &str) -> Option<Entry> {
     let code = blank_comments_and_literals(source);
     let tokens = tokens(&code);
     let mut depth = 0usize;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// The program a language needs, and what to tell a user who does not have it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tool {
+pub(crate) struct Tool {
     pub program: &'static str,
     /// How to get it, for the error when it is missing ("install it with ...").
     pub install: &'static str,
@@ -15,7 +15,7 @@ pub struct Tool {
 
 /// A language arena can run as CodinGame does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Language {
+pub(crate) enum Language {
     Python,
     JavaScript,
     C,
@@ -28,7 +28,7 @@ pub enum Language {
 }
 
 /// The extensions `cg:` knows (compared without case), with their language.
-pub const EXTENSIONS: &[(&str, Language)] = &[
+pub(crate) const EXTENSIONS: &[(&str, Language)] = &[
     ("py", Language::Python),
     ("js", Language::JavaScript),
     ("c", Language::C),
@@ -52,30 +52,30 @@ const C_LIBS: &[&str] = &["-lm", "-lpthread", "-ldl"];
 
 /// The address space of a native compiler: far beyond what compiling a bot takes (g++, rustc,
 /// go and mcs compile the test bots in 1 GiB).
-pub const COMPILE_ADDRESS_SPACE: u64 = 4 << 30;
+pub(crate) const COMPILE_ADDRESS_SPACE: u64 = 4 << 30;
 
 /// The file the compiled program is written to, in its cache folder.
-pub const BINARY: &str = "bot";
+pub(crate) const BINARY: &str = "bot";
 /// Java's class folder, Kotlin's jar and C#'s assembly, in their cache folder.
-pub const JAVA_CLASSES: &str = "classes";
-pub const KOTLIN_JAR: &str = "bot.jar";
-pub const CSHARP_EXE: &str = "bot.exe";
+pub(crate) const JAVA_CLASSES: &str = "classes";
+pub(crate) const KOTLIN_JAR: &str = "bot.jar";
+pub(crate) const CSHARP_EXE: &str = "bot.exe";
 
 impl Language {
     /// The language of a source file, by its extension.
-    pub fn of(path: &Path) -> Option<Language> {
+    pub(crate) fn of(path: &Path) -> Option<Language> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         EXTENSIONS.iter().find(|(e, _)| *e == ext).map(|&(_, l)| l)
     }
 
     /// Every extension with its language, for the error about an unknown one.
-    pub fn supported() -> String {
+    pub(crate) fn supported() -> String {
         let list: Vec<String> =
             EXTENSIONS.iter().map(|(e, l)| format!(".{e} ({})", l.name())).collect();
         list.join(", ")
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Language::Python => "Python 3",
             Language::JavaScript => "JavaScript",
@@ -90,7 +90,7 @@ impl Language {
     }
 
     /// A short name for cache folders.
-    pub fn slug(self) -> &'static str {
+    pub(crate) fn slug(self) -> &'static str {
         match self {
             Language::Python => "py",
             Language::JavaScript => "js",
@@ -105,7 +105,7 @@ impl Language {
     }
 
     /// The compiler, for languages compiled before they run.
-    pub fn compiler(self) -> Option<Tool> {
+    pub(crate) fn compiler(self) -> Option<Tool> {
         let tool = |program, install| Some(Tool { program, install });
         match self {
             Language::Python | Language::JavaScript => None,
@@ -126,7 +126,7 @@ impl Language {
 
     /// The program that runs the source or its compiled form, when it is not the compiled
     /// binary itself.
-    pub fn runner(self) -> Option<Tool> {
+    pub(crate) fn runner(self) -> Option<Tool> {
         let tool = |program, install| Some(Tool { program, install });
         match self {
             Language::Python => tool("python3", "`apt-get install python3` (Debian, Ubuntu)"),
@@ -141,7 +141,7 @@ impl Language {
 
     /// The arguments that make the compiler build `source` (a file name in the current folder)
     /// into the current folder. Part of the cache key: changing them recompiles.
-    pub fn compile_args(self, source: &str) -> Vec<OsString> {
+    pub(crate) fn compile_args(self, source: &str) -> Vec<OsString> {
         let csharp_out = format!("-out:{CSHARP_EXE}");
         let words: Vec<&str> = match self {
             Language::Python | Language::JavaScript => vec![],
@@ -160,7 +160,7 @@ impl Language {
     /// end (`#include "/dev/zero"`, `include_bytes!("/dev/zero")`); the limit turns that into a
     /// compile error instead of a machine out of memory. The JVM compilers are left alone (the
     /// JVM reserves address space by the gigabyte up front, and Java has no such include).
-    pub fn compile_address_space(self) -> Option<u64> {
+    pub(crate) fn compile_address_space(self) -> Option<u64> {
         match self {
             Language::C | Language::Cpp | Language::Rust | Language::Go | Language::CSharp => {
                 Some(COMPILE_ADDRESS_SPACE)
@@ -170,7 +170,7 @@ impl Language {
     }
 
     /// The arguments that print the compiler's version, for the cache key.
-    pub fn version_args(self) -> &'static [&'static str] {
+    pub(crate) fn version_args(self) -> &'static [&'static str] {
         match self {
             Language::Java | Language::Kotlin => &["-version"],
             Language::Go => &["version"],
@@ -180,7 +180,7 @@ impl Language {
 
     /// The command line that runs the bot. `runner` is the runner's path (when the language has
     /// one), `build` the cache folder of the compiled source, `main_class` Java's entry point.
-    pub fn command(
+    pub(crate) fn command(
         self,
         runner: Option<&Path>,
         source: &Path,
@@ -212,7 +212,7 @@ impl Language {
 }
 
 /// Where `program` is on `PATH` (or on the default path bots get when arena has none).
-pub fn find_on_path(program: &str) -> Option<PathBuf> {
+pub(crate) fn find_on_path(program: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     std::env::split_paths(&path).filter(|dir| dir.is_absolute()).map(|dir| dir.join(program)).find(

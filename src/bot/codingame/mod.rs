@@ -10,9 +10,9 @@
 //! (`startup_failed`, with the compiler's message); a missing file, an unknown extension or a
 //! missing compiler is the user's to fix, so an error before any match.
 
-pub mod cache;
+pub(crate) mod cache;
 mod java;
-pub mod language;
+pub(crate) mod language;
 mod tool;
 
 use std::collections::BTreeMap;
@@ -27,20 +27,20 @@ use super::{Bot, BotFailure, BotReport, TurnContext};
 use crate::error::Error;
 use crate::game::Game;
 use language::{Language, Tool, find_on_path};
-pub use tool::stop_compiles;
+pub(crate) use tool::stop_compiles;
 
 /// The variable that sets the compile time limit, in seconds.
-pub const COMPILE_TIMEOUT_VAR: &str = "ARENA_COMPILE_TIMEOUT";
+pub(crate) const COMPILE_TIMEOUT_VAR: &str = "ARENA_COMPILE_TIMEOUT";
 
 /// How long a compile may take unless [`COMPILE_TIMEOUT_VAR`] says otherwise.
-pub const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long asking a compiler its version may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The largest source `cg:` reads. CodinGame's own limit is 100,000 characters; this one only
 /// keeps a careless path (a disk image, a log) from being copied into the cache.
-pub const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// CodinGame's JavaScript globals, loaded before a `.js` bot.
 const JS_PRELOAD: &str = include_str!("../../../assets/codingame/preload.js");
@@ -48,7 +48,7 @@ const JS_PRELOAD: &str = include_str!("../../../assets/codingame/preload.js");
 /// Why a `cg:` source cannot be set up. None of these is a bot's fault: each stops arena before
 /// a match is played.
 #[derive(Debug, thiserror::Error)]
-pub enum CgError {
+pub(crate) enum CgError {
     #[error("source `{}` does not exist", path.display())]
     Missing { path: PathBuf },
     #[error("source `{}` is not a regular file", path.display())]
@@ -79,7 +79,7 @@ pub enum CgError {
 impl CgError {
     /// The harness's error: input errors through `input` (which names the bot), the machine's
     /// as I/O errors.
-    pub fn into_error(self, input: impl FnOnce(String) -> Error) -> Error {
+    pub(crate) fn into_error(self, input: impl FnOnce(String) -> Error) -> Error {
         match self {
             CgError::Io { context, source } => Error::Io { context, source },
             other => input(other.to_string()),
@@ -89,7 +89,7 @@ impl CgError {
 
 /// A source that does not compile: what the match records.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompileFailure {
+pub(crate) struct CompileFailure {
     /// One line, for the match's detail.
     pub message: String,
     /// The compiler's output.
@@ -98,7 +98,7 @@ pub struct CompileFailure {
 
 /// What a `cg:` source resolves to.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Resolved {
+pub(crate) enum Resolved {
     /// The command line that runs it.
     Command(Vec<String>),
     /// It does not compile.
@@ -107,7 +107,7 @@ pub enum Resolved {
 
 /// The bot a `cg:` source plays as: its compiled or interpreted process, or, for a source that
 /// does not compile, a bot whose first turn fails with `startup_failed`.
-pub fn bot<G: Game + 'static>(
+pub(crate) fn bot<G: Game + 'static>(
     source: &Path,
     identity: &BotIdentity<'_>,
     mut options: ExternalOptions,
@@ -132,13 +132,13 @@ pub fn bot<G: Game + 'static>(
 }
 
 /// Checks a `cg:` source and compiles it now, so that the matches that use it start at once.
-pub fn prepare(source: &Path) -> Result<(), CgError> {
+pub(crate) fn prepare(source: &Path) -> Result<(), CgError> {
     resolve(source).map(|_| ())
 }
 
 /// Checks a source, compiles it if it must be compiled and is not in the cache, and returns the
 /// command that runs it. Relative paths are relative to the current folder.
-pub fn resolve(source: &Path) -> Result<Resolved, CgError> {
+pub(crate) fn resolve(source: &Path) -> Result<Resolved, CgError> {
     let (absolute, language) = check_source(source)?;
     let runner = language
         .runner()
@@ -271,7 +271,7 @@ static BUILDS: Mutex<BTreeMap<String, Arc<Mutex<Option<Build>>>>> = Mutex::new(B
 static VERSIONS: Mutex<BTreeMap<PathBuf, String>> = Mutex::new(BTreeMap::new());
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn locate(tool: Tool, purpose: String) -> Result<PathBuf, CgError> {
@@ -295,7 +295,7 @@ fn read_source(source: &Path, absolute: &Path) -> Result<Vec<u8>, CgError> {
 }
 
 /// The compile time limit: [`COMPILE_TIMEOUT_VAR`] seconds, else the default.
-pub fn compile_timeout() -> Result<Duration, CgError> {
+pub(crate) fn compile_timeout() -> Result<Duration, CgError> {
     let Some(value) = std::env::var_os(COMPILE_TIMEOUT_VAR) else {
         return Ok(DEFAULT_COMPILE_TIMEOUT);
     };

@@ -30,7 +30,7 @@ const REAP_WAIT: Duration = Duration::from_secs(2);
 
 /// How a tool run ended.
 #[derive(Debug)]
-pub struct ToolRun {
+pub(super) struct ToolRun {
     /// `None` when the time limit killed it.
     pub status: Option<ExitStatus>,
     /// stdout and stderr, interleaved as they came, cut at [`OUTPUT_CAP`].
@@ -38,18 +38,20 @@ pub struct ToolRun {
 }
 
 impl ToolRun {
-    pub fn succeeded(&self) -> bool {
+    pub(super) fn succeeded(&self) -> bool {
         self.status.is_some_and(|s| s.success())
     }
 
     /// "exited with status 1", "was killed by SIGKILL", ...
-    pub fn how_it_ended(&self) -> String {
+    pub(super) fn how_it_ended(&self) -> String {
         match self.status {
             None => "ran out of time".into(),
             Some(s) => match (s.code(), s.signal()) {
                 (Some(code), _) => format!("exited with status {code}"),
                 (None, Some(signal)) => {
-                    let name = Signal::try_from(signal).map(|s| s.as_str()).unwrap_or("a signal");
+                    let name = Signal::try_from(signal)
+                        .map(nix::sys::signal::Signal::as_str)
+                        .unwrap_or("a signal");
                     format!("was killed by {name}")
                 }
                 _ => format!("ended: {s}"),
@@ -63,12 +65,12 @@ static LIVE: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 static STOPPING: AtomicBool = AtomicBool::new(false);
 
 fn live() -> MutexGuard<'static, BTreeSet<i32>> {
-    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Kills every running compile and refuses new ones: for arena's interrupt handler, which
 /// exits right after. A compile cut short this way never becomes a match result.
-pub fn stop_compiles() {
+pub(crate) fn stop_compiles() {
     STOPPING.store(true, Ordering::SeqCst);
     for &group in live().iter() {
         let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
@@ -85,7 +87,7 @@ fn park_if_stopping() {
 
 /// Runs `program args` in `cwd` with stdin closed, for at most `limit`, and in at most
 /// `address_space` bytes of memory when given.
-pub fn run(
+pub(super) fn run(
     program: &Path,
     args: &[OsString],
     cwd: &Path,
@@ -105,6 +107,7 @@ pub fn run(
     let parent = std::process::id();
     // SAFETY: the closure runs in the forked child before exec and only makes system calls
     // (prctl, getppid, setrlimit), which are async-signal-safe; it allocates nothing.
+    #[allow(unsafe_code)]
     unsafe {
         cmd.pre_exec(move || {
             #[cfg(target_os = "linux")]
@@ -182,7 +185,8 @@ pub fn run(
     }
     live().remove(&group);
     park_if_stopping();
-    let captured = std::mem::take(&mut *output.lock().unwrap_or_else(|p| p.into_inner()));
+    let captured =
+        std::mem::take(&mut *output.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     Ok(ToolRun { status: waited?, output: captured.text() })
 }
 
@@ -210,7 +214,7 @@ fn drain(mut pipe: Box<dyn Read + Send>, output: &Mutex<Captured>) {
         match pipe.read(&mut buf) {
             Ok(0) => return,
             Ok(n) => {
-                let mut out = output.lock().unwrap_or_else(|p| p.into_inner());
+                let mut out = output.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 let room = OUTPUT_CAP.saturating_sub(out.bytes.len()).min(n);
                 out.bytes.extend_from_slice(&buf[..room]);
                 out.dropped += n - room;

@@ -153,7 +153,8 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             Err(NoAnswer::Gone) => {
                 let failure = process.exit.failure(ctx.hard_deadline);
                 // A sandboxed bot whose program could not start is gone at once.
-                let startup = process.confinement.as_ref().and_then(|c| c.startup_failure());
+                let startup =
+                    process.confinement.as_ref().and_then(sandbox::Confinement::startup_failure);
                 return Err(startup.map_or(failure, BotFailure::StartupFailed));
             }
         };

@@ -35,17 +35,17 @@ fn search_budget(ctx: &TurnContext) -> Budget {
 /// One ply: the move after which my reachable region most outgrows the other's (rooms I reach
 /// first count for me, as in [`Solver::voronoi`]); ties go to the move with fewer exits, which
 /// hugs walls and keeps the open space for later.
-pub struct GreedyBot {
+pub(crate) struct GreedyBot {
     solver: Option<Solver>,
 }
 
 impl GreedyBot {
-    pub fn new() -> GreedyBot {
+    pub(crate) fn new() -> GreedyBot {
         GreedyBot { solver: None }
     }
 
     /// The greedy choice for the painter at `mover`, or `None` if it cannot move.
-    pub fn choose(solver: &Solver, open: Rooms, mover: u8, other: u8) -> Option<u8> {
+    pub(crate) fn choose(solver: &Solver, open: Rooms, mover: u8, other: u8) -> Option<u8> {
         let geo = solver.geometry();
         rooms(geo.neighbours[mover as usize] & open).max_by_key(|&m| {
             let after = open & !bit(m);
@@ -75,12 +75,12 @@ impl Bot<Painters> for GreedyBot {
 /// match, so after the first turn it mostly answers from what it already proved. If a turn's
 /// deadline comes before the proof, it plays the greedy move instead (and says so on stderr
 /// when `ARENA_LOG` asks for it).
-pub struct PerfectBot {
+pub(crate) struct PerfectBot {
     solver: Option<Solver>,
 }
 
 impl PerfectBot {
-    pub fn new() -> PerfectBot {
+    pub(crate) fn new() -> PerfectBot {
         PerfectBot { solver: None }
     }
 }
@@ -124,13 +124,13 @@ impl Bot<Painters> for PerfectBot {
 
 /// Iterative-deepening alpha-beta with a territory heuristic at the leaves, answering by the
 /// deadline; its seed shuffles the root moves, which breaks ties between equal moves.
-pub struct SearchBot {
+pub(crate) struct SearchBot {
     rng: ChaCha8Rng,
     solver: Option<Solver>,
 }
 
 impl SearchBot {
-    pub fn new(seed: u64) -> SearchBot {
+    pub(crate) fn new(seed: u64) -> SearchBot {
         SearchBot { rng: ChaCha8Rng::seed_from_u64(seed), solver: None }
     }
 }

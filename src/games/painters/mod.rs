@@ -3,11 +3,11 @@
 //! rules, the formats, the protocol, the bots and the solver.
 
 pub mod board;
-pub mod bots;
-pub mod rules;
+pub(crate) mod bots;
+pub(crate) mod rules;
 pub mod solve;
-pub mod solver;
-pub mod view;
+pub(crate) mod solver;
+pub(crate) mod view;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -12,9 +12,9 @@ use rand::Rng;
 use super::board::{Board, Rooms, bit, coords, index, rooms};
 use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
 
-pub const ALMA: Seat = 0;
-pub const BERTHE: Seat = 1;
-pub const ROLES: [&str; 2] = ["alma", "berthe"];
+pub(crate) const ALMA: Seat = 0;
+pub(crate) const BERTHE: Seat = 1;
+pub(crate) const ROLES: [&str; 2] = ["alma", "berthe"];
 
 /// A move into room `(row, pos)`, exactly as written; the rules check it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,7 +121,7 @@ impl Game for Painters {
     type View = PaintersView;
 
     fn roles(&self) -> Vec<String> {
-        ROLES.iter().map(|r| r.to_string()).collect()
+        ROLES.iter().map(std::string::ToString::to_string).collect()
     }
 
     fn status(&self) -> Status {

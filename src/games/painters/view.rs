@@ -47,7 +47,7 @@ impl GameView for Painters {
         json!({
             "rooms": rooms,
             "positions": game.positions,
-            "painted": game.painted_by.map(|p| p.count_ones()),
+            "painted": game.painted_by.map(u128::count_ones),
         })
     }
 

@@ -13,7 +13,7 @@ pub struct Losses {
 }
 
 /// Compares sorted (descending) dice; ties go to the defender.
-pub fn resolve(attack: &[u8], defence: &[u8]) -> Losses {
+pub(crate) fn resolve(attack: &[u8], defence: &[u8]) -> Losses {
     let mut a: Vec<u8> = attack.to_vec();
     let mut d: Vec<u8> = defence.to_vec();
     a.sort_unstable_by(|x, y| y.cmp(x));
@@ -30,12 +30,16 @@ pub fn resolve(attack: &[u8], defence: &[u8]) -> Losses {
 }
 
 /// Rolls `n` dice, one `random_range(1..=6)` each, attacker's first then defender's.
-pub fn roll(rng: &mut dyn Rng, n: u32) -> Vec<u8> {
+pub(crate) fn roll(rng: &mut dyn Rng, n: u32) -> Vec<u8> {
     (0..n).map(|_| rng.random_range(1..=6u8)).collect()
 }
 
 /// Rolls a battle: the dice of both sides and the losses.
-pub fn fight(rng: &mut dyn Rng, attack_dice: u32, defence_dice: u32) -> (Vec<u8>, Vec<u8>, Losses) {
+pub(crate) fn fight(
+    rng: &mut dyn Rng,
+    attack_dice: u32,
+    defence_dice: u32,
+) -> (Vec<u8>, Vec<u8>, Losses) {
     let a = roll(rng, attack_dice);
     let d = roll(rng, defence_dice);
     let losses = resolve(&a, &d);
@@ -43,7 +47,7 @@ pub fn fight(rng: &mut dyn Rng, attack_dice: u32, defence_dice: u32) -> (Vec<u8>
 }
 
 /// The exact distribution of one roll: every outcome with its count out of `6^(a+d)`.
-pub fn outcome_counts(attack_dice: u32, defence_dice: u32) -> Vec<(Losses, u64)> {
+pub(crate) fn outcome_counts(attack_dice: u32, defence_dice: u32) -> Vec<(Losses, u64)> {
     let total = 6u64.pow(attack_dice + defence_dice);
     let mut counts = std::collections::BTreeMap::new();
     let n = (attack_dice + defence_dice) as usize;
@@ -63,7 +67,7 @@ pub fn outcome_counts(attack_dice: u32, defence_dice: u32) -> Vec<(Losses, u64)>
 }
 
 /// Exact single-roll probabilities for every dice combination, cached once.
-pub struct Odds {
+pub(crate) struct Odds {
     /// `table[a-1][d-1]` = outcomes with probabilities.
     table: Vec<Vec<Vec<(Losses, f64)>>>,
 }
@@ -75,7 +79,7 @@ impl Default for Odds {
 }
 
 impl Odds {
-    pub fn new() -> Odds {
+    pub(crate) fn new() -> Odds {
         let table = (1..=3)
             .map(|a| {
                 (1..=2)
@@ -92,21 +96,22 @@ impl Odds {
         Odds { table }
     }
 
-    pub fn single(&self, attack_dice: u32, defence_dice: u32) -> &[(Losses, f64)] {
+    pub(crate) fn single(&self, attack_dice: u32, defence_dice: u32) -> &[(Losses, f64)] {
         &self.table[attack_dice as usize - 1][defence_dice as usize - 1]
     }
 
     /// The chance that `attackers` armies on the attacking territory (one must stay behind)
     /// conquer `defenders`, both sides always rolling the most dice they may.
-    pub fn conquer(&self, attackers: u32, defenders: u32) -> f64 {
+    #[cfg(test)]
+    fn conquer(&self, attackers: u32, defenders: u32) -> f64 {
         self.conquer_table(attackers, defenders)[attackers as usize][defenders as usize]
     }
 
     /// `table[a][d]` = [`Odds::conquer`]`(a, d)` for every `a <= attackers`, `d <= defenders`.
-    pub fn conquer_table(&self, attackers: u32, defenders: u32) -> Vec<Vec<f64>> {
+    pub(crate) fn conquer_table(&self, attackers: u32, defenders: u32) -> Vec<Vec<f64>> {
         let (a_max, d_max) = (attackers as usize, defenders as usize);
         let mut p = vec![vec![0.0f64; d_max + 1]; a_max + 1];
-        for row in p.iter_mut() {
+        for row in &mut p {
             row[0] = 1.0;
         }
         for a in 2..=a_max {

@@ -12,7 +12,7 @@ use crate::bot::{Bot, BotFailure, TurnContext};
 use crate::game::Seat;
 
 /// Attack odds for armies up to [`WinTable::MAX`]; larger stacks are scaled down in proportion.
-pub struct WinTable {
+pub(crate) struct WinTable {
     table: Vec<Vec<f64>>,
 }
 
@@ -23,14 +23,14 @@ impl Default for WinTable {
 }
 
 impl WinTable {
-    pub const MAX: u32 = 100;
+    pub(crate) const MAX: u32 = 100;
 
-    pub fn new() -> WinTable {
+    pub(crate) fn new() -> WinTable {
         WinTable { table: Odds::new().conquer_table(WinTable::MAX, WinTable::MAX) }
     }
 
     /// The chance that `attackers` armies on a territory conquer `defenders`.
-    pub fn conquer(&self, attackers: u32, defenders: u32) -> f64 {
+    pub(crate) fn conquer(&self, attackers: u32, defenders: u32) -> f64 {
         let (mut a, mut d) = (attackers, defenders);
         if a > WinTable::MAX || d > WinTable::MAX {
             let scale = f64::from(a.max(d)) / f64::from(WinTable::MAX);
@@ -132,7 +132,7 @@ fn best_set(g: &Risk, seat: Seat) -> Option<[Card; 3]> {
 
 /// Reinforces the territory with the best attack, attacks while the exact odds of conquering
 /// favour it, trades as soon as it can.
-pub struct GreedyBot {
+pub(crate) struct GreedyBot {
     odds: WinTable,
 }
 
@@ -143,11 +143,11 @@ impl Default for GreedyBot {
 }
 
 impl GreedyBot {
-    pub fn new() -> GreedyBot {
+    pub(crate) fn new() -> GreedyBot {
         GreedyBot { odds: WinTable::new() }
     }
 
-    pub fn decide(&mut self, view: &RiskView) -> RiskAction {
+    pub(crate) fn decide(&mut self, view: &RiskView) -> RiskAction {
         let g = &view.game;
         let me = view.seat as u32;
         match g.phase {
@@ -260,7 +260,7 @@ fn interior_to_border(g: &Risk, me: u32) -> Option<RiskAction> {
 /// territory with the cheapest attack path into it, attacks along that path while the odds are
 /// good, keeps its held continents' borders covered, and trades cards when it must or when a set
 /// is worth it.
-pub struct PlannerBot {
+pub(crate) struct PlannerBot {
     odds: WinTable,
 }
 
@@ -282,7 +282,7 @@ struct Plan {
 }
 
 impl PlannerBot {
-    pub fn new() -> PlannerBot {
+    pub(crate) fn new() -> PlannerBot {
         PlannerBot { odds: WinTable::new() }
     }
 
@@ -402,7 +402,7 @@ impl PlannerBot {
         forced || held >= 4 || g.next_set_value() >= 10
     }
 
-    pub fn decide(&mut self, view: &RiskView) -> RiskAction {
+    pub(crate) fn decide(&mut self, view: &RiskView) -> RiskAction {
         let g = &view.game;
         let me = view.seat as u32;
         match g.phase {
@@ -516,7 +516,13 @@ mod tests {
 
     /// Plays `games` matches of `bot` against `others` with the seats rotated, and returns the
     /// number `bot` won outright and the number it shared or lost.
-    pub fn wins(bot: &str, others: &str, players: usize, games: u64, seed: u64) -> (u64, u64) {
+    pub(super) fn wins(
+        bot: &str,
+        others: &str,
+        players: usize,
+        games: u64,
+        seed: u64,
+    ) -> (u64, u64) {
         let mut won = 0;
         for g in 0..games {
             let hero = (g as usize) % players;

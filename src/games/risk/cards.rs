@@ -7,7 +7,7 @@
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Symbol {
+pub(crate) enum Symbol {
     Infantry,
     Cavalry,
     Artillery,
@@ -15,7 +15,7 @@ pub enum Symbol {
 }
 
 impl Symbol {
-    pub fn letter(self) -> char {
+    pub(crate) fn letter(self) -> char {
         match self {
             Symbol::Infantry => 'I',
             Symbol::Cavalry => 'C',
@@ -37,12 +37,12 @@ impl fmt::Display for Card {
 }
 
 /// The deck of a map with `territories` territories.
-pub fn full_deck(territories: usize) -> Vec<Card> {
+pub(crate) fn full_deck(territories: usize) -> Vec<Card> {
     (0..territories as u16 + 2).map(Card).collect()
 }
 
 /// A card's symbol on a map with `territories` territories.
-pub fn symbol(card: Card, territories: usize) -> Symbol {
+pub(crate) fn symbol(card: Card, territories: usize) -> Symbol {
     if usize::from(card.0) >= territories {
         return Symbol::Wild;
     }
@@ -54,12 +54,12 @@ pub fn symbol(card: Card, territories: usize) -> Symbol {
 }
 
 /// The territory a card shows, if it is not a wild.
-pub fn territory(card: Card, territories: usize) -> Option<usize> {
+pub(crate) fn territory(card: Card, territories: usize) -> Option<usize> {
     (usize::from(card.0) < territories).then_some(usize::from(card.0))
 }
 
 /// Three alike, one of each, or any two with a wild.
-pub fn is_set(cards: [Card; 3], territories: usize) -> bool {
+pub(crate) fn is_set(cards: [Card; 3], territories: usize) -> bool {
     let s = cards.map(|c| symbol(c, territories));
     if s.contains(&Symbol::Wild) {
         return true;
@@ -68,7 +68,7 @@ pub fn is_set(cards: [Card; 3], territories: usize) -> bool {
 }
 
 /// Every set in a hand, each in hand order (hands are small).
-pub fn sets_in(hand: &[Card], territories: usize) -> Vec<[Card; 3]> {
+pub(crate) fn sets_in(hand: &[Card], territories: usize) -> Vec<[Card; 3]> {
     let mut sets = Vec::new();
     for i in 0..hand.len() {
         for j in i + 1..hand.len() {
@@ -85,7 +85,7 @@ pub fn sets_in(hand: &[Card], territories: usize) -> Vec<[Card; 3]> {
 
 /// The armies the `n`-th set traded in the game is worth (`n` from 0): 4, 6, 8, 10, 12, 15,
 /// then 5 more each time.
-pub fn set_value(n: u32) -> u32 {
+pub(crate) fn set_value(n: u32) -> u32 {
     match n {
         0..=4 => 4 + 2 * n,
         _ => 15 + 5 * (n - 5),

@@ -2,16 +2,16 @@
 //! homework, and bots that plan with them. See `docs/risk.md` for the rules, every choice made
 //! where the printed rules leave room, the protocol, the board format and the bots' strength.
 
-pub mod battle;
+pub(crate) mod battle;
 pub mod board;
-pub mod bots;
-pub mod cards;
-pub mod game;
+pub(crate) mod bots;
+pub(crate) mod cards;
+pub(crate) mod game;
 pub mod map;
-pub mod paths;
-pub mod protocol;
-pub mod rules;
-pub mod view;
+pub(crate) mod paths;
+pub(crate) mod protocol;
+pub(crate) mod rules;
+pub(crate) mod view;
 
 use crate::bot::TimeLimits;
 use crate::game::{MapText, SetupError};

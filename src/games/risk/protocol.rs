@@ -22,7 +22,7 @@ fn owner_number(owner: u32) -> u32 {
     if owner == UNCLAIMED { 0 } else { owner + 1 }
 }
 
-pub fn init_input(view: &RiskView) -> String {
+pub(crate) fn init_input(view: &RiskView) -> String {
     let g = &view.game;
     let m = &g.map;
     let mut s = String::new();
@@ -48,7 +48,7 @@ pub fn init_input(view: &RiskView) -> String {
     }
     let _ = writeln!(s, "continents {}", m.continents.len());
     for (i, c) in m.continents.iter().enumerate() {
-        let ids: Vec<String> = c.territories.iter().map(|t| t.to_string()).collect();
+        let ids: Vec<String> = c.territories.iter().map(std::string::ToString::to_string).collect();
         let _ = writeln!(
             s,
             "{i} {} {} {} {}",
@@ -73,7 +73,7 @@ fn card_text(card: Card, territories: usize) -> String {
     format!("{}:{}", card.0, cards::symbol(card, territories).letter())
 }
 
-pub fn turn_input(view: &RiskView) -> String {
+pub(crate) fn turn_input(view: &RiskView) -> String {
     let g = &view.game;
     let n = g.map.len();
     let mut s = String::new();
@@ -157,7 +157,7 @@ fn numbers<const K: usize>(words: &[&str], what: &str) -> Result<[usize; K], Str
     Ok(out)
 }
 
-pub fn parse_action(_view: &RiskView, line: &str) -> Result<RiskAction, BadLine> {
+pub(crate) fn parse_action(_view: &RiskView, line: &str) -> Result<RiskAction, BadLine> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some(&verb) = words.first() else {
         return Err("an empty line".into());
@@ -197,7 +197,7 @@ pub fn parse_action(_view: &RiskView, line: &str) -> Result<RiskAction, BadLine>
     })
 }
 
-pub fn format_action(action: &RiskAction) -> String {
+pub(crate) fn format_action(action: &RiskAction) -> String {
     match *action {
         RiskAction::Claim(t) => format!("claim {t}"),
         RiskAction::Place { territory, armies } => format!("place {territory} {armies}"),

@@ -22,7 +22,7 @@ use super::paths::Board;
 use crate::game::{Illegal, Outcome, Seat, SetupError, bounded};
 
 /// The owner of a territory nobody has claimed yet.
-pub const UNCLAIMED: u32 = u32::MAX;
+pub(crate) const UNCLAIMED: u32 = u32::MAX;
 
 /// Who decides the defence dice (option `defence`, alias `defense`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -91,7 +91,7 @@ impl Default for Options {
 }
 
 /// The starting armies of each player (the neutral too, with two players).
-pub fn starting_armies(players: usize) -> u32 {
+pub(crate) fn starting_armies(players: usize) -> u32 {
     match players {
         2 => 40,
         3 => 35,

@@ -174,7 +174,7 @@ impl GameView for Risk {
         let mut events = Vec::new();
         match *action {
             RiskAction::Claim(t) => {
-                events.push(Event::new("claim", format!("{me} claims {}", name(t))))
+                events.push(Event::new("claim", format!("{me} claims {}", name(t))));
             }
             RiskAction::Place { territory: t, armies } => {
                 let text = match before.phase {

@@ -1,4 +1,4 @@
-//! The CodinGame Skynet agent, reconstructed (see `docs/skynet.md` and the note it comes from):
+//! The CodinGame Skynet agent, reconstructed from recorded CodinGame runs (see `docs/skynet.md`):
 //! the built-in `cg-ep1` / `cg-ep2` agents, and the model the `solver` virus plans against.
 //!
 //! Both models are pure functions of the map, the links cut so far and the agent's node, so the

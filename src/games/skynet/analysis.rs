@@ -57,7 +57,7 @@ impl Scan {
 }
 
 /// The number of remaining links from `v` to a gateway.
-pub fn danger(map: &SkynetMap, cut: &[bool], v: u32) -> u32 {
+pub(crate) fn danger(map: &SkynetMap, cut: &[bool], v: u32) -> u32 {
     map.adj[v as usize]
         .iter()
         .filter(|&&(n, id)| !cut[id as usize] && map.is_gateway[n as usize])
@@ -79,7 +79,7 @@ pub(crate) fn gateway_links_at<'a>(
 /// The gateway links in the order a virus should consider cutting them: those of the nodes the
 /// agent threatens soonest first. The agent is measured the way the CodinGame agent measures
 /// itself: nodes on its way that touch no gateway give the virus a free cut each.
-pub fn cut_order(map: &SkynetMap, cut: &[bool], agent: u32, episode: Episode) -> Vec<u32> {
+pub(crate) fn cut_order(map: &SkynetMap, cut: &[bool], agent: u32, episode: Episode) -> Vec<u32> {
     ranked_cuts(map, cut, agent, episode).into_iter().map(|(_, id)| id).collect()
 }
 
@@ -145,7 +145,7 @@ fn ranked_cuts(map: &SkynetMap, cut: &[bool], agent: u32, episode: Episode) -> V
 
 /// The `greedy` virus: cut the gateway link nearest the agent (a node threatening two gateways
 /// before one threatening one at the same distance). `None` if no gateway link is left.
-pub fn greedy_cut(map: &SkynetMap, cut: &[bool], agent: u32) -> Option<u32> {
+pub(crate) fn greedy_cut(map: &SkynetMap, cut: &[bool], agent: u32) -> Option<u32> {
     let mut dist = vec![u32::MAX; map.nodes];
     let mut queue = std::collections::VecDeque::from([agent]);
     dist[agent as usize] = 0;
@@ -197,12 +197,12 @@ pub(crate) fn key_of(cut: &[bool], agent: u32, bit_of_link: &[u32], words: usize
 
 /// Whether the virus has already won, whatever the agent does: the agent can reach no gateway,
 /// or no node it can reach threatens two gateways (then [`greedy_cut`] holds it off for good).
-pub fn virus_is_safe(map: &SkynetMap, cut: &[bool], agent: u32) -> bool {
+pub(crate) fn virus_is_safe(map: &SkynetMap, cut: &[bool], agent: u32) -> bool {
     let reach = Scan::new().reach(map, cut, agent);
     !reach.gateway || reach.max_danger <= 1
 }
 
 /// The remaining gateway links at `v`, as link ids.
-pub fn gateway_links_of(map: &SkynetMap, cut: &[bool], v: u32) -> Vec<u32> {
+pub(crate) fn gateway_links_of(map: &SkynetMap, cut: &[bool], v: u32) -> Vec<u32> {
     gateway_links_at(map, cut, v).collect()
 }

@@ -242,6 +242,22 @@ impl Links {
 }
 
 /// Generates a map; the same parameters and seed give the same map.
+///
+/// ```
+/// use arena::games::skynet::Episode;
+/// use arena::games::skynet::generator::{GenParams, generate, to_text};
+/// use arena::games::skynet::map::parse_map;
+///
+/// let params = GenParams { episode: Episode::Ep2, nodes: 30, gateways: 3 };
+/// let map = generate(params, 7);
+/// assert_eq!((map.nodes, map.gateways.len()), (30, 3));
+/// assert!(!map.is_gateway[map.agent_start as usize]);
+/// assert_eq!(generate(params, 7), map, "the same seed gives the same map");
+/// // The map's text (what `arena gen skynet` prints) reads back as the same map.
+/// let text = to_text(params, 7, &map);
+/// assert_eq!(parse_map("gen", &text, Episode::Ep2)?.map, map);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn generate(params: GenParams, seed: u64) -> SkynetMap {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let Layout { points, gateways, is_gateway, plain, mut links } = lay_out(&mut rng, params);

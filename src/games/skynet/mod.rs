@@ -3,16 +3,16 @@
 //! where the statements are silent.
 
 pub mod agent;
-pub mod analysis;
+pub(crate) mod analysis;
 pub mod bots;
-pub mod episode;
+pub(crate) mod episode;
 pub mod exact;
 pub mod generator;
 pub mod map;
-pub mod planner;
-pub mod rules;
+pub(crate) mod planner;
+pub(crate) mod rules;
 pub mod solve;
-pub mod view;
+pub(crate) mod view;
 
 use std::collections::BTreeMap;
 
@@ -34,6 +34,21 @@ pub struct SkynetOptions {
     /// How the built-in CodinGame agents (and the `solver` virus's model of them) break ties:
     /// `last` (CodinGame's) or `first`.
     pub tiebreak: TieBreak,
+    /// What a cut of a missing or already cut link does: `lose` (the default) or `ignore`.
+    pub invalid_cut: InvalidCut,
+}
+
+/// What the referee does with a virus's cut of a link that does not exist or was already cut.
+/// CodinGame does not publish its referee; `ignore` models the guess that it lets such a cut
+/// pass (`docs/skynet.md`, "Choices where the sources are silent", has the evidence).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InvalidCut {
+    /// The cut is an illegal action: the virus loses.
+    #[default]
+    Lose,
+    /// The turn is a pass: nothing is cut and the agent steps (at most N passes a game).
+    Ignore,
 }
 
 impl GameDef for Skynet {
@@ -125,13 +140,15 @@ impl GameDef for Skynet {
 
     fn create(
         variant: &str,
-        _options: &SkynetOptions,
+        options: &SkynetOptions,
         map: &MapText,
         _seed: u64,
     ) -> Result<(Skynet, Vec<String>), SetupError> {
         let episode = Episode::of_variant(variant)?;
         let parsed = map::parse_map(&map.name, &map.text, episode)?;
-        Ok((Skynet::new(parsed.map.into_arc(), episode), parsed.warnings))
+        let game =
+            Skynet::new(parsed.map.into_arc(), episode).with_invalid_cut(options.invalid_cut);
+        Ok((game, parsed.warnings))
     }
 
     fn default_bot(variant: &str, role: &str) -> Option<&'static str> {
@@ -153,7 +170,7 @@ pub(crate) mod tests_support {
         };
     }
 
-    pub const SHIPPED_MAPS: &[(&str, &str)] = maps!(
+    pub(crate) const SHIPPED_MAPS: &[(&str, &str)] = maps!(
         "ep1_statement_example.txt",
         "ep2_01.txt",
         "ep2_01_from_forum_with_coords.cg.txt",
@@ -304,6 +321,12 @@ mod proptests {
             seed: 1,
         };
         assert!(Skynet::new_game(&setup("tiebreak", "first")).is_ok());
+        assert!(Skynet::new_game(&setup("invalid_cut", "ignore")).is_ok());
+        assert!(Skynet::new_game(&setup("invalid_cut", "lose")).is_ok());
+        assert!(matches!(
+            Skynet::new_game(&setup("invalid_cut", "pass")),
+            Err(SetupError::Option { key, .. }) if key == "invalid_cut"
+        ));
         assert!(matches!(
             Skynet::new_game(&setup("tiebreak", "middle")),
             Err(SetupError::Option { key, .. }) if key == "tiebreak"

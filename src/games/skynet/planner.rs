@@ -14,7 +14,7 @@ const CLOCK_EVERY: u64 = 8;
 
 /// One step of a plan: where the agent should be, and the cut (a link id) to make there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PlanStep {
+pub(crate) struct PlanStep {
     pub agent: u32,
     pub cut: u32,
 }
@@ -38,7 +38,7 @@ const PROVEN: u32 = u32::MAX;
 /// discrepancy search (first the line that follows the [`cut_order`](super::analysis::cut_order) heuristic everywhere, then
 /// lines straying from it by more and more), with a memo of positions that failed and with what
 /// allowance, kept across turns.
-pub struct Planner {
+pub(crate) struct Planner {
     episode: Episode,
     model: AgentModel,
     bit_of_link: Vec<u32>,
@@ -51,7 +51,7 @@ pub struct Planner {
 
 /// How a planner's search ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PlanResult {
+pub(crate) enum PlanResult {
     /// A line of cuts that wins against the model, first step first.
     Win(Vec<PlanStep>),
     /// The model beats every line of cuts.
@@ -60,7 +60,7 @@ pub enum PlanResult {
 }
 
 impl Planner {
-    pub fn new(map: &SkynetMap, model: AgentModel) -> Planner {
+    pub(crate) fn new(map: &SkynetMap, model: AgentModel) -> Planner {
         Planner {
             episode: model.episode,
             bit_of_link: (0..map.links.len() as u32).collect(),
@@ -74,12 +74,13 @@ impl Planner {
     }
 
     /// Positions searched so far, over every call.
-    pub fn positions(&self) -> u64 {
+    #[allow(dead_code, reason = "a counter for tuning the planner; no caller reads it today")]
+    pub(crate) fn positions(&self) -> u64 {
         self.positions
     }
 
     /// Searches for a winning line from the position, virus to move, within `budget`.
-    pub fn plan(
+    pub(crate) fn plan(
         &mut self,
         map: &SkynetMap,
         cut: &mut [bool],

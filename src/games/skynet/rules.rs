@@ -9,12 +9,13 @@ use std::sync::Arc;
 
 use rand::Rng;
 
+use super::InvalidCut;
 use super::episode::Episode;
 use super::map::SkynetMap;
 use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
 
-pub const VIRUS: Seat = 0;
-pub const AGENT: Seat = 1;
+pub(crate) const VIRUS: Seat = 0;
+pub(crate) const AGENT: Seat = 1;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SkynetAction {
@@ -31,8 +32,12 @@ pub struct Skynet {
     /// `cut[link id]`.
     pub cut: Vec<bool>,
     pub agent: u32,
-    /// The last link cut, as the virus named it.
+    /// The last link cut, as the virus named it; `None` after a pass (see [`InvalidCut`]).
     pub last_cut: Option<(u32, u32)>,
+    /// What a cut of a missing or already cut link does (the `invalid_cut` option).
+    pub invalid_cut: InvalidCut,
+    /// Cuts of missing or already cut links taken as passes so far (`invalid_cut=ignore`).
+    pub passes: u32,
     pub to_act: Seat,
     /// Turns played (one turn = a cut and the agent's step).
     pub turn: u32,
@@ -54,6 +59,8 @@ impl Skynet {
             map,
             episode,
             last_cut: None,
+            invalid_cut: InvalidCut::Lose,
+            passes: 0,
             to_act: VIRUS,
             turn: 0,
             over: None,
@@ -120,21 +127,34 @@ impl Skynet {
         None
     }
 
-    fn validate_cut(&self, a: u32, b: u32) -> Result<u32, Illegal> {
+    /// The same rules with `invalid_cut` set (see [`InvalidCut`]).
+    pub fn with_invalid_cut(mut self, invalid_cut: InvalidCut) -> Skynet {
+        self.invalid_cut = invalid_cut;
+        self
+    }
+
+    /// The link a cut removes, or `None` for a cut the `ignore` option takes as a pass.
+    fn validate_cut(&self, a: u32, b: u32) -> Result<Option<u32>, Illegal> {
         let n = self.map.nodes as u32;
         if a >= n || b >= n {
             return Err(Illegal::new(format!("no node {} (N = {n})", if a >= n { a } else { b })));
         }
-        let id = self
-            .map
-            .link_between(a, b, &self.cut)
-            .ok_or_else(|| Illegal::new(format!("no link {a} {b} left to cut")))?;
+        let Some(id) = self.map.link_between(a, b, &self.cut) else {
+            // Every pass gives the agent a free step, so N of them would let any agent walk
+            // to a gateway: the bound ends games between two bots that would stall forever.
+            if self.invalid_cut == InvalidCut::Ignore && self.passes < self.map.nodes as u32 {
+                return Ok(None);
+            }
+            let why =
+                if self.invalid_cut == InvalidCut::Ignore { " (and no pass left)" } else { "" };
+            return Err(Illegal::new(format!("no link {a} {b} left to cut{why}")));
+        };
         if !self.cut_allowed(a, b) {
             return Err(Illegal::new(format!(
                 "link {a} {b} touches no gateway (Episode 2 cuts only gateway links)"
             )));
         }
-        Ok(id)
+        Ok(Some(id))
     }
 }
 
@@ -166,9 +186,16 @@ impl Game for Skynet {
         Illegal::unless_turn(self.over.is_none().then_some(self.to_act), seat)?;
         match (seat, *action) {
             (VIRUS, SkynetAction::Cut(a, b)) => {
-                let id = self.validate_cut(a, b)?;
-                self.cut[id as usize] = true;
-                self.last_cut = Some((a, b));
+                match self.validate_cut(a, b)? {
+                    Some(id) => {
+                        self.cut[id as usize] = true;
+                        self.last_cut = Some((a, b));
+                    }
+                    None => {
+                        self.passes += 1;
+                        self.last_cut = None;
+                    }
+                }
                 self.turn += 1;
                 self.to_act = AGENT;
                 self.over = self.check_end();
@@ -245,5 +272,90 @@ impl Game for Skynet {
             SkynetAction::Cut(a, b) => format!("{a} {b}"),
             SkynetAction::Move(n) => n.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod invalid_cut_tests {
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::game::Status;
+    use crate::games::skynet::map::parse_map;
+
+    fn ep2_01(invalid_cut: InvalidCut) -> Skynet {
+        let text = include_str!("../../../arenas/maps/skynet/ep2_01.txt");
+        let map = parse_map("ep2_01.txt", text, Episode::Ep2).unwrap().map;
+        Skynet::new(map.into_arc(), Episode::Ep2).with_invalid_cut(invalid_cut)
+    }
+
+    /// The recorded run's first turn: cut `3 4`, the agent steps to 3.
+    fn after_first_turn(invalid_cut: InvalidCut) -> (Skynet, ChaCha8Rng) {
+        let mut game = ep2_01(invalid_cut);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        game.play(VIRUS, &SkynetAction::Cut(3, 4), &mut rng).unwrap();
+        game.play(AGENT, &SkynetAction::Move(3), &mut rng).unwrap();
+        (game, rng)
+    }
+
+    #[test]
+    fn by_default_a_repeated_cut_loses_and_changes_nothing() {
+        let (mut game, mut rng) = after_first_turn(InvalidCut::Lose);
+        let before = game.clone();
+        let refused = game.play(VIRUS, &SkynetAction::Cut(4, 3), &mut rng).unwrap_err();
+        assert!(refused.to_string().contains("no link 4 3 left to cut"), "{refused}");
+        assert_eq!(game, before);
+        let missing = game.play(VIRUS, &SkynetAction::Cut(0, 4), &mut rng).unwrap_err();
+        assert!(missing.to_string().contains("no link 0 4"), "{missing}");
+    }
+
+    #[test]
+    fn with_ignore_a_repeated_or_missing_cut_is_a_pass() {
+        for cut in [SkynetAction::Cut(3, 4), SkynetAction::Cut(4, 3), SkynetAction::Cut(0, 4)] {
+            let (mut game, mut rng) = after_first_turn(InvalidCut::Ignore);
+            let cuts_before = game.cut.clone();
+            game.play(VIRUS, &cut, &mut rng).unwrap();
+            assert_eq!(game.cut, cuts_before, "{cut:?} cut nothing");
+            assert_eq!((game.passes, game.turn, game.status()), (1, 2, Status::ToAct(AGENT)));
+            // The agent is told there was no cut.
+            assert_eq!(Skynet::turn_input(&game.view(AGENT)), "3 -1 -1\n");
+            // It steps on: 3 is still linked to gateway 5.
+            game.play(AGENT, &SkynetAction::Move(5), &mut rng).unwrap();
+            let Status::Over(outcome) = game.status() else { panic!("the agent is on a gateway") };
+            assert_eq!(outcome.winner(), Some(AGENT));
+        }
+    }
+
+    #[test]
+    fn with_ignore_bad_nodes_and_forbidden_cuts_still_lose() {
+        let (game, mut rng) = after_first_turn(InvalidCut::Ignore);
+        // 3-7 exists but touches no gateway (Episode 2); node 8 does not exist.
+        for cut in [SkynetAction::Cut(3, 7), SkynetAction::Cut(8, 4), SkynetAction::Cut(4, 99)] {
+            let mut attempt = game.clone();
+            assert!(attempt.play(VIRUS, &cut, &mut rng).is_err(), "{cut:?}");
+            assert_eq!(attempt, game);
+        }
+    }
+
+    #[test]
+    fn with_ignore_passes_run_out_after_n() {
+        let (mut game, mut rng) = after_first_turn(InvalidCut::Ignore);
+        // Walk the agent back and forth between 3 and 0 (both stay away from the gateways'
+        // last links) while the virus repeats its cut.
+        let nodes = game.map.nodes as u32;
+        for pass in 0..nodes {
+            game.play(VIRUS, &SkynetAction::Cut(3, 4), &mut rng).unwrap();
+            let to = if game.agent == 3 { 0 } else { 3 };
+            game.play(AGENT, &SkynetAction::Move(to), &mut rng).unwrap();
+            assert_eq!(game.passes, pass + 1);
+        }
+        let before = game.clone();
+        let refused = game.play(VIRUS, &SkynetAction::Cut(3, 4), &mut rng).unwrap_err();
+        assert!(refused.to_string().contains("no pass left"), "{refused}");
+        assert_eq!(game, before);
+        // A real cut still plays.
+        let (a, b) = game.legal_cuts()[0];
+        game.play(VIRUS, &SkynetAction::Cut(a, b), &mut rng).unwrap();
     }
 }

@@ -38,6 +38,23 @@ pub struct Solution {
 
 /// Solves `map` exactly. Only Episode 2 is solved: on an Episode 1 map within the limits the
 /// virus always wins by cutting the agent's gateway link.
+///
+/// ```
+/// use arena::game::MapText;
+/// use arena::games::skynet::solve::{Answer, solve};
+///
+/// // The agent (node 0) stands between two gateways: the virus cuts one link, the agent takes
+/// // the other. One more node behind a gateway changes nothing.
+/// let fork = "# AGENT_START 0\n4 3 2\n0 1\n0 2\n2 3\n1\n2\n";
+/// let solution = solve("ep2", &MapText { name: "fork".into(), text: fork.into() })?;
+/// assert_eq!(solution.answer, Answer::AgentWins);
+///
+/// // A lone path to one gateway: the virus wins by cutting a link of it.
+/// let path = "# AGENT_START 0\n3 2 1\n0 1\n1 2\n2\n";
+/// let solution = solve("ep2", &MapText { name: "path".into(), text: path.into() })?;
+/// assert!(matches!(solution.answer, Answer::VirusWins { .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn solve(variant: &str, map: &MapText) -> Result<Solution, SetupError> {
     if variant != Episode::Ep2.variant() {
         return Err(SetupError::Other(format!(

@@ -61,7 +61,7 @@ fn round(v: f64) -> f64 {
 /// The node coordinates of a map in CodinGame's `LOCKED` format (`LOCKED`, `N`, then N lines
 /// `x y`), screen-style (y down). `None` for the protocol format or anything unexpected; the map
 /// itself has been read and checked by [`super::map::parse_map`] already.
-pub fn locked_coordinates(text: &str, nodes: usize) -> Option<Vec<Point>> {
+pub(crate) fn locked_coordinates(text: &str, nodes: usize) -> Option<Vec<Point>> {
     let mut words = text
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))

@@ -10,7 +10,7 @@ pub mod paths;
 pub mod rules;
 pub mod solve;
 pub mod solver;
-pub mod view;
+pub(crate) mod view;
 
 use std::collections::BTreeMap;
 

@@ -373,14 +373,14 @@ pub(crate) mod sweep {
     use crate::games::spiders::solver::{Policy, Solver};
 
     /// One path's verdicts.
-    pub struct Verdict {
+    pub(crate) struct Verdict {
         pub solver_says_won: bool,
         pub paths_won: bool,
         /// The most D-array emergencies the paths defender met in one position.
         pub most_d_emergencies: usize,
     }
 
-    pub fn judge(notation: &str, literal_grid: bool) -> Verdict {
+    pub(crate) fn judge(notation: &str, literal_grid: bool) -> Verdict {
         let map = parse_notation("sweep", 1, notation).expect("a valid path");
         let mut solver = Solver::new(&map, Policy::Greedy, false).expect("a small path");
         let solver_says_won = solver.defender_wins(0, &map.spiders).expect("no deadline");
@@ -412,7 +412,7 @@ pub(crate) mod sweep {
 
     /// Every path of `len` vertices with 1..=`spiders` spiders and 1..=`flies` flies, one entity
     /// per vertex, in the paper's notation.
-    pub fn all_paths(len: usize, spiders: usize, flies: usize) -> Vec<String> {
+    pub(crate) fn all_paths(len: usize, spiders: usize, flies: usize) -> Vec<String> {
         let mut out = Vec::new();
         let total = 3usize.pow(len as u32);
         for mut code in 0..total {

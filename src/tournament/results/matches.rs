@@ -27,8 +27,10 @@ use crate::tournament::stats::tally::MatchPlacing;
 /// The columns of `matches.csv` for a game of `seats` seats. Timing columns come last, so
 /// `cut`-ing them leaves exactly the reproducible part of a row.
 pub(crate) fn columns(seats: usize) -> Vec<String> {
-    let mut c: Vec<String> =
-        ["id", "game", "pairing", "map", "seed"].iter().map(|s| s.to_string()).collect();
+    let mut c: Vec<String> = ["id", "game", "pairing", "map", "seed"]
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     for s in 0..seats {
         for field in ["role", "bot", "score", "rank"] {
             c.push(format!("seat{s}_{field}"));
@@ -227,7 +229,7 @@ impl RowWriter {
     /// way leaves a torn line, which resume can only cut off while it is the last one.
     pub(crate) fn append(&self, row: &MatchRow) -> Result<()> {
         let line = row.to_line();
-        let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let (file, failed) = &mut *guard;
         if *failed {
             return Err(Error::write(
@@ -241,7 +243,7 @@ impl RowWriter {
     }
 
     pub(crate) fn sync(&self) -> Result<()> {
-        let guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let guard = self.file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         guard.0.sync_all().map_err(|e| Error::write(&self.path, e))
     }
 }
@@ -305,7 +307,7 @@ pub(crate) fn read_rows(
     let mut record = csv::StringRecord::new();
     loop {
         let more = reader.read_record(&mut record).map_err(|e| {
-            let line = e.position().map(|p| p.line());
+            let line = e.position().map(csv::Position::line);
             corrupt(path, line, e.to_string())
         })?;
         if !more {

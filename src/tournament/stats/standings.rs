@@ -140,7 +140,7 @@ impl Standings {
         });
         let mut previous = None;
         let mut rank = 0;
-        for b in bots.iter_mut() {
+        for b in &mut bots {
             if b.component != previous {
                 rank = 0;
                 previous = b.component;

@@ -12,11 +12,11 @@ const ROW: f64 = 24.0;
 
 /// Rounds a coordinate for compact SVG.
 fn c(v: f64) -> String {
-    format!("{:.1}", v)
+    format!("{v:.1}")
 }
 
 /// Ticks at 1, 2 or 5 times a power of ten, about `count` of them over `[lo, hi]`.
-pub fn nice_ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
+pub(super) fn nice_ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
     if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
         return vec![lo];
     }
@@ -29,7 +29,7 @@ pub fn nice_ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
 }
 
 /// A bot's rating with its 95% interval.
-pub struct Rating<'a> {
+pub(super) struct Rating<'a> {
     pub bot: &'a str,
     pub elo: f64,
     pub low: f64,
@@ -38,7 +38,7 @@ pub struct Rating<'a> {
 }
 
 /// Ratings as points with their intervals, best first, on a shared Elo axis.
-pub fn ratings(rows: &[Rating<'_>]) -> Markup {
+pub(super) fn ratings(rows: &[Rating<'_>]) -> Markup {
     let finite = |v: f64| v.is_finite().then_some(v);
     let lo = rows.iter().filter_map(|r| finite(r.low)).fold(f64::INFINITY, f64::min);
     let hi = rows.iter().filter_map(|r| finite(r.high)).fold(f64::NEG_INFINITY, f64::max);
@@ -85,7 +85,7 @@ pub fn ratings(rows: &[Rating<'_>]) -> Markup {
 }
 
 /// A cell of the head-to-head matrix: the row bot's score rate against the column bot.
-pub struct Cell {
+pub(super) struct Cell {
     pub rate: f64,
     pub games: u64,
     pub wins: u64,
@@ -95,7 +95,7 @@ pub struct Cell {
 
 /// A colour for a score rate: red (0) through light grey (0.5) to blue (1), readable by most
 /// colour-blind viewers, with the text colour that stays legible on it.
-pub fn rate_colour(rate: f64) -> (String, &'static str) {
+pub(super) fn rate_colour(rate: f64) -> (String, &'static str) {
     let t = rate.clamp(0.0, 1.0);
     let (from, to, u) = if t < 0.5 {
         ((202.0, 0.0, 32.0), (247.0, 247.0, 247.0), t * 2.0)
@@ -110,7 +110,7 @@ pub fn rate_colour(rate: f64) -> (String, &'static str) {
 }
 
 /// The head-to-head matrix: row bot against column bot, coloured by score rate.
-pub fn heatmap(bots: &[String], cell: &dyn Fn(usize, usize) -> Option<Cell>) -> Markup {
+pub(super) fn heatmap(bots: &[String], cell: &dyn Fn(usize, usize) -> Option<Cell>) -> Markup {
     let n = bots.len();
     let size = (560.0 / n.max(1) as f64).clamp(14.0, 52.0);
     // Column labels run up at 45 degrees: room for the longest (about 7 px a character).
@@ -159,13 +159,13 @@ pub fn heatmap(bots: &[String], cell: &dyn Fn(usize, usize) -> Option<Cell>) -> 
 }
 
 /// One stacked bar: a bot and its counts per category.
-pub struct Stack<'a> {
+pub(super) struct Stack<'a> {
     pub bot: &'a str,
     pub counts: Vec<u64>,
 }
 
 /// Stacked horizontal bars, one per bot, as shares of the bot's matches.
-pub fn stacked_bars(categories: &[(&str, &str)], bars: &[Stack<'_>]) -> Markup {
+pub(super) fn stacked_bars(categories: &[(&str, &str)], bars: &[Stack<'_>]) -> Markup {
     let right = 70.0;
     let plot = WIDTH - LABELS - right;
     let height = bars.len() as f64 * ROW + 28.0;
@@ -210,7 +210,7 @@ fn segments(counts: &[u64], plot: f64) -> Vec<(f64, f64, usize, u64)> {
 }
 
 /// One bot's decision times: percentiles of its per-match longest decision, and its limits.
-pub struct Times<'a> {
+pub(super) struct Times<'a> {
     pub bot: &'a str,
     pub samples: usize,
     pub p50: f64,
@@ -223,7 +223,7 @@ pub struct Times<'a> {
 
 /// Per bot, on a log scale: a bar from the median to the 99th percentile of the longest
 /// decision per match, the maximum, and the time limits.
-pub fn decision_times(rows: &[Times<'_>]) -> Markup {
+pub(super) fn decision_times(rows: &[Times<'_>]) -> Markup {
     let right = 250.0;
     let plot = WIDTH - LABELS - right;
     let top_value = rows

@@ -8,7 +8,7 @@
 //! `assets/report/report.js` from compact embedded JSON, and nothing is fetched at view time.
 
 mod charts;
-pub mod read;
+pub(crate) mod read;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -20,9 +20,9 @@ use self::read::{MatchRow, Results};
 use crate::error::{Error, Result};
 
 /// The report's file name inside a results folder.
-pub const REPORT_FILE: &str = "report.html";
+pub(crate) const REPORT_FILE: &str = "report.html";
 /// Where a run keeps its replays, inside the results folder: `<match id>.jsonl`.
-pub const REPLAYS_DIR: &str = "replays";
+pub(crate) const REPLAYS_DIR: &str = "replays";
 /// The per-map table stops after this many maps (the matches table still lists every match).
 const MAX_MAP_ROWS: usize = 300;
 /// Replay headers read for the time limits (a run's limits rarely differ between matches).
@@ -33,7 +33,7 @@ const REPORT_CSS: &str = include_str!("../../../assets/report/report.css");
 
 /// Writes `DIR/report.html` and returns its path. The call for the end of `arena run` and
 /// `arena merge`, and for `arena report DIR`.
-pub fn write_report(dir: &Path) -> Result<PathBuf> {
+pub(crate) fn write_report(dir: &Path) -> Result<PathBuf> {
     let html = render_report(dir)?;
     let path = dir.join(REPORT_FILE);
     std::fs::write(&path, html).map_err(|e| Error::write(&path, e))?;
@@ -42,7 +42,7 @@ pub fn write_report(dir: &Path) -> Result<PathBuf> {
 
 /// Writes the viewer page of every kept replay that has none yet (`replays/<id>.html`), so the
 /// report links to pages rather than to JSON Lines. Returns how many were written.
-pub fn write_replay_views(dir: &Path) -> Result<usize> {
+pub(crate) fn write_replay_views(dir: &Path) -> Result<usize> {
     let replays = dir.join(REPLAYS_DIR);
     let names = replay_names(&replays)?;
     let mut written = 0;
@@ -59,7 +59,7 @@ pub fn write_replay_views(dir: &Path) -> Result<usize> {
 }
 
 /// The report of a results folder, as HTML text.
-pub fn render_report(dir: &Path) -> Result<String> {
+pub(crate) fn render_report(dir: &Path) -> Result<String> {
     let results = read::read_results(dir)?;
     let replays = replay_names(&dir.join(REPLAYS_DIR))?;
     let limits = read_limits(&dir.join(REPLAYS_DIR), &replays);

@@ -4,7 +4,7 @@
 //! is an error naming the file and the line.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 
@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 
 /// One row of `summary.csv`. A bot without games has no rank, rates or rating (empty fields).
 #[derive(Clone, Debug, Deserialize)]
-pub struct SummaryRow {
+pub(crate) struct SummaryRow {
     pub rank: Option<u32>,
     pub bot: String,
     pub games: u64,
@@ -32,7 +32,7 @@ pub struct SummaryRow {
 
 /// One row of `pairwise.csv`.
 #[derive(Clone, Debug, Deserialize)]
-pub struct PairRow {
+pub(crate) struct PairRow {
     pub bot: String,
     pub opponent: String,
     pub games: u64,
@@ -44,7 +44,7 @@ pub struct PairRow {
 
 /// One seat of a match row.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SeatResult {
+pub(crate) struct SeatResult {
     pub role: String,
     pub bot: String,
     pub score: f64,
@@ -55,7 +55,7 @@ pub struct SeatResult {
 
 /// One row of `matches.csv`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MatchRow {
+pub(crate) struct MatchRow {
     pub id: u64,
     pub game: u64,
     pub map: String,
@@ -71,8 +71,7 @@ pub struct MatchRow {
 
 /// Everything the report is drawn from.
 #[derive(Clone, Debug)]
-pub struct Results {
-    pub dir: PathBuf,
+pub(crate) struct Results {
     /// `meta.json` as it is (only a few fields are shown).
     pub meta: serde_json::Value,
     /// `None` when the file is missing (a run that has not finished its first summary).
@@ -86,7 +85,7 @@ fn results_error(path: &Path, line: Option<usize>, message: impl Into<String>) -
 }
 
 /// Reads `meta.json`, `matches.csv` and, when present, `summary.csv` and `pairwise.csv`.
-pub fn read_results(dir: &Path) -> Result<Results> {
+pub(crate) fn read_results(dir: &Path) -> Result<Results> {
     let meta_path = dir.join("meta.json");
     let meta_text = std::fs::read_to_string(&meta_path).map_err(|e| Error::read(&meta_path, e))?;
     let meta: serde_json::Value = serde_json::from_str(&meta_text)
@@ -94,7 +93,7 @@ pub fn read_results(dir: &Path) -> Result<Results> {
     let matches = read_matches(&dir.join("matches.csv"))?;
     let summary = read_optional::<SummaryRow>(&dir.join("summary.csv"))?;
     let pairwise = read_optional::<PairRow>(&dir.join("pairwise.csv"))?;
-    Ok(Results { dir: dir.to_path_buf(), meta, summary, pairwise, matches })
+    Ok(Results { meta, summary, pairwise, matches })
 }
 
 fn read_optional<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<Vec<T>>> {
@@ -118,7 +117,7 @@ fn csv_error(path: &Path, e: &csv::Error) -> Error {
 }
 
 /// The rows of `matches.csv`, in file order, without a torn last line.
-pub fn read_matches(path: &Path) -> Result<Vec<MatchRow>> {
+pub(crate) fn read_matches(path: &Path) -> Result<Vec<MatchRow>> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))

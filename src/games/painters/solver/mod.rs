@@ -33,15 +33,12 @@ use super::board::{Board, Geometry, Rooms, bit, rooms};
 use crate::budget::Budget;
 use table::{Entry, PathEntry};
 
-pub use anytime::Found;
-pub use table::BoundKind;
-
 /// How often a search reads the clock, in nodes: a node of a big museum costs microseconds, and
 /// reading the clock tens of nanoseconds.
 const CLOCK_EVERY: u64 = 16;
 
 /// Larger than any score difference (at most 121 rooms).
-pub const INF: i32 = 1000;
+pub(crate) const INF: i32 = 1000;
 
 /// Counters, for benchmarks and `--stats`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -22,7 +22,7 @@ pub(super) struct Entry {
 
 /// The kind of bound an entry holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BoundKind {
+pub(crate) enum BoundKind {
     Exact,
     Lower,
     Upper,

@@ -1,5 +1,6 @@
 use std::time::{Duration, Instant};
 
+use super::table::BoundKind;
 use super::*;
 use crate::budget::Budget;
 use crate::games::painters::board::{parse_kickstart, random_board};
