@@ -148,7 +148,7 @@ fn search_game<D: GameDef>(
     }
     let (default_against, default_opponent) = defaults(s.game);
     let against: Vec<String> = if s.against.is_empty() {
-        default_against.iter().map(|b| b.to_string()).collect()
+        default_against.iter().map(ToString::to_string).collect()
     } else {
         s.against.clone()
     };
@@ -186,7 +186,7 @@ fn search_game<D: GameDef>(
         let bots = Bots { against: &against, opponent: &opponent };
         match check_candidate::<D>(&variant, &roles, &map, &bots, seed)? {
             Verdict::Separates(value, results) => {
-                found.push(Found { candidate, settings, map_seed: seed, value, results, map })
+                found.push(Found { candidate, settings, map_seed: seed, value, results, map });
             }
             Verdict::Unsettled => passed_over.unsettled += 1,
             Verdict::Lost => passed_over.lost += 1,

@@ -268,7 +268,7 @@ fn the_separating_search_is_reproducible_and_finds_the_shipped_maps() {
     let args: Vec<&str> = command.split_whitespace().collect();
     let count = args.iter().position(|&a| a == "--count").expect("a --count") + 1;
     let out = args.iter().position(|&a| a == "--out").expect("an --out") + 1;
-    let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let mut args: Vec<String> = args.iter().map(ToString::to_string).collect();
     args[count] = "2".into();
     args[out] = "found".into();
     let search = |dir: &str| {

@@ -71,7 +71,7 @@ impl AnalysisRows {
                 value_lost: s.value_lost,
             })
             .collect();
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(id, rows);
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(id, rows);
         Ok(())
     }
 
@@ -87,7 +87,13 @@ impl AnalysisRows {
                 all.insert((row.id, row.seat), row);
             }
         }
-        for row in self.0.into_inner().unwrap_or_else(|p| p.into_inner()).into_values().flatten() {
+        for row in self
+            .0
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .into_values()
+            .flatten()
+        {
             all.insert((row.id, row.seat), row);
         }
         let mut writer = csv::Writer::from_writer(Vec::new());
