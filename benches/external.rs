@@ -1,13 +1,14 @@
 //! The cost of external bots: the harness's per-turn round trip against the raw pipe round trip
 //! between two processes, and matches per second against the bare cost of spawning and reaping
 //! two processes; then what the sandbox costs: the round trip and the spawn, set-up and reap of
-//! a pair of bots with and without it, and a read of a bot's CPU time. Run with
+//! a pair of bots with and without it, the referee's turn on the CPU clock against the wall
+//! clock, and a read of a bot's CPU time. Run with
 //! `cargo bench --bench external`; figures in `docs/external-bots.md` and `docs/security.md`.
 //!
 //! The bench executable is its own bot: run as `external __echo` it answers every turn input with
 //! a fixed line, and as `external __skynet` it plays the example Rust Skynet bot.
 
-#[path = "../examples/skynet_bot.rs"]
+#[path = "../bots/skynet_bot.rs"]
 mod skynet_bot;
 
 use std::collections::BTreeMap;
@@ -17,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use arena::bot::external::{BotIdentity, ExternalBot, ExternalOptions, SandboxMode, sandbox};
-use arena::bot::{Bot, BotSpec, Supervisor, TurnContext};
+use arena::bot::{Bot, BotSpec, Supervisor, TurnClock, TurnContext};
 use arena::game::Game;
 use arena::game::Setup;
 use arena::games::GameId;
@@ -101,6 +102,15 @@ fn sandbox_costs(exe: &Path) {
         "sandboxed pair median - unsandboxed pair median: {:+.2} ms (target <= 2 ms)",
         (median(&pairs_on).as_secs_f64() - median(&pairs_off).as_secs_f64()) * 1e3
     );
+    let [wall, cpu, bare] = clock_round_trips(exe);
+    report("referee turn, wall clock", &wall);
+    report("referee turn, cpu clock", &cpu);
+    report("exchange alone, wall clock", &bare);
+    println!(
+        "cpu clock median / wall clock median: {:.2}x (target <= 1.2x); / exchange alone: {:.2}x",
+        median(&cpu).as_secs_f64() / median(&wall).as_secs_f64(),
+        median(&cpu).as_secs_f64() / median(&bare).as_secs_f64()
+    );
     for mode in [SandboxMode::Auto, SandboxMode::Off] {
         let reads = cpu_time_reads(exe, mode);
         let source = if mode == SandboxMode::Off { "process tree" } else { "sandbox" };
@@ -179,12 +189,55 @@ fn cpu_time_reads(exe: &Path, mode: SandboxMode) -> Vec<Duration> {
 }
 
 fn context(start: Instant, decision: u32) -> TurnContext {
-    TurnContext {
-        started: start,
-        deadline: start + Duration::from_secs(5),
-        hard_deadline: start + Duration::from_secs(5),
-        decision,
+    TurnContext { decision, ..TurnContext::wall(start, Duration::from_secs(5)) }
+}
+
+/// A turn of 5 s on `clock` (on the CPU clock, a wall-clock cap of 51 s, as the referee sets).
+fn clock_context(start: Instant, decision: u32, clock: TurnClock) -> TurnContext {
+    let mut ctx = context(start, decision);
+    if clock == TurnClock::Cpu {
+        ctx.clock = TurnClock::Cpu;
+        ctx.deadline = start + Duration::from_secs(51);
+        ctx.hard_deadline = ctx.deadline;
     }
+    ctx
+}
+
+/// The referee's turn with an echo bot (sandbox `auto`) on each clock, in alternate series of
+/// 500 turns: its CPU time read, the exchange, its CPU time read again (the referee reads it on
+/// both clocks, for the replay); and, as the baseline of before the CPU clock, the exchange
+/// alone on the wall clock.
+fn clock_round_trips(exe: &Path) -> [Vec<Duration>; 3] {
+    let mut bots = [
+        spawn_echo(exe, SandboxMode::Auto),
+        spawn_echo(exe, SandboxMode::Auto),
+        spawn_echo(exe, SandboxMode::Auto),
+    ];
+    let view = skynet().view(0);
+    let mut times: [Vec<Duration>; 3] = Default::default();
+    for series in 0..(WARM_UP + TURNS) / 500 {
+        for (k, (bot, times)) in bots.iter_mut().zip(&mut times).enumerate() {
+            let clock = if k == 1 { TurnClock::Cpu } else { TurnClock::Wall };
+            for i in 0..500 {
+                let start = Instant::now();
+                let ctx = clock_context(start, (series * 500 + i) as u32, clock);
+                if k == 2 {
+                    bot.act(&view, &ctx).expect("an answer");
+                } else {
+                    let before = Bot::cpu_time(bot);
+                    bot.act(&view, &ctx).expect("an answer");
+                    std::hint::black_box((before, Bot::cpu_time(bot)));
+                }
+                if series * 500 >= WARM_UP {
+                    times.push(start.elapsed());
+                }
+            }
+        }
+    }
+    for bot in &mut bots {
+        bot.finish();
+    }
+    times
 }
 
 fn report_ms(name: &str, times: &[Duration]) {

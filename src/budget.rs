@@ -35,7 +35,7 @@ impl Clock {
 }
 
 /// The CPU time the calling thread has used.
-fn thread_cpu_time() -> Duration {
+pub(crate) fn thread_cpu_time() -> Duration {
     nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID
         .now()
         .map(Duration::from)

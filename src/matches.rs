@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::external::{BotIdentity, ExternalBot, ExternalOptions};
-use crate::bot::{Bot, BotSpec, Supervisor, TimeLimits};
+use crate::bot::{Bot, BotSpec, Supervisor, TimeLimits, TurnClock};
 use crate::error::{Error, Result};
 use crate::game::{Game, MapText, Seat, Setup};
 use crate::games::GameId;
@@ -51,9 +51,42 @@ pub struct LimitOverrides {
     pub grace_ms: Option<u64>,
     /// [`TimeLimits::bank`], in milliseconds.
     pub bank_ms: Option<u64>,
+    /// The turn clock (`None`: the game's default, `cpu`). Left out of the serialized form while
+    /// unset, so the fingerprints of arenas that do not set it stay what they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<TurnClock>,
+    /// The wall-clock cap of a decision with the CPU clock (`None`: limit × 10 + 1 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_cap_ms: Option<u64>,
 }
 
+/// The longest first-turn or per-turn limit arena accepts: ten minutes.
+pub const MAX_TURN_MS: u64 = 600_000;
+/// The longest grace, bank or wall-clock cap arena accepts: an hour.
+pub const MAX_EXTRA_MS: u64 = 3_600_000;
+
 impl LimitOverrides {
+    /// Checks every setting given: turn limits and the wall-clock cap from 1 ms, grace and bank
+    /// from 0, none beyond its documented maximum. `Err((key, message))` names the arena-file
+    /// key (`turn_ms`); the command line's flag is the same with dashes (`--turn-ms`).
+    pub fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+        let settings = [
+            ("first_turn_ms", self.first_turn_ms, 1, MAX_TURN_MS),
+            ("turn_ms", self.per_turn_ms, 1, MAX_TURN_MS),
+            ("grace_ms", self.grace_ms, 0, MAX_EXTRA_MS),
+            ("bank_ms", self.bank_ms, 0, MAX_EXTRA_MS),
+            ("wall_cap_ms", self.wall_cap_ms, 1, MAX_EXTRA_MS),
+        ];
+        for (key, value, min, max) in settings {
+            if let Some(v) = value
+                && !(min..=max).contains(&v)
+            {
+                return Err((key, format!("{v} is out of range: from {min} to {max} ms")));
+            }
+        }
+        Ok(())
+    }
+
     /// `self` on top of `base`.
     pub fn apply(&self, base: TimeLimits) -> TimeLimits {
         let ms = |v: Option<u64>, d: Duration| v.map(Duration::from_millis).unwrap_or(d);
@@ -62,6 +95,8 @@ impl LimitOverrides {
             per_turn: ms(self.per_turn_ms, base.per_turn),
             grace: ms(self.grace_ms, base.grace),
             bank: ms(self.bank_ms, base.bank),
+            clock: self.clock.unwrap_or(base.clock),
+            wall_cap: self.wall_cap_ms.map(Duration::from_millis).or(base.wall_cap),
         }
     }
 
@@ -72,6 +107,8 @@ impl LimitOverrides {
             per_turn_ms: other.per_turn_ms.or(self.per_turn_ms),
             grace_ms: other.grace_ms.or(self.grace_ms),
             bank_ms: other.bank_ms.or(self.bank_ms),
+            clock: other.clock.or(self.clock),
+            wall_cap_ms: other.wall_cap_ms.or(self.wall_cap_ms),
         }
     }
 }
@@ -271,6 +308,9 @@ pub(crate) fn make_bot<D: GameDef>(
         BotSpec::Command(words) => {
             // `require` on a machine that cannot: an error before the match, not the bot's fault.
             crate::bot::external::sandbox::preflight([&player.external])?;
+            if let Some(problem) = crate::bot::external::program_problem(words, &player.external) {
+                return Err(bot_error(problem));
+            }
             let identity = BotIdentity { game: D::NAME, role, seed };
             let options = player.external.clone();
             Ok(Box::new(ExternalBot::<D::G>::spawn(words, &identity, options, supervisor)))

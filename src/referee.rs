@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::{Bot, BotFailure, BotReport, Termination, TimeLimits, TurnContext};
+use crate::bot::{Bot, BotFailure, BotReport, Termination, TimeLimits, TurnClock, TurnContext};
 use crate::game::{Game, Outcome, Seat, Status};
 use crate::seed::rules_rng;
 
@@ -24,6 +24,9 @@ pub struct Step {
     pub action: String,
     /// How long the bot took, in microseconds (monotonic clock).
     pub micros: u64,
+    /// The CPU time its processes (or, in-process, its thread) used meanwhile, in microseconds;
+    /// `None` where it could not be read (a bot gone, a replay written before it was recorded).
+    pub cpu_micros: Option<u64>,
 }
 
 /// Everything a match produced.
@@ -41,6 +44,8 @@ pub struct MatchResult {
     pub steps: Vec<Step>,
     /// Per seat, the longest time one decision took, in microseconds.
     pub max_turn_micros: Vec<u64>,
+    /// Per seat, the most CPU time one decision used, in microseconds.
+    pub max_turn_cpu_micros: Vec<u64>,
     /// Per seat, what the bot left behind (stderr tails of external bots).
     pub reports: Vec<BotReport>,
     /// The match's wall-clock time.
@@ -72,6 +77,7 @@ pub fn play_match<G: Game>(
     let mut decisions = vec![0u32; seats];
     let mut bank_left: Vec<Duration> = limits.iter().map(|l| l.bank).collect();
     let mut max_turn_micros = vec![0u64; seats];
+    let mut max_turn_cpu_micros = vec![0u64; seats];
 
     let (outcome, termination, culprit, detail) = loop {
         let seat = match game.status() {
@@ -79,33 +85,67 @@ pub fn play_match<G: Game>(
             Status::ToAct(seat) => seat,
         };
         let view = game.view(seat);
-        let limit =
-            if decisions[seat] == 0 { limits[seat].first_turn } else { limits[seat].per_turn };
+        let lim = &limits[seat];
+        let limit = if decisions[seat] == 0 { lim.first_turn } else { lim.per_turn };
+        let allowance = limit + bank_left[seat];
         let turn_start = Instant::now();
-        let deadline = turn_start + limit + bank_left[seat];
+        // On the CPU clock the wall clock only caps the turn, so a bot that sleeps or blocks
+        // still ends; on the wall clock the cap is the limit itself.
+        let wall_cap = match lim.clock {
+            TurnClock::Wall => allowance + lim.grace,
+            TurnClock::Cpu => lim.wall_cap_of(limit) + bank_left[seat] + lim.grace,
+        };
         let ctx = TurnContext {
             started: turn_start,
-            deadline,
-            hard_deadline: deadline + limits[seat].grace,
+            deadline: match lim.clock {
+                TurnClock::Wall => turn_start + allowance,
+                TurnClock::Cpu => turn_start + wall_cap,
+            },
+            hard_deadline: turn_start + wall_cap,
             decision: decisions[seat],
+            clock: lim.clock,
+            cpu_allowance: allowance,
+            cpu_hard_allowance: allowance + lim.grace,
         };
+        let cpu_before = bots[seat].cpu_time();
         let answer = bots[seat].act(&view, &ctx);
-        let elapsed = turn_start.elapsed();
+        let wall = turn_start.elapsed();
+        let cpu = cpu_before
+            .zip(bots[seat].cpu_time())
+            .map(|(before, after)| after.saturating_sub(before));
         decisions[seat] += 1;
-        let micros = elapsed.as_micros() as u64;
+        let micros = wall.as_micros() as u64;
+        let cpu_micros = cpu.map(|c| c.as_micros() as u64);
         max_turn_micros[seat] = max_turn_micros[seat].max(micros);
+        max_turn_cpu_micros[seat] = max_turn_cpu_micros[seat].max(cpu_micros.unwrap_or(0));
+        let measured = match lim.clock {
+            TurnClock::Wall => wall,
+            // A clock that could not be read (the bot is gone) charges the wall time.
+            TurnClock::Cpu => cpu.unwrap_or(wall),
+        };
+        let timing = TurnTiming {
+            decision: decisions[seat] - 1,
+            limit,
+            bank_left: bank_left[seat],
+            wall_cap,
+            wall,
+            cpu,
+        };
 
         let fail = |failure: BotFailure, game: &G| {
-            let detail = failure.to_string();
+            let detail = match failure {
+                BotFailure::Timeout => timeout_detail(lim, &timing),
+                _ => failure.to_string(),
+            };
             (game.forfeit(seat, &detail), failure.termination(), Some(seat), Some(detail))
         };
         // A late answer is a timeout even if the bot (an in-process one cannot be preempted)
         // did answer in the end. A failure keeps its own label: the harness may have spent the
         // rest of the turn telling a crash from a closed output.
-        if answer.is_ok() && elapsed > limit + bank_left[seat] + limits[seat].grace {
+        if answer.is_ok() && (measured > allowance + lim.grace || wall > wall_cap) {
             break fail(BotFailure::Timeout, &game);
         }
-        bank_left[seat] = bank_left[seat].saturating_sub(elapsed.saturating_sub(limit));
+        bank_left[seat] = bank_left[seat].saturating_sub(measured.saturating_sub(limit));
         let action = match answer {
             Ok(action) => action,
             Err(failure) => break fail(failure, &game),
@@ -115,7 +155,7 @@ pub fn play_match<G: Game>(
             let detail = format!("illegal action {text:?}: {illegal}");
             break (game.forfeit(seat, &detail), Termination::Illegal, Some(seat), Some(detail));
         }
-        steps.push(Step { seat, action: text, micros });
+        steps.push(Step { seat, action: text, micros, cpu_micros });
     };
 
     let reports = bots.iter_mut().map(|b| b.finish()).collect();
@@ -126,8 +166,57 @@ pub fn play_match<G: Game>(
         detail,
         steps,
         max_turn_micros,
+        max_turn_cpu_micros,
         reports,
         duration: started.elapsed(),
+    }
+}
+
+/// What was measured of a decision that may have timed out.
+struct TurnTiming {
+    /// 0 for the seat's first decision.
+    decision: u32,
+    limit: Duration,
+    bank_left: Duration,
+    wall_cap: Duration,
+    wall: Duration,
+    cpu: Option<Duration>,
+}
+
+/// A timeout's detail: the limit passed, what was measured on both clocks, and the options that
+/// set them, so a user can tell a slow bot from a busy machine and knows what to change.
+fn timeout_detail(limits: &TimeLimits, t: &TurnTiming) -> String {
+    let ms = |d: Duration| format!("{} ms", d.as_millis());
+    let (which, option) = if t.decision == 0 {
+        ("first-turn", "--first-turn-ms / first_turn_ms")
+    } else {
+        ("per-turn", "--turn-ms / turn_ms")
+    };
+    let cpu = t.cpu.map_or_else(|| "unknown".to_string(), ms);
+    let measured = format!("measured {} wall, {cpu} CPU", ms(t.wall));
+    let mut limit = format!("{which} limit {}", ms(t.limit));
+    if !t.bank_left.is_zero() {
+        limit.push_str(&format!(" + bank {} left", ms(t.bank_left)));
+    }
+    if !limits.grace.is_zero() {
+        limit.push_str(&format!(" + grace {}", ms(limits.grace)));
+    }
+    let over_cap = limits.clock == TurnClock::Cpu
+        && t.wall >= t.wall_cap
+        && t.cpu.is_none_or(|c| c <= t.limit + t.bank_left + limits.grace);
+    if over_cap {
+        format!(
+            "no answer within the wall-clock cap {} of the cpu clock (its {limit} of CPU time \
+             was not used up): {measured}; set by --wall-cap-ms / wall_cap_ms (default: the \
+             limit x 10 + 1000 ms)",
+            ms(t.wall_cap)
+        )
+    } else {
+        format!(
+            "no answer within the {limit} of {} time: {measured}; set by {option} (and the \
+             clock by --clock / clock)",
+            limits.clock.as_str().replace("cpu", "CPU")
+        )
     }
 }
 
@@ -244,8 +333,67 @@ mod tests {
         Box::new(Scripted { action, sleep: Duration::from_millis(sleep_ms), finished })
     }
 
+    /// Wall-clock limits: the scripted bots sleep, which only the wall clock sees.
     fn limits(per_turn_ms: u64) -> Vec<TimeLimits> {
-        vec![TimeLimits::new(per_turn_ms, per_turn_ms); 2]
+        vec![TimeLimits::new(per_turn_ms, per_turn_ms).on(TurnClock::Wall); 2]
+    }
+
+    fn cpu_limits(per_turn_ms: u64) -> Vec<TimeLimits> {
+        vec![TimeLimits::new(per_turn_ms, per_turn_ms).on(TurnClock::Cpu); 2]
+    }
+
+    /// Burns `ms` of its thread's CPU time, then adds 1.
+    struct Burner {
+        ms: u64,
+    }
+
+    impl Bot<Race> for Burner {
+        fn act(&mut self, _: &Race, _: &TurnContext) -> Result<Step2, BotFailure> {
+            let until = crate::budget::thread_cpu_time() + Duration::from_millis(self.ms);
+            let mut x = 0u64;
+            while crate::budget::thread_cpu_time() < until {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(1));
+            }
+            Ok(Step2::Add(1))
+        }
+    }
+
+    #[test]
+    fn on_the_cpu_clock_sleeping_is_free_until_the_wall_cap() {
+        // 30 ms of sleep a turn against a 5 ms limit: no CPU time, so no timeout.
+        let mut bots = vec![bot(Ok(Step2::Add(1)), 0), bot(Ok(Step2::Add(1)), 30)];
+        let r = play_match(race(), &mut bots, &cpu_limits(5), 1);
+        assert_eq!(r.termination, Termination::Normal, "{:?}", r.detail);
+        assert!(r.max_turn_micros[1] >= 30_000);
+        assert!(r.max_turn_cpu_micros[1] < 30_000, "{:?}", r.max_turn_cpu_micros);
+        assert!(r.steps.iter().all(|s| s.cpu_micros.is_some()));
+        // With a wall-clock cap of 10 ms the sleeper ends at its first turn.
+        let mut capped = cpu_limits(5);
+        capped[1].wall_cap = Some(Duration::from_millis(10));
+        let mut bots = vec![bot(Ok(Step2::Add(1)), 0), bot(Ok(Step2::Add(1)), 30)];
+        let r = play_match(race(), &mut bots, &capped, 1);
+        assert_eq!((r.termination, r.culprit), (Termination::Timeout, Some(1)));
+        let detail = r.detail.unwrap();
+        assert!(detail.contains("wall-clock cap 10 ms"), "{detail}");
+        assert!(detail.contains("wall_cap_ms"), "{detail}");
+    }
+
+    #[test]
+    fn on_the_cpu_clock_work_beyond_the_limit_is_a_timeout_naming_both_clocks() {
+        let mut bots: Vec<Box<dyn Bot<Race>>> =
+            vec![bot(Ok(Step2::Add(1)), 0), Box::new(Burner { ms: 40 })];
+        let r = play_match(race(), &mut bots, &cpu_limits(5), 1);
+        assert_eq!((r.termination, r.culprit), (Termination::Timeout, Some(1)));
+        assert!(r.max_turn_cpu_micros[1] >= 40_000, "{:?}", r.max_turn_cpu_micros);
+        let detail = r.detail.unwrap();
+        assert!(detail.contains("first-turn limit 5 ms of CPU time"), "{detail}");
+        assert!(detail.contains("wall") && detail.contains("--first-turn-ms"), "{detail}");
+        // The same work on the wall clock is a timeout too, named so.
+        let mut bots: Vec<Box<dyn Bot<Race>>> =
+            vec![bot(Ok(Step2::Add(1)), 0), Box::new(Burner { ms: 40 })];
+        let r = play_match(race(), &mut bots, &limits(5), 1);
+        assert_eq!((r.termination, r.culprit), (Termination::Timeout, Some(1)));
+        assert!(r.detail.unwrap().contains("of wall time"));
     }
 
     fn race() -> Race {

@@ -87,6 +87,10 @@ pub struct MatchSummary {
     pub duration_ms: f64,
     /// Per seat, the longest decision, in microseconds.
     pub max_turn_micros: Vec<u64>,
+    /// Per seat, the most CPU time one decision used, in microseconds (absent from replays
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub max_turn_cpu_micros: Vec<u64>,
     #[serde(default)]
     /// Per seat, what the bot left behind (kept for the culprit only).
     pub reports: Vec<BotReport>,
@@ -107,6 +111,7 @@ impl MatchSummary {
             turns: result.turns(),
             duration_ms: result.duration.as_secs_f64() * 1000.0,
             max_turn_micros: result.max_turn_micros.clone(),
+            max_turn_cpu_micros: result.max_turn_cpu_micros.clone(),
             // The stderr tail explains a failure; the other seats' chatter would only bloat
             // replays.
             reports: (0..roles.len())
@@ -140,8 +145,12 @@ pub struct ActionLine {
     pub role: String,
     /// The action's protocol text.
     pub action: String,
-    /// How long the bot took, in microseconds.
+    /// Wall time of the decision, in microseconds.
     pub micros: u64,
+    /// CPU time of the decision, in microseconds (absent where it could not be read, and from
+    /// replays written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_micros: Option<u64>,
 }
 
 /// The last line of a replay.
@@ -164,6 +173,7 @@ pub fn write(
             role: header.seats[step.seat].role.clone(),
             action: step.action.clone(),
             micros: step.micros,
+            cpu_micros: step.cpu_micros,
         };
         out.write_all(json(&line).as_bytes())?;
     }
@@ -364,7 +374,12 @@ mod tests {
             let steps: Vec<Step> = replay
                 .actions
                 .iter()
-                .map(|a| Step { seat: a.seat, action: a.action.clone(), micros: a.micros })
+                .map(|a| Step {
+                    seat: a.seat,
+                    action: a.action.clone(),
+                    micros: a.micros,
+                    cpu_micros: a.cpu_micros,
+                })
                 .collect();
             let mut written = Vec::new();
             write(&replay.header, &steps, &replay.result, &mut written).expect("in memory");

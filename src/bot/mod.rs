@@ -32,13 +32,113 @@ pub struct TurnContext {
     pub hard_deadline: Instant,
     /// 0 for the seat's first decision.
     pub decision: u32,
+    /// How the turn's time is measured. With [`TurnClock::Cpu`], `deadline` and `hard_deadline`
+    /// are the wall-clock cap, and the limit is `cpu_allowance` of the bot's own CPU time.
+    pub clock: TurnClock,
+    /// The CPU time the bot may use by its deadline (the turn's limit plus the bank left);
+    /// meaningful with [`TurnClock::Cpu`].
+    pub cpu_allowance: Duration,
+    /// `cpu_allowance` plus the grace margin: more CPU time than this is a timeout.
+    pub cpu_hard_allowance: Duration,
 }
 
 impl TurnContext {
+    /// A first decision of `limit` on the wall clock, from `started`, without grace (for bots
+    /// driven outside a referee: tests, benchmarks).
+    #[must_use]
+    pub fn wall(started: Instant, limit: Duration) -> TurnContext {
+        TurnContext {
+            started,
+            deadline: started + limit,
+            hard_deadline: started + limit,
+            decision: 0,
+            clock: TurnClock::Wall,
+            cpu_allowance: limit,
+            cpu_hard_allowance: limit,
+        }
+    }
+
     /// The time left before the deadline, for searches that stop early and play their best move.
     #[must_use]
     pub fn remaining(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// The turn's whole allowance: on the wall clock, from its start to the deadline; on the CPU
+    /// clock, its CPU allowance.
+    #[must_use]
+    pub fn allowance(&self) -> Duration {
+        match self.clock {
+            TurnClock::Wall => self.deadline.saturating_duration_since(self.started),
+            TurnClock::Cpu => self.cpu_allowance,
+        }
+    }
+
+    /// A search budget of `share` of what is left of the turn, less `reserve`, on the turn's
+    /// clock: wall time, or (with [`TurnClock::Cpu`]) the searching thread's own CPU time, so a
+    /// built-in bot on a busy machine thinks as much as on an idle one. Made at the start of a
+    /// decision (the thread's CPU time of the turn so far is taken as nil).
+    #[must_use]
+    pub fn budget(&self, share: f64, reserve: Duration) -> crate::budget::Budget {
+        use crate::budget::{Budget, Clock, allowance};
+        match self.clock {
+            TurnClock::Wall => Budget::new(allowance(self.remaining(), share, reserve)),
+            TurnClock::Cpu => {
+                Budget::with_clock(Clock::ThreadCpu, allowance(self.cpu_allowance, share, reserve))
+            }
+        }
+    }
+}
+
+/// How a turn's time is measured (`clock = "wall" | "cpu"`, `--clock`); see
+/// `docs/external-bots.md`, "Time limits and the clock".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TurnClock {
+    /// Wall time from the input handed over to the answer read: what the bot's opponent waits.
+    Wall,
+    /// The CPU time the bot's processes used during the turn, with a wall-clock cap so a bot
+    /// that sleeps or blocks still times out. The default: a busy machine does not make a bot
+    /// lose on time.
+    #[default]
+    Cpu,
+}
+
+impl TurnClock {
+    /// `wall` or `cpu`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnClock::Wall => "wall",
+            TurnClock::Cpu => "cpu",
+        }
+    }
+
+    /// The clock of limits recorded before there was a choice (replays of earlier versions).
+    fn recorded_default() -> TurnClock {
+        TurnClock::Wall
+    }
+
+    fn is_wall(&self) -> bool {
+        *self == TurnClock::Wall
+    }
+}
+
+impl std::fmt::Display for TurnClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for TurnClock {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<TurnClock, String> {
+        match s {
+            "wall" => Ok(TurnClock::Wall),
+            "cpu" => Ok(TurnClock::Cpu),
+            _ => Err(format!("unknown clock `{s}` (wall or cpu)")),
+        }
     }
 }
 
@@ -150,6 +250,13 @@ pub trait Bot<G: Game>: Send {
     /// A [`BotFailure`] ends the match, with this bot's seat as the culprit.
     fn act(&mut self, view: &G::View, ctx: &TurnContext) -> Result<G::Action, BotFailure>;
 
+    /// The CPU time the bot has used so far, as the CPU clock charges it: read before and after
+    /// each decision. An in-process bot thinks on the match thread, so by default this is that
+    /// thread's CPU time; an external bot reads its processes' (`None` once they are gone).
+    fn cpu_time(&self) -> Option<Duration> {
+        Some(crate::budget::thread_cpu_time())
+    }
+
     /// The match is over: release everything (an external bot's processes are killed here).
     /// Called once, whatever happened.
     fn finish(&mut self) -> BotReport {
@@ -173,6 +280,14 @@ pub struct TimeLimits {
     /// A bank of extra time shared by all of a seat's decisions, drawn on when a turn runs over.
     #[serde(with = "millis")]
     pub bank: Duration,
+    /// How a turn's time is measured. Left out of a replay when `wall`, which is what replays
+    /// written before the choice existed measured.
+    #[serde(default = "TurnClock::recorded_default", skip_serializing_if = "TurnClock::is_wall")]
+    pub clock: TurnClock,
+    /// With the CPU clock, the longest a decision may take on the wall clock (the bank left and
+    /// the grace come on top); `None`: [`TimeLimits::default_wall_cap`] of the turn's limit.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "optional_millis")]
+    pub wall_cap: Option<Duration>,
 }
 
 impl TimeLimits {
@@ -184,7 +299,48 @@ impl TimeLimits {
             per_turn: Duration::from_millis(per_turn_ms),
             grace: Duration::ZERO,
             bank: Duration::ZERO,
+            clock: TurnClock::default(),
+            wall_cap: None,
         }
+    }
+
+    /// The same limits on `clock`.
+    #[must_use]
+    pub fn on(self, clock: TurnClock) -> TimeLimits {
+        TimeLimits { clock, ..self }
+    }
+
+    /// The wall-clock cap of a decision whose limit is `limit`, with the CPU clock: ten times
+    /// the limit plus a second, or the configured cap.
+    #[must_use]
+    pub fn wall_cap_of(&self, limit: Duration) -> Duration {
+        self.wall_cap.unwrap_or_else(|| TimeLimits::default_wall_cap(limit))
+    }
+
+    /// Ten times `limit` plus a second: room for a bot that shares its core with nine others
+    /// and for an interpreter's start, and still an end for one that sleeps.
+    #[must_use]
+    pub fn default_wall_cap(limit: Duration) -> Duration {
+        limit.saturating_mul(10).saturating_add(Duration::from_secs(1))
+    }
+}
+
+mod optional_millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.map(Duration::from_millis))
     }
 }
 

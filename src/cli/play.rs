@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::bot::external::sandbox;
-use crate::bot::external::{ExternalOptions, SandboxMode};
-use crate::bot::{BotSpec, Supervisor, Termination};
+use crate::bot::external::{ExternalOptions, MAX_LINE, SandboxMode};
+use crate::bot::{BotSpec, Supervisor, Termination, TurnClock};
 use crate::error::{Error, Result, exit};
 use crate::games::GameId;
 use crate::matches::{LimitOverrides, MapSource, MatchSpec, PlayedMatch, Player};
@@ -67,6 +67,14 @@ pub(super) struct LimitArgs {
     /// A time bank per seat, in ms.
     #[arg(long)]
     bank_ms: Option<u64>,
+    /// How a turn's time is measured: `cpu` (the CPU time the bot's processes use during the
+    /// turn, with a wall-clock cap) or `wall` [default: cpu].
+    #[arg(long, value_name = "CLOCK")]
+    clock: Option<TurnClock>,
+    /// With `--clock cpu`, the longest a decision may take on the wall clock, in ms
+    /// [default: the turn's limit × 10 + 1000].
+    #[arg(long, value_name = "MS")]
+    wall_cap_ms: Option<u64>,
 }
 
 impl From<LimitArgs> for LimitOverrides {
@@ -76,6 +84,8 @@ impl From<LimitArgs> for LimitOverrides {
             per_turn_ms: a.turn_ms,
             grace_ms: a.grace_ms,
             bank_ms: a.bank_ms,
+            clock: a.clock,
+            wall_cap_ms: a.wall_cap_ms,
         }
     }
 }
@@ -134,6 +144,14 @@ impl ExternalArgs {
 }
 
 pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
+    LimitOverrides::from(args.limits).check().map_err(|(key, message)| {
+        Error::Usage(format!("--{}: {message}", key.replace('_', "-")))
+    })?;
+    if let Some(n) = args.external.max_line
+        && !(1..=MAX_LINE).contains(&n)
+    {
+        return Err(Error::Usage(format!("--max-line: {n} must be from 1 to {MAX_LINE} bytes")));
+    }
     let mut players = BTreeMap::new();
     for b in &args.bots {
         let (role, spec) = super::key_value(b, "--bot")?;

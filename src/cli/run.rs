@@ -4,9 +4,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::bot::external::{SandboxMode, sandbox};
-use crate::bot::{BotSpec, Supervisor};
+use crate::bot::{BotSpec, Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
-use crate::tournament::{Arena, ReplayPolicy, RunOptions, RunReport, Shard};
+use crate::tournament::{Arena, MAX_CONCURRENCY, ReplayPolicy, RunOptions, RunReport, Shard};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct RunArgs {
@@ -42,13 +42,31 @@ pub(super) struct RunArgs {
     /// `off` (docs/security.md).
     #[arg(long, value_name = "MODE")]
     sandbox: Option<SandboxMode>,
+    /// How every seat's turn time is measured, whatever the arena file says: `cpu` (the CPU
+    /// time of the bot's processes, with a wall-clock cap) or `wall` (docs/external-bots.md).
+    #[arg(long, value_name = "CLOCK")]
+    clock: Option<TurnClock>,
+}
+
+/// `-j` beyond the documented cap is refused before anything runs.
+fn check_concurrency(j: Option<usize>) -> Result<()> {
+    match j {
+        Some(n) if n > MAX_CONCURRENCY => Err(Error::Usage(format!(
+            "-j {n}: at most {MAX_CONCURRENCY} matches at once (0 = the default)"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
+    check_concurrency(args.concurrency)?;
     let mut arena = match &args.arena {
         Some(p) => Arena::load(p)?,
         None => Arena::default_arena()?,
     };
+    if let Some(clock) = args.clock {
+        arena.set_clock(clock);
+    }
     if let Some(mode) = args.sandbox {
         for bot in &mut arena.bots {
             bot.external.sandbox = Some(mode);

@@ -3,11 +3,11 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::bot::Supervisor;
+use crate::bot::{Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
 use crate::tournament::config::SprtOverrides;
 use crate::tournament::results::summaries::fmt_f;
-use crate::tournament::{Arena, SprtReport, Verdict, sprt};
+use crate::tournament::{Arena, MAX_CONCURRENCY, SprtReport, Verdict, sprt};
 use crate::tournament::{EloModel, SprtKindName, Stop};
 
 /// `arena sprt ARENA.toml`: the arena's `[sprt]` section, with these overrides.
@@ -56,9 +56,24 @@ pub(super) struct SprtArgs {
     /// Print the verdict as one JSON document (the content of `sprt.json`) instead of words.
     #[arg(long)]
     json: bool,
+    /// How every seat's turn time is measured, whatever the arena file says: `cpu` or `wall`
+    /// (docs/external-bots.md).
+    #[arg(long, value_name = "CLOCK")]
+    clock: Option<TurnClock>,
+}
+
+/// `-j` beyond the documented cap is refused before anything runs.
+fn check_concurrency(j: Option<usize>) -> Result<()> {
+    match j {
+        Some(n) if n > MAX_CONCURRENCY => Err(Error::Usage(format!(
+            "-j {n}: at most {MAX_CONCURRENCY} matches at once (0 = the default)"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
+    check_concurrency(args.concurrency)?;
     let overrides = SprtOverrides {
         candidate: args.candidate,
         baseline: args.baseline,
@@ -70,7 +85,10 @@ pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) 
         elo_model: args.elo_model,
         kind: args.kind,
     };
-    let arena = Arena::load_with(&args.arena, &overrides)?;
+    let mut arena = Arena::load_with(&args.arena, &overrides)?;
+    if let Some(clock) = args.clock {
+        arena.set_clock(clock);
+    }
     let test = arena.sprt.clone().ok_or_else(|| Error::Arena {
         path: args.arena.clone(),
         message: "key `sprt`: needs candidate, baseline, elo0 and elo1".into(),

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::BotSpec;
-use crate::bot::external::{ExternalOptions, SandboxMode};
+use crate::bot::external::{ExternalOptions, MAX_LINE, SandboxMode, program_problem};
+use crate::bot::{BotSpec, TurnClock};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::game::{MapText, Setup};
@@ -21,6 +21,7 @@ use crate::registry::{GameDef, find_bot, resolve_variant};
 use crate::seed::sprt_map_seed;
 
 use super::bot_files::{BotFingerprint, fingerprint_bot};
+use super::load::MAX_CONCURRENCY;
 use super::results::replays::ReplayPolicy;
 pub(crate) use super::schedule::Format;
 use super::schedule::{Plan, Schedule};
@@ -138,6 +139,8 @@ struct RawLimits {
     turn_ms: Option<u64>,
     grace_ms: Option<u64>,
     bank_ms: Option<u64>,
+    clock: Option<TurnClock>,
+    wall_cap_ms: Option<u64>,
 }
 
 impl From<RawLimits> for LimitOverrides {
@@ -147,6 +150,8 @@ impl From<RawLimits> for LimitOverrides {
             per_turn_ms: l.turn_ms,
             grace_ms: l.grace_ms,
             bank_ms: l.bank_ms,
+            clock: l.clock,
+            wall_cap_ms: l.wall_cap_ms,
         }
     }
 }
@@ -392,9 +397,40 @@ impl Arena {
         })
     }
 
+    /// Measures every seat's turns on `clock`, whatever the file says (`--clock`). The clock is
+    /// part of the fingerprint: results measured on another clock are not resumed.
+    pub fn set_clock(&mut self, clock: TurnClock) {
+        self.limits.clock = Some(clock);
+        for bot in &mut self.bots {
+            bot.limits.clock = None;
+        }
+    }
+
     pub fn bot_index(&self, name: &str) -> Option<usize> {
         self.bots.iter().position(|b| b.name == name)
     }
+}
+
+/// An external bot's settings that would make every match of it fail: a line cap out of range,
+/// a program that is not there.
+fn check_external(
+    key: &str,
+    name: &str,
+    spec: &BotSpec,
+    external: &ExternalOptions,
+) -> std::result::Result<(), String> {
+    if !(1..=MAX_LINE).contains(&external.max_line) {
+        return Err(format!(
+            "key `{key}.external.max_line`: {} must be from 1 to {MAX_LINE} bytes",
+            external.max_line
+        ));
+    }
+    if let BotSpec::Command(words) = spec
+        && let Some(problem) = program_problem(words, external)
+    {
+        return Err(format!("key `{key}`: bot `{name}`: {problem}"));
+    }
+    Ok(())
 }
 
 /// Where an arena's relative paths point.
@@ -647,12 +683,15 @@ fn validate_game<D: GameDef>(
         };
         let sandbox = b.external.as_ref().and_then(|e| e.sandbox).or(raw.sandbox);
         let external = ExternalOptions { sandbox, ..b.external.unwrap_or_default() };
+        check_external(&key, &bot_name, &spec, &external)?;
+        let limits: LimitOverrides = b.limits.into();
+        limits.check().map_err(|(k, m)| format!("key `{key}.limits.{k}`: {m}"))?;
         let files = fingerprint_bot(&bot_name, &spec, &external);
         bots.push(ArenaBot {
             name: bot_name,
             spec,
             roles: bot_roles,
-            limits: b.limits.into(),
+            limits,
             external,
             files,
             deterministic,
@@ -685,9 +724,15 @@ fn validate_game<D: GameDef>(
     };
     let concurrency = match raw.concurrency {
         None | Some(0) => None,
-        Some(n) if n >= 1 => Some(n as usize),
-        Some(n) => return Err(format!("key `concurrency`: {n} must be at least 1 (0 = cores)")),
+        Some(n) if (1..=MAX_CONCURRENCY as i64).contains(&n) => Some(n as usize),
+        Some(n) => {
+            return Err(format!(
+                "key `concurrency`: {n} must be from 1 to {MAX_CONCURRENCY} (0 = the default)"
+            ));
+        }
     };
+    let limits: LimitOverrides = raw.limits.into();
+    limits.check().map_err(|(k, m)| format!("key `limits.{k}`: {m}"))?;
     let sprt = raw
         .sprt
         .map(|s| validate_sprt::<D>(s, &bots, &roles, &variant, generator_params, seed))
@@ -708,7 +753,7 @@ fn validate_game<D: GameDef>(
         format,
         games_per_pairing,
         seed,
-        limits: raw.limits.into(),
+        limits,
         concurrency,
         output: raw.output.unwrap_or_else(|| PathBuf::from("results")),
         replays,

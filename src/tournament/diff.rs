@@ -370,13 +370,14 @@ mod tests {
             reason: "r".into(),
             duration_ms: 1.0,
             max_turn_ms: vec![0.1; 3],
+            max_turn_cpu_ms: vec![Some(0.1); 3],
         }
     }
 
     fn folder(planned: u64, rows: &[MatchRow]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let meta = Meta {
-            arena_results: 1,
+            arena_results: crate::tournament::results::RESULTS_VERSION,
             arena: "t".into(),
             fingerprint: "f".into(),
             planned,

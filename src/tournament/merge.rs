@@ -45,6 +45,19 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     let metas: Vec<Meta> = dirs.iter().map(|d| Meta::read(d)).collect::<Result<_>>()?;
     let reference = &metas[0];
     for (dir, meta) in dirs.iter().zip(&metas) {
+        if meta.arena_results != reference.arena_results {
+            return Err(corrupt(
+                dir,
+                None,
+                format!(
+                    "is in results format {}, `{}` in format {}: shards of one run come from one \
+                     version of arena",
+                    meta.arena_results,
+                    first.display(),
+                    reference.arena_results
+                ),
+            ));
+        }
         if (&meta.fingerprint, meta.planned, &meta.bots, &meta.roles)
             != (&reference.fingerprint, reference.planned, &reference.bots, &reference.roles)
         {
@@ -129,7 +142,8 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     let tmp = merged.with_extension("csv.tmp");
     {
         let mut w = std::fs::File::create(&tmp).map_err(|e| Error::write(&tmp, e))?;
-        w.write_all(format_header(seats).as_bytes()).map_err(|e| Error::write(&tmp, e))?;
+        // The shards' own header (they share their format), so their rows fit it.
+        let mut header_written = false;
         for dir in dirs {
             let path = dir.join(MATCHES_FILE);
             let complete = complete_len(&path)?;
@@ -138,7 +152,14 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
             );
             let mut header = String::new();
             std::io::BufRead::read_line(&mut r, &mut header).map_err(|e| Error::read(&path, e))?;
+            if !header_written && header.ends_with('\n') {
+                w.write_all(header.as_bytes()).map_err(|e| Error::write(&tmp, e))?;
+                header_written = true;
+            }
             std::io::copy(&mut r, &mut w).map_err(|e| Error::write(&tmp, e))?;
+        }
+        if !header_written {
+            w.write_all(format_header(seats).as_bytes()).map_err(|e| Error::write(&tmp, e))?;
         }
         w.sync_all().map_err(|e| Error::write(&tmp, e))?;
     }

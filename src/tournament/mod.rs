@@ -14,6 +14,7 @@ pub(crate) mod bot_files;
 pub(crate) mod config;
 pub(crate) mod determinism;
 pub(crate) mod diff;
+pub(crate) mod load;
 pub(crate) mod merge;
 pub(crate) mod progress;
 pub(crate) mod results;
@@ -29,6 +30,7 @@ pub use config::{
 pub use diff::{
     BotChange, ChangedMatch, DiffReport, DiffSeat, DiffSide, DiffVerdict, MatchOutcome, diff,
 };
+pub use load::MAX_CONCURRENCY;
 pub use merge::{MergeReport, merge};
 pub use results::replays::{BadReplayPolicy, ReplayPolicy};
 pub use run::{RunOptions, RunReport, run};

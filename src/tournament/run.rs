@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use serde::Serialize;
 
 use super::config::Arena;
+use super::load::{TimeoutWatch, default_concurrency, oversubscription};
 use super::progress::Progress;
 use super::results::analysis::AnalysisRows;
 use super::results::matches::{IdSet, MatchRow, RowWriter, SeatRow, drop_torn_line, read_rows};
@@ -168,6 +169,9 @@ pub(crate) fn row_of(arena: &Arena, m: &Planned, pairing: &str, played: &PlayedM
         reason: s.reason.clone(),
         duration_ms: s.duration_ms,
         max_turn_ms: s.max_turn_micros.iter().map(|&us| us as f64 / 1000.0).collect(),
+        max_turn_cpu_ms: (0..m.seats.len())
+            .map(|seat| s.max_turn_cpu_micros.get(seat).map(|&us| us as f64 / 1000.0))
+            .collect(),
     }
 }
 
@@ -319,8 +323,14 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     let concurrency = opts
         .concurrency
         .or(arena.concurrency)
-        .unwrap_or_else(cores)
+        .unwrap_or_else(|| default_concurrency(arena))
         .clamp(1, to_play.max(1) as usize);
+    if to_play > 0
+        && let Some(warning) = oversubscription(arena, concurrency)
+    {
+        eprintln!("warning: {warning}");
+    }
+    let timeouts = TimeoutWatch::default();
     let progress = Progress::new(to_play, opts.progress);
     if opts.progress {
         eprintln!(
@@ -355,6 +365,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
                             e => Error::MatchSetup { id, source: Box::new(e) },
                         })
                         .and_then(|p| {
+                            timeouts.note(&p);
                             // The replay first: a row never lacks the replay the policy keeps.
                             keeper.keep(id, &p)?;
                             if let Some(a) = &analysis {
@@ -390,6 +401,9 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     }
     let standings = Standings::of(&tally_rows(&matches_path, &meta)?);
     write_summaries(&dir, &standings)?;
+    if let Some(warning) = timeouts.warning() {
+        eprintln!("warning: {warning}");
+    }
     Ok(RunReport {
         arena: arena.name.clone(),
         results: dir,

@@ -24,10 +24,11 @@ use serde::Serialize;
 
 use super::config::{Arena, ArenaBot, PairMaps, SprtConfig, SprtKind};
 use super::determinism::game_has_chance;
+use super::load::{TimeoutWatch, default_concurrency, oversubscription};
 use super::progress::Progress;
 use super::results::matches::RowWriter;
 use super::results::{MATCHES_FILE, SPRT_FILE, prepare_dir, write_atomically};
-use super::run::{cores, meta_of, play_on, row_of};
+use super::run::{meta_of, play_on, row_of};
 use super::schedule::{Format, Plan, Planned, Schedule, Shard};
 use super::stats::sprt::{EloModel, Overshoot, bounds, elo_estimate, llr};
 use crate::bot::Supervisor;
@@ -243,8 +244,8 @@ struct State {
 
 /// The threads of a test: `-j` (0 = the default, as for `arena run`), else the arena's
 /// `concurrency`, else the number of cores.
-fn threads(requested: Option<usize>, configured: Option<usize>) -> usize {
-    requested.filter(|&c| c > 0).or(configured).unwrap_or_else(cores).max(1)
+fn threads(requested: Option<usize>, configured: Option<usize>, default: usize) -> usize {
+    requested.filter(|&c| c > 0).or(configured).unwrap_or(default).max(1)
 }
 
 /// Runs a test; the arena's `[sprt]` section (with the caller's overrides) says which.
@@ -277,7 +278,11 @@ pub fn run_sprt(
         }
         group.join(" vs ")
     };
-    let concurrency = threads(concurrency, arena.concurrency);
+    let concurrency = threads(concurrency, arena.concurrency, default_concurrency(arena));
+    if progress && let Some(warning) = oversubscription(arena, concurrency) {
+        eprintln!("warning: {warning}");
+    }
+    let timeouts = TimeoutWatch::default();
     let bar = Progress::new(limit, progress);
     let decide = |s: &State, value: f64| {
         let (o0, o1) = s.overshoot.corrections();
@@ -331,6 +336,7 @@ pub fn run_sprt(
                                     e => Error::MatchSetup { id: m.id, source: Box::new(e) },
                                 },
                             )?;
+                            timeouts.note(&p);
                             let mut row = row_of(arena, &m, &label(seats), &p);
                             row.map = map.name.clone();
                             writer.append(&row)?;
@@ -420,6 +426,9 @@ pub fn run_sprt(
     };
     let json = serde_json::to_string_pretty(&report).expect("a report serializes") + "\n";
     write_atomically(&dir.join(SPRT_FILE), json.as_bytes())?;
+    if let Some(warning) = timeouts.warning() {
+        eprintln!("warning: {warning}");
+    }
     Ok(report)
 }
 
@@ -429,9 +438,9 @@ mod tests {
 
     #[test]
     fn j_zero_means_the_default_as_for_a_run() {
-        assert_eq!(threads(Some(0), None), cores());
-        assert_eq!(threads(Some(0), Some(3)), 3);
-        assert_eq!(threads(Some(2), Some(3)), 2);
-        assert_eq!(threads(None, None), cores());
+        assert_eq!(threads(Some(0), None, 4), 4);
+        assert_eq!(threads(Some(0), Some(3), 4), 3);
+        assert_eq!(threads(Some(2), Some(3), 4), 2);
+        assert_eq!(threads(None, None, 4), 4);
     }
 }

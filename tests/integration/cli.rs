@@ -154,10 +154,12 @@ fn the_same_seed_gives_the_same_replay() {
                 let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
                 if let Some(o) = v.as_object_mut() {
                     o.remove("micros");
+                    o.remove("cpu_micros");
                 }
                 if let Some(r) = v.get_mut("result").and_then(|r| r.as_object_mut()) {
                     r.remove("duration_ms");
                     r.remove("max_turn_micros");
+                    r.remove("max_turn_cpu_micros");
                 }
                 v.to_string()
             })

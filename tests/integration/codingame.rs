@@ -137,7 +137,7 @@ fn python_runs_unbuffered_so_a_bot_that_never_flushes_plays() {
     // The same bot under a plain `python3` keeps its answer in its buffer: the test means
     // something only if that fails.
     let plain = format!("cmd:python3 {}", shell_words::quote(&bot.display().to_string()));
-    let fast = ["--first-turn-ms", "1500", "--turn-ms", "300"];
+    let fast = ["--first-turn-ms", "1500", "--turn-ms", "300", "--clock", "wall"];
     let s = summary(&play(&plain, cache.path(), |a| a.args(fast)).success());
     assert_eq!(s["termination"], "timeout", "{s}");
 }

@@ -2,6 +2,7 @@
 
 mod browser;
 mod cli;
+mod clock;
 mod codingame;
 mod docs;
 mod external;

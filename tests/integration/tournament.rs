@@ -876,6 +876,94 @@ fn analysis_rates_every_match_and_seat_and_sums_up_per_bot() {
 }
 
 #[test]
+fn frequent_timeouts_and_more_bot_processes_than_cores_are_warned_about_once() {
+    let f = Folder::new(1);
+    let maps = root().join("arenas/maps/skynet");
+    let sleeper = root().join("tests/fixtures/bots/sleeps_forever.sh");
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let n = cores + 1;
+    let text = format!(
+        "name = \"slow\"\ngame = \"skynet\"\ngames_per_pairing = {n}\n\
+         [limits]\nfirst_turn_ms = 100\nturn_ms = 100\nclock = \"cpu\"\nwall_cap_ms = 300\n\
+         [maps]\nfiles = [\"{}/ep2_01.txt\"]\n\
+         [[bots]]\nname = \"sleeper\"\nspec = \"cmd:sh {}\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\n",
+        maps.display(),
+        sleeper.display()
+    );
+    std::fs::write(f.path().join("slow.toml"), text).unwrap();
+    let j = n.to_string();
+    let out = f.arena(&["run", "slow.toml", "-j", &j]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("bot processes on").count(), 1, "{err}");
+    let warning = err.lines().find(|l| l.contains("ended in a timeout")).unwrap_or_default();
+    let (total, per_seat) =
+        (format!("{n} of {n} matches (100%)"), format!("`sleeper` as virus: {n}"));
+    for word in [
+        total.as_str(),
+        per_seat.as_str(),
+        "first turn 100 ms",
+        "clock cpu, wall cap 300 ms",
+        "first_turn_ms",
+        "--turn-ms",
+        "wall_cap_ms",
+        "-j",
+    ] {
+        assert!(warning.contains(word), "`{word}` missing: {err}");
+    }
+    let rows = f.read("results/slow/matches.csv");
+    assert!(rows.lines().next().unwrap_or_default().ends_with("seat1_max_turn_cpu_ms"), "{rows}");
+    assert!(rows.contains("wall-clock cap 300 ms"), "{rows}");
+}
+
+#[test]
+fn nonsense_settings_are_refused_before_any_match_naming_the_key() {
+    let f = Folder::new(1);
+    let maps = root().join("arenas/maps/skynet");
+    let arena = |limits: &str, extra: &str, bot: &str| {
+        format!(
+            "name = \"v\"\ngame = \"skynet\"\n{extra}\n[limits]\n{limits}\n\
+             [maps]\nfiles = [\"{}/ep2_01.txt\"]\n\
+             [[bots]]\nname = \"py\"\nspec = \"cmd:python3 virus.py\"\nroles = [\"virus\"]\n{bot}\n\
+             [[bots]]\nname = \"cg-ep2\"\n",
+            maps.display()
+        )
+    };
+    let cases = [
+        (arena("turn_ms = 0", "", ""), "limits.turn_ms"),
+        (arena("first_turn_ms = 700000", "", ""), "limits.first_turn_ms"),
+        (arena("wall_cap_ms = 0", "", ""), "limits.wall_cap_ms"),
+        (arena("", "", "limits = { bank_ms = 99999999 }"), "bots[0].limits.bank_ms"),
+        (arena("", "concurrency = 100000", ""), "concurrency"),
+        (arena("", "", "external = { max_line = 0 }"), "bots[0].external.max_line"),
+        (
+            arena("", "", "").replace("cmd:python3 virus.py", "cmd:no-such-program-xyz"),
+            "bot `py`: program `no-such-program-xyz` is not found on PATH",
+        ),
+    ];
+    for (text, key) in cases {
+        std::fs::write(f.path().join("v.toml"), &text).unwrap();
+        let out = f.arena(&["run", "v.toml", "-q"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{key}: {err}");
+        assert!(err.contains(key), "`{key}` missing: {err}");
+        assert!(!f.path().join("results/v/matches.csv").exists(), "{key}: a match ran");
+    }
+    // And on the command line.
+    std::fs::write(f.path().join("v.toml"), arena("", "", "")).unwrap();
+    let out = f.arena(&["run", "v.toml", "-q", "-j", "5000"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-j 5000"));
+    for (flag, value) in [("--turn-ms", "0"), ("--first-turn-ms", "0"), ("--max-line", "0")] {
+        let out = f.arena(&["play", "skynet", flag, value]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.contains(flag), "{flag}: {err}");
+    }
+}
+
+#[test]
 fn init_writes_an_arena_file_that_runs_as_it_is_for_every_game() {
     for game in ["skynet", "painters", "spiders", "risk"] {
         let folder = Folder { dir: tempfile::tempdir().expect("a temp dir") };

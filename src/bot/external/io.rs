@@ -8,7 +8,8 @@
 //! when the leader exits, even if a child of it holds the output open.
 //!
 //! Every wait of a turn goes through [`wait_turn`], the one place that decides how long
-//! the bot may still take (today: until the wall clock's hard deadline).
+//! the bot may still take: until the wall clock's hard deadline, and with the CPU clock also
+//! until its processes have used up the turn's CPU allowance ([`TurnTimer`]).
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -18,7 +19,56 @@ use std::time::{Duration, Instant};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
+use super::sandbox::CpuClock;
 use crate::bot::BotFailure;
+
+/// When a turn is over: a wall-clock deadline (the cap, with the CPU clock), and with the CPU
+/// clock a CPU allowance of the bot's processes.
+pub(super) struct TurnTimer<'a> {
+    pub(super) deadline: Instant,
+    pub(super) cpu: Option<CpuAllowance<'a>>,
+}
+
+/// The CPU time a bot may use in a turn, read from its processes' clock.
+pub(super) struct CpuAllowance<'a> {
+    pub(super) clock: &'a CpuClock,
+    /// The clock's reading when the turn began.
+    pub(super) start: Duration,
+    /// More than this is a timeout.
+    pub(super) hard: Duration,
+}
+
+/// Re-reading a CPU clock wakes a wait at least this often: the CPU time of a bot's processes
+/// can grow faster than the wall clock (several threads), so the earliest instant the allowance
+/// could run out is only a guess.
+const CPU_RECHECK: Duration = Duration::from_millis(50);
+
+impl TurnTimer<'_> {
+    /// A wall-clock turn.
+    pub(super) fn wall(deadline: Instant) -> TurnTimer<'static> {
+        TurnTimer { deadline, cpu: None }
+    }
+
+    /// When to look again: `None` if the turn is over (the wall deadline passed, or the CPU
+    /// allowance is spent, or its clock cannot be read any more: the bot is gone, which the
+    /// pipes will tell).
+    fn next_check(&self) -> Option<Instant> {
+        let now = Instant::now();
+        if now >= self.deadline {
+            return None;
+        }
+        let Some(cpu) = &self.cpu else { return Some(self.deadline) };
+        let Some(used) = cpu.clock.read().map(|r| r.saturating_sub(cpu.start)) else {
+            return Some(self.deadline);
+        };
+        if used > cpu.hard {
+            return None;
+        }
+        // One thread cannot use up the rest sooner than this.
+        let soonest = (cpu.hard - used).max(Duration::from_millis(1)).min(CPU_RECHECK);
+        Some((now + soonest).min(self.deadline))
+    }
+}
 
 /// After a bot's output closes or its input breaks, how long to wait (never past the turn's
 /// deadline) for its exit status to tell a crash from a closed output. A dying process closes its
@@ -98,7 +148,7 @@ impl Pipes {
         &mut self,
         input: &[u8],
         exit_signal: BorrowedFd<'_>,
-        deadline: Instant,
+        timer: &TurnTimer<'_>,
         max_line: usize,
     ) -> Result<String, NoAnswer> {
         if self.init_sent {
@@ -111,13 +161,13 @@ impl Pipes {
             }
         }
         self.init_sent = true;
-        match self.write_input(input, exit_signal, deadline) {
+        match self.write_input(input, exit_signal, timer) {
             Ok(Wake::Ready) => {}
             Ok(Wake::Deadline) => return Err(NoAnswer::Failure(BotFailure::Timeout)),
             // Its input is closed: it has exited, or closed stdin on purpose.
             Ok(Wake::Exited) | Err(_) => return Err(NoAnswer::Gone),
         }
-        let line = match self.read_line(max_line, exit_signal, deadline) {
+        let line = match self.read_line(max_line, exit_signal, timer) {
             Ok(LineRead::Line(line)) => line,
             // A last line without its newline still counts as the answer.
             Ok(LineRead::Eof(partial)) if !partial.is_empty() => partial,
@@ -156,7 +206,7 @@ impl Pipes {
         &mut self,
         mut input: &[u8],
         exit_signal: BorrowedFd<'_>,
-        deadline: Instant,
+        timer: &TurnTimer<'_>,
     ) -> std::io::Result<Wake> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(std::io::ErrorKind::BrokenPipe.into());
@@ -165,7 +215,7 @@ impl Pipes {
             match stdin.write(input) {
                 Ok(n) => input = &input[n..],
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    let wake = wait_turn(stdin.as_fd(), PollFlags::POLLOUT, exit_signal, deadline)?;
+                    let wake = wait_turn(stdin.as_fd(), PollFlags::POLLOUT, exit_signal, timer)?;
                     if wake != Wake::Ready {
                         return Ok(wake);
                     }
@@ -182,7 +232,7 @@ impl Pipes {
         &mut self,
         max: usize,
         exit_signal: BorrowedFd<'_>,
-        deadline: Instant,
+        timer: &TurnTimer<'_>,
     ) -> std::io::Result<LineRead> {
         let mut line = Vec::new();
         let mut exited = false;
@@ -209,14 +259,14 @@ impl Pipes {
                 Err(_) if exited => return Ok(LineRead::Exited),
                 Err(_) => {
                     let stdout = self.stdout.as_fd();
-                    match wait_turn(stdout, PollFlags::POLLIN, exit_signal, deadline)? {
+                    match wait_turn(stdout, PollFlags::POLLIN, exit_signal, timer)? {
                         Wake::Ready => {}
                         Wake::Deadline => return Ok(LineRead::Deadline),
                         // It exited, perhaps right after writing its answer, or its output is
                         // held open by a child: read what it left, briefly.
                         Wake::Exited => {
                             exited = true;
-                            let until = (Instant::now() + EXIT_STATUS_WAIT).min(deadline);
+                            let until = (Instant::now() + EXIT_STATUS_WAIT).min(timer.deadline);
                             if wait_fd(stdout, PollFlags::POLLIN, None, until)? != Wake::Ready {
                                 return Ok(LineRead::Exited);
                             }
@@ -230,16 +280,21 @@ impl Pipes {
 
 /// A turn's wait for `fd`: until it is ready, the leader exits, or the bot's time is up.
 ///
-/// The clock of the turn lives here alone: a limit on something other than the wall clock (the
-/// CPU time the bot's processes use during the turn) would bound this wait by the earliest
-/// instant the budget could run out, and on waking re-check what was spent.
+/// The clock of the turn lives here alone: with the CPU clock the wait is bounded by the
+/// earliest instant the allowance could run out, and on waking what was spent is re-read.
 fn wait_turn(
     fd: BorrowedFd<'_>,
     events: PollFlags,
     exit_signal: BorrowedFd<'_>,
-    deadline: Instant,
+    timer: &TurnTimer<'_>,
 ) -> std::io::Result<Wake> {
-    wait_fd(fd, events, Some(exit_signal), deadline)
+    loop {
+        let Some(until) = timer.next_check() else { return Ok(Wake::Deadline) };
+        match wait_fd(fd, events, Some(exit_signal), until)? {
+            Wake::Deadline => {}
+            wake => return Ok(wake),
+        }
+    }
 }
 
 /// Waits until `fd` is ready for `events`, or `exit_signal` is readable (the leader exited), or
@@ -314,19 +369,19 @@ mod tests {
         (pipes, bot)
     }
 
-    fn soon() -> Instant {
-        Instant::now() + Duration::from_millis(50)
+    fn soon() -> TurnTimer<'static> {
+        TurnTimer::wall(Instant::now() + Duration::from_millis(50))
     }
 
-    fn far() -> Instant {
-        Instant::now() + Duration::from_secs(60)
+    fn far() -> TurnTimer<'static> {
+        TurnTimer::wall(Instant::now() + Duration::from_secs(60))
     }
 
     #[test]
     fn a_line_already_written_is_the_answer_and_the_input_arrives() {
         let (mut pipes, mut bot) = pipes();
         bot.output.write_all(b"0 1\r\n").unwrap();
-        let answer = pipes.exchange(b"turn\n", bot.exit_signal.as_fd(), soon(), 100);
+        let answer = pipes.exchange(b"turn\n", bot.exit_signal.as_fd(), &soon(), 100);
         assert_eq!(answer, Ok("0 1".to_string()));
         let mut got = [0u8; 5];
         bot.input.read_exact(&mut got).unwrap();
@@ -336,7 +391,7 @@ mod tests {
     #[test]
     fn no_line_by_the_deadline_is_a_timeout() {
         let (mut pipes, bot) = pipes();
-        let answer = pipes.exchange(b"turn\n", bot.exit_signal.as_fd(), soon(), 100);
+        let answer = pipes.exchange(b"turn\n", bot.exit_signal.as_fd(), &soon(), 100);
         assert_eq!(answer, Err(NoAnswer::Failure(BotFailure::Timeout)));
     }
 
@@ -344,7 +399,7 @@ mod tests {
     fn a_line_over_the_cap_is_refused_without_waiting_for_its_end() {
         let (mut pipes, mut bot) = pipes();
         bot.output.write_all(&[b'x'; 101]).unwrap();
-        let answer = pipes.exchange(b"turn\n", bot.exit_signal.as_fd(), far(), 100);
+        let answer = pipes.exchange(b"turn\n", bot.exit_signal.as_fd(), &far(), 100);
         assert_eq!(answer, Err(NoAnswer::Failure(BotFailure::OutputLimit { limit: 100 })));
     }
 
@@ -352,10 +407,10 @@ mod tests {
     fn a_second_line_in_one_turn_is_garbage_at_the_next() {
         let (mut pipes, mut bot) = pipes();
         bot.output.write_all(b"a\nb\n").unwrap();
-        let first = pipes.exchange(b"1\n", bot.exit_signal.as_fd(), soon(), 100);
+        let first = pipes.exchange(b"1\n", bot.exit_signal.as_fd(), &soon(), 100);
         assert_eq!(first, Ok("a".to_string()));
         let Err(NoAnswer::Failure(BotFailure::Garbage { line, .. })) =
-            pipes.exchange(b"2\n", bot.exit_signal.as_fd(), soon(), 100)
+            pipes.exchange(b"2\n", bot.exit_signal.as_fd(), &soon(), 100)
         else {
             panic!("the extra line is not garbage");
         };
@@ -368,9 +423,9 @@ mod tests {
         let FakeBot { mut output, exit_signal, exit_peer: _exit_peer, .. } = bot;
         output.write_all(b"last").unwrap();
         drop(output);
-        let first = pipes.exchange(b"1\n", exit_signal.as_fd(), far(), 100);
+        let first = pipes.exchange(b"1\n", exit_signal.as_fd(), &far(), 100);
         assert_eq!(first, Ok("last".to_string()));
-        assert_eq!(pipes.exchange(b"2\n", exit_signal.as_fd(), far(), 100), Err(NoAnswer::Gone));
+        assert_eq!(pipes.exchange(b"2\n", exit_signal.as_fd(), &far(), 100), Err(NoAnswer::Gone));
     }
 
     #[test]
@@ -379,7 +434,7 @@ mod tests {
         let FakeBot { exit_signal, exit_peer, .. } = bot;
         drop(exit_peer);
         let started = Instant::now();
-        assert_eq!(pipes.exchange(b"1\n", exit_signal.as_fd(), far(), 100), Err(NoAnswer::Gone));
+        assert_eq!(pipes.exchange(b"1\n", exit_signal.as_fd(), &far(), 100), Err(NoAnswer::Gone));
         assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
     }
 }

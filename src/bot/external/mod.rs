@@ -37,14 +37,14 @@ mod supervision;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-pub use options::{DEFAULT_MAX_PROCESSES, ExternalOptions};
+pub use options::{DEFAULT_MAX_PROCESSES, ExternalOptions, MAX_LINE};
 pub use sandbox::{SandboxMode, SandboxUnavailable};
-pub use spawn::{BotIdentity, ENV_ALLOW_LIST, SpawnError};
+pub use spawn::{BotIdentity, ENV_ALLOW_LIST, SpawnError, program_problem};
 pub use supervision::{Interrupted, StopSignal, Supervisor};
 
-use super::{Bot, BotFailure, BotReport, TurnContext};
+use super::{Bot, BotFailure, BotReport, TurnClock, TurnContext};
 use crate::game::Game;
-use io::NoAnswer;
+use io::{CpuAllowance, NoAnswer, TurnTimer};
 use spawn::Process;
 
 /// How long the end of a match waits for the last bytes of a dead bot's stderr.
@@ -142,10 +142,19 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             input.push_str(&G::init_input(view));
         }
         input.push_str(&G::turn_input(view));
+        let cpu = match ctx.clock {
+            TurnClock::Wall => None,
+            TurnClock::Cpu => process.cpu.read().map(|start| CpuAllowance {
+                clock: &process.cpu,
+                start,
+                hard: ctx.cpu_hard_allowance,
+            }),
+        };
+        let timer = TurnTimer { cpu, ..TurnTimer::wall(ctx.hard_deadline) };
         let line = match process.pipes.exchange(
             input.as_bytes(),
             process.exit.signal(),
-            ctx.hard_deadline,
+            &timer,
             self.options.max_line,
         ) {
             Ok(line) => line,
@@ -159,6 +168,10 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             }
         };
         G::parse_action(view, &line).map_err(|e| BotFailure::Garbage { line, reason: e.reason })
+    }
+
+    fn cpu_time(&self) -> Option<Duration> {
+        ExternalBot::cpu_time(self)
     }
 
     fn finish(&mut self) -> BotReport {

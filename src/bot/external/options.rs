@@ -14,6 +14,9 @@ use super::sandbox::SandboxMode;
 /// runtime's threads, nothing a machine notices.
 pub const DEFAULT_MAX_PROCESSES: u32 = 256;
 
+/// The largest `max_line` accepted: 64 MiB (a line is held in memory whole).
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
+
 fn is_default_max_processes(n: &u32) -> bool {
     *n == DEFAULT_MAX_PROCESSES
 }

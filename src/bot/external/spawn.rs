@@ -274,10 +274,44 @@ impl Rlimits {
     }
 }
 
+/// Why `command` cannot start, if its program is missing: a path (with a `/`, relative to
+/// `options.workdir`) that is not an executable file, or a name found in no folder of the `PATH`
+/// it runs with (its `env`'s, else arena's). Checked before any match, so a typo is an error
+/// naming the bot rather than a tournament of `startup_failed` results.
+#[must_use]
+pub fn program_problem(command: &[String], options: &ExternalOptions) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let program = command.first()?;
+    let executable = |path: &std::path::Path| {
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let path = options.workdir.clone().unwrap_or_default().join(program);
+        return match std::fs::metadata(&path) {
+            Err(e) => Some(format!("program `{}`: {e}", path.display())),
+            Ok(_) if !executable(&path) => {
+                Some(format!("program `{}` is not an executable file", path.display()))
+            }
+            Ok(_) => None,
+        };
+    }
+    let path_var: std::ffi::OsString = options
+        .env
+        .get("PATH")
+        .map(Into::into)
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_else(|| DEFAULT_PATH.into());
+    let found = std::env::split_paths(&path_var).any(|dir| executable(&dir.join(program)));
+    (!found).then(|| {
+        format!("program `{program}` is not found on PATH ({})", path_var.to_string_lossy())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
 
+    use super::super::io::TurnTimer;
     use super::*;
 
     /// Seconds from a `times` figure (`0m1.23s`).
@@ -300,8 +334,8 @@ mod tests {
                           child \"$f\"; head -n 1 \"$f\"; rm -f \"$f\"; read end";
             let command = ["sh", "-c", script].map(String::from);
             let mut process = spawn(&command, &identity, &options, &supervisor).expect("started");
-            let deadline = Instant::now() + Duration::from_secs(300);
-            let answer = process.pipes.exchange(b"go\n", process.exit.signal(), deadline, 100);
+            let timer = TurnTimer::wall(Instant::now() + Duration::from_secs(300));
+            let answer = process.pipes.exchange(b"go\n", process.exit.signal(), &timer, 100);
             let line = answer.expect("the bot answers");
             let children: f64 = line.split_whitespace().map(seconds).sum();
             let measured = process.cpu.read().expect("the bot runs").as_secs_f64();
@@ -310,6 +344,22 @@ mod tests {
             // `times` counts in clock ticks; the clock is at least as exact.
             assert!(measured >= children - 0.02, "{mode}: {measured} s < the child's {line}");
         }
+    }
+
+    #[test]
+    fn a_missing_or_non_executable_program_is_named_before_any_match() {
+        let options = ExternalOptions::default();
+        let words = |w: &[&str]| w.iter().map(std::string::ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(program_problem(&words(&["sh", "-c", "true"]), &options), None);
+        let missing = program_problem(&words(&["no-such-bot-xyz"]), &options).unwrap();
+        assert!(missing.contains("`no-such-bot-xyz` is not found on PATH"), "{missing}");
+        let absent = program_problem(&words(&["/nonexistent/virus"]), &options).unwrap();
+        assert!(absent.contains("/nonexistent/virus"), "{absent}");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bot.py"), "print(1)").unwrap();
+        let in_dir = ExternalOptions { workdir: Some(dir.path().into()), ..options };
+        let plain = program_problem(&words(&["./bot.py"]), &in_dir).unwrap();
+        assert!(plain.contains("not an executable file"), "{plain}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::board::{Rooms, bit, rooms};
 use super::rules::{Painters, PaintersAction, PaintersView};
 use super::solver::Solver;
 use crate::bot::{Bot, BotFailure, TurnContext};
-use crate::budget::{Budget, allowance};
+use crate::budget::Budget;
 
 /// What every bot reads off its view: the open rooms, its room and the other painter's.
 fn position(view: &PaintersView) -> (Rooms, u8, u8) {
@@ -28,8 +28,7 @@ fn no_move() -> BotFailure {
 /// back for answering and for scheduling noise, which on a loaded machine easily reaches tens of
 /// milliseconds.
 fn search_budget(ctx: &TurnContext) -> Budget {
-    let turn = ctx.deadline.saturating_duration_since(ctx.started);
-    Budget::new(allowance(ctx.remaining(), 1.0, (turn / 4).min(Duration::from_millis(50))))
+    ctx.budget(1.0, (ctx.allowance() / 4).min(Duration::from_millis(50)))
 }
 
 /// One ply: the move after which my reachable region most outgrows the other's (rooms I reach
@@ -230,12 +229,7 @@ mod tests {
         let game = Painters::new(Arc::new(random_board(11, 0.0, 5)));
         let mut search = SearchBot::new(1);
         let started = Instant::now();
-        let ctx = TurnContext {
-            started,
-            deadline: started + Duration::from_millis(30),
-            hard_deadline: started + Duration::from_millis(30),
-            decision: 0,
-        };
+        let ctx = TurnContext::wall(started, Duration::from_millis(30));
         let Status::ToAct(seat) = game.status() else { panic!("a fresh game goes on") };
         let action = search.act(&game.view(seat), &ctx).unwrap();
         assert!(

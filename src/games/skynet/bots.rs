@@ -11,7 +11,7 @@ use super::exact::{ExactSolver, Verdict};
 use super::planner::{PlanResult, PlanStep, Planner};
 use super::rules::{Skynet, SkynetAction, SkynetView};
 use crate::bot::{Bot, BotFailure, TurnContext};
-use crate::budget::{Budget, allowance};
+use crate::budget::Budget;
 
 /// The cut of link `id`, as the protocol names it.
 fn cut_action(g: &Skynet, id: u32) -> SkynetAction {
@@ -105,7 +105,7 @@ impl Bot<Skynet> for PriorityVirus {
 
 /// A search's budget: `share` of the turn's remaining time, less 2 ms for the answer's way back.
 fn search_budget(ctx: &TurnContext, share: f64) -> Budget {
-    Budget::new(allowance(ctx.remaining(), share, Duration::from_millis(2)))
+    ctx.budget(share, Duration::from_millis(2))
 }
 
 /// `solver`: plans against the CodinGame agent of the match's episode and tie-break (the agent

@@ -9,7 +9,6 @@ use super::paths::PathsDefender;
 use super::rules::{DEFENDER, SpiderAction, SpidersGame, SpidersView};
 use super::solver::{Policy, Solver};
 use crate::bot::{Bot, BotFailure, TurnContext};
-use crate::budget::{Budget, allowance};
 
 /// The `emergency` defender's cut: the edge between a spider and a fly it reaches next step
 /// (the lowest-numbered spider's first), else the fly end of a shortest path from the spider
@@ -109,7 +108,7 @@ impl Bot<SpidersGame> for SolverBot {
     fn act(&mut self, view: &SpidersView, ctx: &TurnContext) -> Result<SpiderAction, BotFailure> {
         let g = &view.game;
         if let Some(solver) = &mut self.solver {
-            solver.set_budget(Budget::new(allowance(ctx.remaining(), 1.0, RESERVE)));
+            solver.set_budget(ctx.budget(1.0, RESERVE));
             let mask = super::solver::mask_of(&g.removed);
             if view.seat == DEFENDER {
                 if let Some(Some(e)) = solver.winning_cut(mask, &g.spiders) {
@@ -162,13 +161,7 @@ mod match_tests {
     use crate::games::spiders::rules::{Options, SPIDERS};
 
     fn ctx(budget: Duration) -> TurnContext {
-        let now = Instant::now();
-        TurnContext {
-            started: now,
-            deadline: now + budget,
-            hard_deadline: now + budget,
-            decision: 0,
-        }
+        TurnContext::wall(Instant::now(), budget)
     }
 
     /// Plays a match between two bots; returns whether the defender won.

@@ -25,8 +25,19 @@ use crate::error::{Error, Result};
 use crate::tournament::stats::tally::MatchPlacing;
 
 /// The columns of `matches.csv` for a game of `seats` seats. Timing columns come last, so
-/// `cut`-ing them leaves exactly the reproducible part of a row.
+/// `cut`-ing them leaves exactly the reproducible part of a row: the wall-clock ones, then
+/// (since results format 2) the CPU time ones.
 pub(crate) fn columns(seats: usize) -> Vec<String> {
+    let mut c = columns_v1(seats);
+    for s in 0..seats {
+        c.push(format!("seat{s}_max_turn_cpu_ms"));
+    }
+    c
+}
+
+/// The columns of results format 1, before the CPU time was recorded: still read (by `merge`,
+/// `diff`, `report`), never resumed or written.
+fn columns_v1(seats: usize) -> Vec<String> {
     let mut c: Vec<String> = ["id", "game", "pairing", "map", "seed"]
         .iter()
         .map(std::string::ToString::to_string)
@@ -79,8 +90,11 @@ pub(crate) struct MatchRow {
     pub(crate) turns: usize,
     pub(crate) reason: String,
     pub(crate) duration_ms: f64,
-    /// Per seat, the longest single decision, in ms.
+    /// Per seat, the longest single decision, in ms (wall clock).
     pub(crate) max_turn_ms: Vec<f64>,
+    /// Per seat, the most CPU time a single decision used, in ms; `None` in rows of results
+    /// format 1 (written empty).
+    pub(crate) max_turn_cpu_ms: Vec<Option<f64>>,
 }
 
 /// A row names a bot the results folder does not list.
@@ -115,6 +129,9 @@ impl MatchRow {
         fields.push(format!("{:.3}", self.duration_ms));
         for ms in &self.max_turn_ms {
             fields.push(format!("{ms:.3}"));
+        }
+        for ms in &self.max_turn_cpu_ms {
+            fields.push(ms.map(|ms| format!("{ms:.3}")).unwrap_or_default());
         }
         let mut w = csv::WriterBuilder::new()
             .terminator(csv::Terminator::Any(b'\n'))
@@ -158,6 +175,12 @@ impl MatchRow {
             duration_ms: parsed(record, at + 7, "duration")?,
             max_turn_ms: (0..seats)
                 .map(|s| parsed(record, timing + s, "turn time"))
+                .collect::<std::result::Result<_, _>>()?,
+            max_turn_cpu_ms: (0..seats)
+                .map(|s| match record.get(timing + seats + s) {
+                    None | Some("") => Ok(None),
+                    Some(_) => parsed(record, timing + seats + s, "CPU turn time").map(Some),
+                })
                 .collect::<std::result::Result<_, _>>()?,
         })
     }
@@ -295,15 +318,16 @@ pub(crate) fn read_rows(
     }
     let file = File::open(path).map_err(|e| Error::read(path, e))?.take(complete);
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(file);
-    let expected = columns(seats);
     let header = reader.headers().map_err(|e| corrupt(path, Some(1), e.to_string()))?.clone();
-    if header.iter().ne(expected.iter().map(String::as_str)) {
+    let same = |columns: &[String]| header.iter().eq(columns.iter().map(String::as_str));
+    let expected = [columns(seats), columns_v1(seats)].into_iter().find(|c| same(c));
+    let Some(expected) = expected else {
         return Err(corrupt(
             path,
             Some(1),
             format!("the header is not the {seats}-seat header of this arena"),
         ));
-    }
+    };
     let mut record = csv::StringRecord::new();
     loop {
         let more = reader.read_record(&mut record).map_err(|e| {
@@ -386,6 +410,7 @@ mod tests {
             reason: "the agent reached gateway 3, \"quoted\"\nnext".into(),
             duration_ms: 1.5,
             max_turn_ms: vec![0.12, 4.5],
+            max_turn_cpu_ms: vec![Some(0.1), None],
         }
     }
 
@@ -482,6 +507,28 @@ mod tests {
         read_rows(&path, 2, |_, _| panic!("no rows")).unwrap();
         RowWriter::open(&path, 2).unwrap().append(&row(0)).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), format_header(2) + &row(0).to_line());
+    }
+
+    #[test]
+    fn rows_of_results_format_1_read_without_cpu_times() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(MATCHES_FILE);
+        let mut old = row(1);
+        old.max_turn_cpu_ms.clear();
+        let header = columns_v1(2).join(",") + "\n";
+        std::fs::write(&path, header + &old.to_line()).unwrap();
+        let mut back = Vec::new();
+        read_rows(&path, 2, |_, r| {
+            back.push(r);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].max_turn_cpu_ms, vec![None, None]);
+        assert_eq!(back[0].max_turn_ms, vec![0.12, 4.5]);
+        assert!(
+            format_header(2).trim_end().ends_with("seat0_max_turn_cpu_ms,seat1_max_turn_cpu_ms")
+        );
     }
 
     #[test]

@@ -27,8 +27,9 @@ pub(crate) const PAIRWISE_FILE: &str = "pairwise.csv";
 /// An SPRT's verdict, in its folder.
 pub(crate) const SPRT_FILE: &str = "sprt.json";
 
-/// The version of the files' layout.
-pub(crate) const RESULTS_VERSION: u32 = 1;
+/// The version of the files' layout. 2: `matches.csv` has the `seat*_max_turn_cpu_ms` columns.
+/// A folder of an earlier version is still read (`merge`, `diff`, `report`) but not resumed.
+pub(crate) const RESULTS_VERSION: u32 = 2;
 
 /// A results folder whose content is not what arena wrote (edited, truncated, mixed).
 pub(crate) fn corrupt(path: &Path, line: Option<u64>, message: impl Into<String>) -> Error {
@@ -166,6 +167,18 @@ pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLoc
         }
     } else if dir.join(META_FILE).exists() {
         let old = Meta::read(dir)?;
+        if old.arena_results != meta.arena_results {
+            return Err(corrupt(
+                dir,
+                None,
+                format!(
+                    "was written by another version of arena (results format {}, this one \
+                     writes {}: matches.csv gained the CPU time columns); rerun with --fresh to \
+                     discard them, or choose another folder with --out",
+                    old.arena_results, meta.arena_results
+                ),
+            ));
+        }
         if old != *meta {
             check_same_bots(dir, &old, meta)?;
             return Err(corrupt(

@@ -1,10 +1,12 @@
 //! An external Skynet Revolution bot in Rust, for both roles: it plays the role arena names in
 //! `ARENA_ROLE` (`virus` unless told otherwise), through the line protocol on stdin/stdout.
 //!
+//! It uses the standard library only, so arena compiles it as a CodinGame source (`cg:`, with
+//! `rustc -O`, once, into its cache) and no Cargo project is needed:
+//!
 //! ```sh
-//! cargo build --release --example skynet_bot
-//! arena play skynet --bot virus=cmd:target/release/examples/skynet_bot --bot agent=random
-//! arena play skynet --bot virus=random --bot agent=cmd:target/release/examples/skynet_bot
+//! arena play skynet --bot virus=cg:bots/skynet_bot.rs --bot agent=random
+//! arena play skynet --bot virus=random --bot agent=cg:bots/skynet_bot.rs
 //! ```
 //!
 //! The virus cuts a gateway link at the agent when there is one; otherwise it finds, by a 0-1
