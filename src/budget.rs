@@ -58,6 +58,8 @@ pub struct Budget {
     /// The clock is read when `ticks & mask == 0`.
     mask: u64,
     ticks: u64,
+    /// The most ticks allowed, checked at every tick; `None`: no count limit.
+    tick_limit: Option<u64>,
     out: bool,
 }
 
@@ -70,6 +72,7 @@ impl Budget {
             until: None,
             mask: 0,
             ticks: 0,
+            tick_limit: None,
             out: false,
         }
     }
@@ -83,7 +86,15 @@ impl Budget {
     pub fn with_clock(clock: Clock, allowance: Duration) -> Budget {
         let origin = Instant::now();
         let until = clock.now(origin).saturating_add(allowance);
-        Budget { clock, origin, until: Some(until), mask: 0, ticks: 0, out: false }
+        Budget {
+            clock,
+            origin,
+            until: Some(until),
+            mask: 0,
+            ticks: 0,
+            tick_limit: None,
+            out: false,
+        }
     }
 
     /// A wall-clock budget that runs out at `deadline`.
@@ -97,6 +108,14 @@ impl Budget {
         self
     }
 
+    /// Also runs out after `ticks` more ticks, whatever the clock says: a budget counted in
+    /// positions gives the same answer on any machine and under any load (the analysis of a
+    /// tournament's matches must be the same byte for byte at any concurrency).
+    pub fn with_tick_limit(mut self, ticks: u64) -> Budget {
+        self.tick_limit = Some(self.ticks.saturating_add(ticks));
+        self
+    }
+
     /// Counts one node; `Err` once the allowance is spent.
     #[inline]
     pub fn tick(&mut self) -> Result<(), OutOfTime> {
@@ -104,6 +123,10 @@ impl Budget {
             return Err(OutOfTime);
         }
         self.ticks += 1;
+        if self.tick_limit.is_some_and(|limit| self.ticks > limit) {
+            self.out = true;
+            return Err(OutOfTime);
+        }
         if self.ticks & self.mask == 0
             && let Some(until) = self.until
             && self.clock.now(self.origin) >= until
@@ -174,6 +197,18 @@ mod tests {
             x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(1));
         }
         assert!(b.is_out());
+    }
+
+    #[test]
+    fn a_tick_limit_runs_out_after_that_many_ticks_whatever_the_clock() {
+        let mut b = Budget::unlimited().with_tick_limit(5).check_every(1024);
+        assert!((0..5).all(|_| b.tick().is_ok()));
+        assert_eq!(b.tick(), Err(OutOfTime));
+        assert!(b.is_out());
+        // A time allowance and a count: whichever runs out first.
+        let mut both = Budget::new(Duration::from_secs(3600)).with_tick_limit(2);
+        assert!(both.tick().is_ok() && both.tick().is_ok());
+        assert_eq!(both.tick(), Err(OutOfTime));
     }
 
     #[test]

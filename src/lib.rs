@@ -6,7 +6,8 @@
 //! interface (in-process and external), [`referee`] plays one match,
 //! [`matches`] turns a user's description of a match into a played one, [`replay`] records
 //! and verifies matches, [`tournament`] runs many of them and keeps the statistics, and [`view`]
-//! draws replays and results as HTML pages.
+//! draws replays and results as HTML pages; [`analysis`] rates every decision of a match
+//! against the exact solvers.
 //!
 //! The `arena` command is a thin layer over this library ([`cli`]); everything it does can be done
 //! from Rust. Play a match in-process with a bot of your own against a built-in one:
@@ -57,6 +58,7 @@
 //! [`matches::play`] does the same from a description (game, map, bot specs, seed, limits), with
 //! external bots too, and returns the replay's records; [`tournament::run`] plays an arena file.
 
+pub mod analysis;
 pub mod bot;
 pub mod budget;
 pub mod cli;

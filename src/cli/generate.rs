@@ -1,4 +1,5 @@
-//! `arena gen GAME`: a seeded random map in the game's text format.
+//! `arena gen GAME`: a seeded random map in the game's text format; with `--separating`, maps
+//! that separate strategies ([`crate::analysis::separating`]).
 //!
 //! The subcommands and their flags are built from each game's settings table
 //! ([`GameDef::GENERATOR`]), so `arena gen GAME --help` lists every setting with its range and
@@ -6,9 +7,11 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::PathBuf;
 
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 
+use crate::analysis::separating::{self, Search, SearchReport};
 use crate::error::{Error, Result, exit};
 use crate::games::GameId;
 use crate::registry::{GameDef, resolve_variant};
@@ -27,6 +30,19 @@ struct GenGame {
     seed: u64,
     /// Only the settings on the command line: the game applies its own defaults.
     params: BTreeMap<String, String>,
+    /// `--separating` and its flags, for the games that have them.
+    separating: Option<Separating>,
+}
+
+/// The flags of `--separating`.
+#[derive(Debug)]
+struct Separating {
+    against: Vec<String>,
+    opponent: Option<String>,
+    count: usize,
+    max_candidates: u64,
+    out: Option<PathBuf>,
+    json: bool,
 }
 
 fn has_generator(game: GameId) -> bool {
@@ -59,7 +75,64 @@ fn command<D: GameDef>() -> Command {
             s.default
         )));
     }
-    cmd
+    match D::NAME.parse::<GameId>() {
+        Ok(game) if separating::GAMES.contains(&game) => separating_args(cmd, game),
+        _ => cmd,
+    }
+}
+
+/// The flags of `--separating`, on the games with an exact solver.
+fn separating_args(cmd: Command, game: GameId) -> Command {
+    let (against, opponent) = separating::defaults(game);
+    let needs = |arg: Arg| arg.requires("separating");
+    cmd.arg(Arg::new("separating").long("separating").action(clap::ArgAction::SetTrue).help(
+        "Search generated maps for ones that separate strategies: the exact solver gives the \
+         first role a value that every --against bot, playing it against --opponent, falls \
+         short of (settings not given are drawn per candidate)",
+    ))
+    .arg(needs(
+        Arg::new("against")
+            .long("against")
+            .value_name("BOT")
+            .num_args(1..)
+            .action(clap::ArgAction::Append)
+            .help(format!("Built-in bots that must fall short [default: {}]", against.join(" "))),
+    ))
+    .arg(needs(
+        Arg::new("opponent")
+            .long("opponent")
+            .value_name("BOT")
+            .help(format!("The built-in bot they play against [default: {opponent}]")),
+    ))
+    .arg(needs(
+        Arg::new("count")
+            .long("count")
+            .value_name("N")
+            .value_parser(clap::value_parser!(u64).range(1..=100_000))
+            .default_value("1")
+            .help("How many maps to find (more than one needs --out)"),
+    ))
+    .arg(needs(
+        Arg::new("max-candidates")
+            .long("max-candidates")
+            .value_name("N")
+            .value_parser(clap::value_parser!(u64).range(1..))
+            .default_value("100000")
+            .help("Give up after drawing this many candidates"),
+    ))
+    .arg(needs(
+        Arg::new("out")
+            .long("out")
+            .value_name("DIR")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help("Write each map found to DIR/<game>-separating-<candidate>.txt"),
+    ))
+    .arg(needs(
+        Arg::new("json")
+            .long("json")
+            .action(clap::ArgAction::SetTrue)
+            .help("Print one JSON document (the maps found, with their texts)"),
+    ))
 }
 
 fn capitalised(text: &str) -> String {
@@ -80,11 +153,21 @@ impl FromArgMatches for GenGame {
             .iter()
             .filter_map(|s| sub.get_one::<String>(s.key).map(|v| (s.key.to_string(), v.clone())))
             .collect();
+        let flag = |name: &str| sub.try_get_one::<bool>(name).ok().flatten() == Some(&true);
+        let separating = flag("separating").then(|| Separating {
+            against: sub.get_many::<String>("against").into_iter().flatten().cloned().collect(),
+            opponent: sub.get_one::<String>("opponent").cloned(),
+            count: *sub.get_one::<u64>("count").expect("a default") as usize,
+            max_candidates: *sub.get_one::<u64>("max-candidates").expect("a default"),
+            out: sub.get_one::<PathBuf>("out").cloned(),
+            json: flag("json"),
+        });
         Ok(GenGame {
             game,
             variant: sub.get_one::<String>("variant").cloned(),
             seed: *sub.get_one::<u64>("seed").expect("the seed has a default"),
             params,
+            separating,
         })
     }
 
@@ -116,11 +199,98 @@ impl clap::Subcommand for GenGame {
 }
 
 pub(super) fn run(args: GenArgs, out: &mut dyn Write) -> Result<i32> {
-    let GenGame { game, variant, seed, params } = args.game;
+    let GenGame { game, variant, seed, params, separating } = args.game;
+    if let Some(sep) = separating {
+        let search = Search {
+            game,
+            variant,
+            fixed: params,
+            against: sep.against.clone(),
+            opponent: sep.opponent.clone(),
+            count: sep.count,
+            seed,
+            max_candidates: sep.max_candidates,
+        };
+        return run_separating(&search, &sep, out);
+    }
     let map = crate::with_game!(game, D => {
         let variant = resolve_variant::<D>(variant.as_deref())?;
         D::generate_map(&variant, &params, seed)?
     });
     out.write_all(map.text.as_bytes()).map_err(Error::stdout)?;
     Ok(exit::OK)
+}
+
+/// `--separating`: searches, writes the maps found, and reports them.
+fn run_separating(search: &Search, sep: &Separating, out: &mut dyn Write) -> Result<i32> {
+    if search.count > 1 && sep.out.is_none() {
+        return Err(Error::Usage("--count above 1 needs --out DIR to write the maps to".into()));
+    }
+    if let Some(dir) = &sep.out {
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+    }
+    let report = separating::search(search, |tried, found| {
+        if tried % 50 == 0 {
+            eprint!("\r{tried} candidates, {found} found");
+        }
+    })?;
+    let p = &report.passed_over;
+    eprintln!(
+        "\r{} candidates, {} found; passed over: {} refused by the generator, {} unsettled, {} \
+         lost for the first role, {} where a named bot reached the value",
+        report.candidates,
+        report.found.len(),
+        p.refused,
+        p.unsettled,
+        p.lost,
+        p.bot_reached
+    );
+    if let Some(dir) = &sep.out {
+        for f in &report.found {
+            let path = dir.join(&f.map.name);
+            std::fs::write(&path, &f.map.text).map_err(|e| Error::write(&path, e))?;
+        }
+    }
+    let text = if sep.json {
+        format!("{}\n", serde_json::to_string(&report).expect("a report serializes"))
+    } else if let Some(dir) = &sep.out {
+        separating_text(&report, dir)
+    } else {
+        report.found.iter().map(|f| f.map.text.clone()).collect()
+    };
+    out.write_all(text.as_bytes()).map_err(Error::stdout)?;
+    if report.found.len() < search.count {
+        // Like an SPRT that stops without a verdict: the search ran, but did not get there.
+        eprintln!(
+            "found {} of {} separating maps in {} candidates; allow more with --max-candidates \
+             or fix fewer settings",
+            report.found.len(),
+            search.count,
+            report.candidates
+        );
+        return Ok(exit::UNDECIDED);
+    }
+    Ok(exit::OK)
+}
+
+fn separating_text(r: &SearchReport, dir: &std::path::Path) -> String {
+    let mut s = String::new();
+    for f in &r.found {
+        let results: Vec<String> =
+            f.results.iter().map(|b| format!("{} scores {}", b.bot, b.score)).collect();
+        s += &format!(
+            "{}: {} ({})\n",
+            dir.join(&f.map.name).display(),
+            crate::cli::analyze::value_text(&Some(f.value.clone())),
+            results.join(", ")
+        );
+    }
+    s + &format!(
+        "{} separating map(s) in {} candidates: {} as {} fall short against {}\n",
+        r.found.len(),
+        r.candidates,
+        r.against.join(", "),
+        r.role,
+        r.opponent
+    )
 }

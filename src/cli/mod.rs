@@ -2,6 +2,7 @@
 //! JSON here, and errors become exit codes here. Only this module imports clap and prints for
 //! humans; `main.rs` only calls [`main`]. One file per command.
 
+mod analyze;
 mod bots;
 mod completions;
 mod diff;
@@ -47,6 +48,9 @@ enum Command {
     Bots(bots::BotsArgs),
     /// Run a game's exact solver (`arena solve GAME --help`).
     Solve(solve::SolveArgs),
+    /// Rate every decision of a replay against the game's exact solver: best, inaccuracy,
+    /// blunder or unknown, and a summary per seat.
+    Analyze(analyze::AnalyzeArgs),
     /// Run a tournament: `arena run [ARENA.toml]` (no file: the built-in default arena).
     Run(run::RunArgs),
     /// Write a commented arena file for a game that runs as it is: `arena init GAME [--out FILE]`.
@@ -151,6 +155,7 @@ fn run(cli: Cli, supervisor: &Supervisor) -> Result<i32> {
         Command::Diff(args) => diff::run(args, &mut out),
         Command::Sprt(args) => sprt::run(args, supervisor, &mut out),
         Command::Solve(args) => solve::run(args, &mut out),
+        Command::Analyze(args) => analyze::run(args, &mut out),
         Command::Risk(args) => risk::run(args, &mut out),
         Command::Gen(args) => generate::run(args, &mut out),
         Command::Completions(args) => completions::completions(args, &mut out),

@@ -92,6 +92,7 @@ struct RawArena {
     concurrency: Option<i64>,
     output: Option<PathBuf>,
     replays: Option<String>,
+    analysis: Option<bool>,
     #[serde(default)]
     limits: RawLimits,
     sprt: Option<RawSprt>,
@@ -327,6 +328,10 @@ pub struct Arena {
     /// what is kept, not what happens.
     #[serde(skip)]
     pub replays: ReplayPolicy,
+    /// Whether every match is rated against the exact solver (`analysis.csv`). Not part of the
+    /// fingerprint: it adds files, it changes no result.
+    #[serde(skip)]
+    pub analysis: bool,
     /// Not part of the fingerprint: a tournament and a test of the same arena are separate runs.
     #[serde(skip)]
     pub sprt: Option<SprtConfig>,
@@ -802,6 +807,7 @@ fn validate_game<D: GameDef>(
         concurrency,
         output: raw.output.unwrap_or_else(|| PathBuf::from("results")),
         replays,
+        analysis: raw.analysis.unwrap_or(false),
         sprt,
         source: source.to_path_buf(),
     };

@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::config::Arena;
 use super::load::{TimeoutWatch, default_concurrency, oversubscription};
 use super::progress::Progress;
+use super::results::analysis::AnalysisRows;
 use super::results::matches::{IdSet, MatchRow, RowWriter, SeatRow, drop_torn_line, read_rows};
 use super::results::replays::{ReplayKeeper, ReplayPolicy};
 use super::results::{MATCHES_FILE, Meta, RESULTS_VERSION, corrupt, prepare_dir, write_summaries};
@@ -317,6 +318,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     let to_play = in_shard - resumed;
     let keeper = ReplayKeeper::open(&dir, opts.replays.unwrap_or(arena.replays), &done)?;
     let writer = RowWriter::open(&matches_path, seats)?;
+    let analysis = arena.analysis.then(AnalysisRows::default);
 
     let concurrency = opts
         .concurrency
@@ -366,6 +368,9 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
                             timeouts.note(&p);
                             // The replay first: a row never lacks the replay the policy keeps.
                             keeper.keep(id, &p)?;
+                            if let Some(a) = &analysis {
+                                a.add(id, &p)?;
+                            }
                             writer.append(&row_of(arena, &m, &labels[m.pairing], &p))
                         });
                     match result {
@@ -391,6 +396,9 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         return Err(e);
     }
 
+    if let Some(a) = analysis {
+        a.write(&dir)?;
+    }
     let standings = Standings::of(&tally_rows(&matches_path, &meta)?);
     write_summaries(&dir, &standings)?;
     if let Some(warning) = timeouts.warning() {

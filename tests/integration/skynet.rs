@@ -7,6 +7,7 @@ fn shipped_maps() -> Vec<std::path::PathBuf> {
     let mut maps: Vec<_> = std::fs::read_dir(root().join("arenas/maps/skynet"))
         .expect("the shipped maps")
         .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.is_file())
         .collect();
     maps.sort();
     assert!(maps.len() >= 9, "{maps:?}");
@@ -164,7 +165,7 @@ fn duplicate_links_and_crowded_maps_play_with_warnings() {
 #[test]
 fn bots_lists_every_skynet_bot() {
     let run = Arena::new().args(["bots"]).run().success();
-    for name in ["random", "greedy", "solver", "cg-ep1", "cg-ep2", "perfect"] {
+    for name in ["random", "greedy", "priority", "solver", "cg-ep1", "cg-ep2", "perfect"] {
         assert!(run.stdout().contains(&format!("  {name} ")), "{name}: {}", run.stdout());
     }
 }
@@ -207,6 +208,98 @@ fn solve_and_gen_describe_their_arguments_and_answer_in_json() {
     let run = Arena::new().args(["gen", "skynet", "--nodes", "1"]).run().failure();
     assert_eq!(run.output.status.code(), Some(2));
     assert!(run.stderr().contains("nodes"), "{}", run.stderr());
+}
+
+fn separating_maps() -> Vec<std::path::PathBuf> {
+    let mut maps: Vec<_> = std::fs::read_dir(root().join("arenas/maps/skynet/separating"))
+        .expect("the separating maps")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    maps.sort();
+    maps
+}
+
+/// Plays `virus` against `agent` on `map` and says whether the virus won.
+fn virus_wins(map: &std::path::Path, virus: &str, agent: &str) -> bool {
+    let run = Arena::new()
+        .args(["play", "skynet", "--variant", "ep2", "--map", map.to_str().unwrap()])
+        .args(["--bot", &format!("virus={virus}"), "--bot", &format!("agent={agent}")])
+        .args(["--seed", "7"])
+        .run()
+        .success();
+    let out = run.stdout();
+    assert!(out.contains("virus wins") || out.contains("agent wins"), "{out}");
+    out.contains("virus wins")
+}
+
+#[test]
+fn shipped_separating_maps_are_won_by_the_solver_and_lost_by_the_named_bots() {
+    let maps = separating_maps();
+    assert_eq!(maps.len(), 50, "{maps:?}");
+    for map in [&maps[0], &maps[24], &maps[49]] {
+        let text = std::fs::read_to_string(map).unwrap();
+        // The bots the map was found against, and their opponent, from its header.
+        let named: Vec<(&str, &str)> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("# SEPARATING: "))
+            .filter_map(|l| l.split_once(" (virus) vs "))
+            .map(|(bot, rest)| (bot, rest.split(':').next().unwrap()))
+            .collect();
+        assert!(!named.is_empty(), "{}: no named bots in\n{text}", map.display());
+        let opponent = named[0].1;
+        assert!(virus_wins(map, "solver", opponent), "{}: the solver lost", map.display());
+        for (bot, agent) in named {
+            assert!(!virus_wins(map, bot, agent), "{}: {bot} won against {agent}", map.display());
+        }
+        let solve = Arena::new().args(["solve", "skynet", "--map", map.to_str().unwrap()]).run();
+        assert!(solve.success().stdout().contains("the virus forces a win"), "{}", map.display());
+    }
+}
+
+#[test]
+fn the_separating_search_is_reproducible_and_finds_the_shipped_maps() {
+    let readme =
+        std::fs::read_to_string(root().join("arenas/maps/skynet/separating/README.md")).unwrap();
+    let command = readme
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("arena gen skynet "))
+        .expect("the README gives the command");
+    let args: Vec<&str> = command.split_whitespace().collect();
+    let count = args.iter().position(|&a| a == "--count").expect("a --count") + 1;
+    let out = args.iter().position(|&a| a == "--out").expect("an --out") + 1;
+    let mut args: Vec<String> = args.iter().map(ToString::to_string).collect();
+    args[count] = "2".into();
+    args[out] = "found".into();
+    let search = |dir: &str| {
+        let mut a = args.clone();
+        a[out] = dir.into();
+        let run = Arena::new().args(["gen", "skynet"]).args(&a).run().success();
+        let mut found: Vec<_> = std::fs::read_dir(run.dir.join(dir))
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+        found.sort();
+        found
+    };
+    let first = search("a");
+    assert_eq!(first.len(), 2);
+    assert_eq!(first, search("b"), "the same seed found other maps");
+    let shipped: Vec<String> =
+        separating_maps()[..2].iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
+    assert_eq!(first, shipped, "the README's command no longer finds the shipped maps");
+}
+
+#[test]
+fn separating_refuses_what_it_cannot_search() {
+    let run =
+        Arena::new().args(["gen", "skynet", "--variant", "ep1", "--separating"]).run().failure();
+    assert!(run.stderr().contains("Episode 2"), "{}", run.stderr());
+    let run =
+        Arena::new().args(["gen", "skynet", "--separating", "--against", "cg-ep2"]).run().failure();
+    assert!(run.stderr().contains("does not play virus"), "{}", run.stderr());
+    let run = Arena::new().args(["gen", "skynet", "--separating", "--count", "3"]).run().failure();
+    assert!(run.stderr().contains("--out"), "{}", run.stderr());
 }
 
 /// `repeats_cut.sh` on the statement's Episode 1 map: its first cut `1 3` is legal, its second

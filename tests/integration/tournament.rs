@@ -832,6 +832,50 @@ fn a_row_that_is_not_the_match_its_id_plans_stops_a_resume() {
 }
 
 #[test]
+fn analysis_rates_every_match_and_seat_and_sums_up_per_bot() {
+    let f = Folder::new(1);
+    let maps = root().join("arenas/maps/skynet/separating");
+    let text = format!(
+        "name = \"a\"\ngame = \"skynet\"\nvariant = \"ep2\"\nformat = \"gauntlet\"\n\
+         candidate = \"cg-ep2\"\nseed = 3\ngames_per_pairing = 2\nanalysis = true\n\
+         [maps]\nfiles = [\"{0}/skynet-separating-0005.txt\", \"{0}/skynet-separating-0008.txt\"]\n\
+         [[bots]]\nname = \"cg-ep2\"\nroles = [\"agent\"]\n\
+         [[bots]]\nname = \"solver\"\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"greedy\"\nroles = [\"virus\"]\n",
+        maps.display()
+    );
+    std::fs::write(f.path().join("a.toml"), text).unwrap();
+    f.ok(&["run", "a.toml", "-j", "1", "-q", "--out", "one"]);
+    f.ok(&["run", "a.toml", "-j", "2", "-q", "--out", "two"]);
+    let csv = f.read("one/analysis.csv");
+    assert_eq!(csv, f.read("two/analysis.csv"), "concurrency changed the analysis");
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    // Two pairings, two games each, two seats a match.
+    assert_eq!(rows.len(), 8, "{csv}");
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    for row in &rows {
+        let blunders: u32 = row[col("blunders")].parse().unwrap();
+        match row[col("bot")] {
+            // The maps are won for the virus from the start and lost by greedy: greedy throws
+            // the win away, the solver never does.
+            "greedy" => assert!(blunders >= 1, "{csv}"),
+            "solver" => assert_eq!(blunders, 0, "{csv}"),
+            _ => {}
+        }
+        assert_eq!(row[col("unknown")], "0", "{csv}");
+    }
+    let summary = f.read("one/analysis-summary.csv");
+    let greedy = summary.lines().find(|l| l.starts_with("greedy,")).expect(&summary);
+    let solver = summary.lines().find(|l| l.starts_with("solver,")).expect(&summary);
+    assert!(!greedy.contains(",0.0000,"), "greedy has a blunder rate: {summary}");
+    assert!(solver.contains(",0,0.0000,0,0.0000"), "{summary}");
+    // A resumed run that plays nothing keeps the rows.
+    f.ok(&["run", "a.toml", "-q", "--out", "one"]);
+    assert_eq!(csv, f.read("one/analysis.csv"));
+}
+
+#[test]
 fn frequent_timeouts_and_more_bot_processes_than_cores_are_warned_about_once() {
     let f = Folder::new(1);
     let maps = root().join("arenas/maps/skynet");

@@ -61,6 +61,48 @@ impl Bot<Skynet> for GreedyVirus {
     }
 }
 
+/// `priority`: the classic heuristic of published Episode 2 solutions. Cut the gateway link at
+/// the agent's node; else a gateway link of the nearest node with two gateway links (breadth
+/// first from the agent over remaining links, never through a gateway, neighbours in adjacency
+/// order; its first gateway link in adjacency order); else any gateway link: the first one left
+/// in the map's link order.
+pub struct PriorityVirus;
+
+impl PriorityVirus {
+    fn choose(g: &Skynet) -> Option<u32> {
+        let map = &g.map;
+        if let Some(&at_agent) = gateway_links_of(map, &g.cut, g.agent).first() {
+            return Some(at_agent);
+        }
+        let mut seen = vec![false; map.nodes];
+        let mut queue = VecDeque::from([g.agent]);
+        seen[g.agent as usize] = true;
+        while let Some(v) = queue.pop_front() {
+            let links = gateway_links_of(map, &g.cut, v);
+            if links.len() >= 2 {
+                return Some(links[0]);
+            }
+            for &(n, id) in &map.adj[v as usize] {
+                if !g.cut[id as usize] && !map.is_gateway[n as usize] && !seen[n as usize] {
+                    seen[n as usize] = true;
+                    queue.push_back(n);
+                }
+            }
+        }
+        (0..map.links.len() as u32).find(|&id| !g.cut[id as usize] && map.is_gateway_link(id))
+    }
+}
+
+impl Bot<Skynet> for PriorityVirus {
+    fn act(&mut self, view: &SkynetView, _ctx: &TurnContext) -> Result<SkynetAction, BotFailure> {
+        let g = &view.game;
+        match PriorityVirus::choose(g) {
+            Some(id) => Ok(cut_action(g, id)),
+            None => any_cut(g),
+        }
+    }
+}
+
 /// A search's budget: `share` of the turn's remaining time, less 2 ms for the answer's way back.
 fn search_budget(ctx: &TurnContext, share: f64) -> Budget {
     ctx.budget(share, Duration::from_millis(2))

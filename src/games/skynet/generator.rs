@@ -7,6 +7,12 @@
 //! next to another one, so that rings overlap and nodes touch two gateways), a ring around each
 //! gateway, and the agent started far from every gateway. It respects the statements' limits:
 //! at most 1 gateway link per node in Episode 1 and 2 in Episode 2, L <= 1000 up to 500 nodes.
+//!
+//! A second family, asked for with `gateway-links` (and optionally `doubles`), makes the
+//! dense-gateway maps that push the exact solver to CodinGame's limits: each gateway in turn links
+//! to its nearest free node until the map has the asked number of gateway links, so the
+//! neighbourhoods of nearby gateways overlap in many nodes linked to two gateways. Without these
+//! settings the generator's output is what it always was, byte for byte.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -35,11 +41,63 @@ impl GenParams {
         (nodes / 25).clamp(1, 20).min(nodes / 4).max(1)
     }
 
-    /// Reads the settings (see [`SETTINGS`]).
+    /// Reads the settings of the classic family (see [`SETTINGS`]); the dense-gateway settings
+    /// are refused here, [`GenSettings::parse`] reads every setting.
     pub fn parse(
         episode: Episode,
         params: &BTreeMap<String, String>,
     ) -> Result<GenParams, SetupError> {
+        let settings = GenSettings::parse(episode, params)?;
+        match settings.dense {
+            None => Ok(settings.base),
+            Some(_) => Err(SetupError::option(
+                "gateway-links",
+                "the dense-gateway family is read by GenSettings::parse".to_string(),
+            )),
+        }
+    }
+}
+
+/// The dense-gateway family's settings: gateway links in all, and at most how many nodes touch
+/// two gateways (`None`: as many as the overlapping neighbourhoods make).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DenseGateways {
+    pub gateway_links: usize,
+    pub doubles: Option<usize>,
+}
+
+impl DenseGateways {
+    /// The most gateway links a map of these sizes can hold: one per plain node, plus a second
+    /// one for as many nodes as may touch two gateways (Episode 2, two gateways or more).
+    pub fn most_links(
+        episode: Episode,
+        nodes: usize,
+        gateways: usize,
+        doubles: Option<usize>,
+    ) -> usize {
+        let plain = nodes - gateways;
+        let second = if episode.gateway_links_per_node() >= 2 && gateways >= 2 {
+            doubles.unwrap_or(plain).min(plain)
+        } else {
+            0
+        };
+        plain + second
+    }
+}
+
+/// Every generator setting: the classic family's, and the dense-gateway family's when asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GenSettings {
+    pub base: GenParams,
+    pub dense: Option<DenseGateways>,
+}
+
+impl GenSettings {
+    /// Reads the settings (see [`SETTINGS`]).
+    pub fn parse(
+        episode: Episode,
+        params: &BTreeMap<String, String>,
+    ) -> Result<GenSettings, SetupError> {
         let raw: RawParams = parse_settings("generator setting of skynet", params)?;
         let nodes = raw.nodes;
         let gateways = raw.gateways.unwrap_or_else(|| GenParams::default_gateways(nodes));
@@ -49,7 +107,73 @@ impl GenParams {
                 format!("`{gateways}` is not 1 to {} for {nodes} nodes", (nodes / 2).max(1)),
             ));
         }
-        Ok(GenParams { episode, nodes, gateways })
+        let base = GenParams { episode, nodes, gateways };
+        let dense = match (raw.gateway_links, raw.doubles) {
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(SetupError::option(
+                    "doubles",
+                    "only goes with gateway-links (the dense-gateway family)".to_string(),
+                ));
+            }
+            (Some(links), doubles) => {
+                let most = DenseGateways::most_links(episode, nodes, gateways, doubles);
+                if links < gateways || links > most {
+                    return Err(SetupError::option(
+                        "gateway-links",
+                        format!(
+                            "`{links}` is not {gateways} to {most} for {nodes} nodes, {gateways} \
+                             gateways{} in {}",
+                            doubles.map(|d| format!(", {d} doubles")).unwrap_or_default(),
+                            episode.variant()
+                        ),
+                    ));
+                }
+                Some(DenseGateways { gateway_links: links, doubles })
+            }
+        };
+        Ok(GenSettings { base, dense })
+    }
+
+    /// The map of these settings and `seed`.
+    pub fn generate(&self, seed: u64) -> SkynetMap {
+        match self.dense {
+            None => generate(self.base, seed),
+            Some(dense) => generate_dense(self.base, dense, seed),
+        }
+    }
+
+    /// The map as `arena gen` prints it (see [`to_text`]).
+    pub fn to_text(&self, seed: u64, map: &SkynetMap) -> String {
+        match self.dense {
+            None => to_text(self.base, seed, map),
+            Some(DenseGateways { gateway_links, doubles }) => {
+                let p = self.base;
+                format!(
+                    "# SOURCE: arena gen skynet --variant {} --nodes {} --gateways {} \
+                     --gateway-links {gateway_links}{} --seed {seed}\n{}",
+                    p.episode.variant(),
+                    p.nodes,
+                    p.gateways,
+                    doubles.map(|d| format!(" --doubles {d}")).unwrap_or_default(),
+                    map.to_text()
+                )
+            }
+        }
+    }
+
+    /// A short name for the map (`gen-ep2-n500-g20-s1`, `gen-ep2-n500-g20-k300-s1`).
+    pub fn name(&self, seed: u64) -> String {
+        let p = self.base;
+        let dense = match self.dense {
+            None => String::new(),
+            Some(d) => format!(
+                "-k{}{}",
+                d.gateway_links,
+                d.doubles.map(|x| format!("-d{x}")).unwrap_or_default()
+            ),
+        };
+        format!("gen-{}-n{}-g{}{dense}-s{seed}", p.episode.variant(), p.nodes, p.gateways)
     }
 }
 
@@ -62,6 +186,19 @@ pub const SETTINGS: &[Setting] = &[
         range: "1 to nodes / 2",
         default: "nodes / 25, 1 to 20",
     },
+    Setting {
+        key: "gateway-links",
+        help: "how many gateway links in all (the dense-gateway family: each gateway in turn \
+               links to its nearest free node)",
+        range: "gateways to nodes - gateways (+ doubles in ep2)",
+        default: "none: the classic family",
+    },
+    Setting {
+        key: "doubles",
+        help: "with gateway-links: at most this many nodes linked to two gateways",
+        range: "0 to nodes - gateways",
+        default: "no limit",
+    },
 ];
 
 #[derive(serde::Deserialize)]
@@ -70,11 +207,14 @@ struct RawParams {
     #[serde(deserialize_with = "bounded::<_, 2, { MAX_GEN_NODES as u64 }>")]
     nodes: usize,
     gateways: Option<usize>,
+    #[serde(rename = "gateway-links", alias = "gateway_links")]
+    gateway_links: Option<usize>,
+    doubles: Option<usize>,
 }
 
 impl Default for RawParams {
     fn default() -> RawParams {
-        RawParams { nodes: 50, gateways: None }
+        RawParams { nodes: 50, gateways: None, gateway_links: None, doubles: None }
     }
 }
 
@@ -120,37 +260,13 @@ impl Links {
 /// ```
 pub fn generate(params: GenParams, seed: u64) -> SkynetMap {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let Layout { points, gateways, is_gateway, plain, mut links } = lay_out(&mut rng, params);
     let n = params.nodes;
-    let side = 1000.0;
-    let spacing = side / (n as f64).sqrt();
-    let mut points: Vec<Point> = Vec::with_capacity(n);
-    while points.len() < n {
-        let mut best = (0.0, 0.0);
-        // Keep points apart like a drawn network: a few tries at the spacing, then anywhere.
-        for _ in 0..30 {
-            best = (rng.random_range(0.0..side), rng.random_range(0.0..side));
-            if points.iter().all(|&p| dist2(p, best) > (0.6 * spacing).powi(2)) {
-                break;
-            }
-        }
-        points.push(best);
-    }
 
-    let gateways = place_gateways(&mut rng, &points, params);
-    let mut is_gateway = vec![false; n];
-    for &g in &gateways {
-        is_gateway[g] = true;
-    }
-    let plain: Vec<usize> = (0..n).filter(|&v| !is_gateway[v]).collect();
-    let mut links = Links { set: BTreeSet::new(), order: Vec::new() };
-
-    // Rings first, so the plain links' budget knows what they took.
-    let cap = params.episode.gateway_links_per_node();
-    let mut gateway_links = vec![0usize; n];
-    // Nodes touching two gateways are what makes Episode 2 hard; CodinGame's maps have a few,
-    // and too many make a map the virus cannot win.
-    let max_doubles = params.gateways / 4 + 1;
-    let mut doubles = 0;
+    // Rings first, so the plain links' budget knows what they took. Nodes touching two gateways
+    // are what makes Episode 2 hard; CodinGame's maps have a few, and too many make a map the
+    // virus cannot win.
+    let mut counts = GatewayLinkCounts::new(params, params.gateways / 4 + 1);
     for &g in &gateways {
         let mut near: Vec<usize> = plain.clone();
         near.sort_by(|&a, &b| dist2(points[a], points[g]).total_cmp(&dist2(points[b], points[g])));
@@ -160,11 +276,7 @@ pub fn generate(params: GenParams, seed: u64) -> SkynetMap {
             if ring.len() == size {
                 break;
             }
-            let double = gateway_links[v] == 1;
-            if gateway_links[v] < cap && (!double || doubles < max_doubles) {
-                doubles += usize::from(double);
-                links.add(g, v);
-                gateway_links[v] += 1;
+            if counts.link(&mut links, g, v) {
                 ring.push(v);
             }
         }
@@ -182,7 +294,149 @@ pub fn generate(params: GenParams, seed: u64) -> SkynetMap {
         }
     }
 
-    // A Euclidean minimum spanning tree over the plain nodes (Prim, O(n^2)): connected.
+    // The plain links' budget counts the tree as it was meant (m - 1 links), even where a tree
+    // link repeated a ring link.
+    let m = plain.len();
+    let tree = spanning_tree(&points, &plain, &mut links);
+    let limit = if n <= 500 { 1000 } else { usize::MAX };
+    let budget = (m * 7 / 5 + links.order.len() - tree).min(limit);
+    add_near_links(&points, &plain, n, budget, &mut links);
+
+    let agent = pick_start(&mut rng, n, &links.order, &is_gateway);
+    finish(&mut rng, n, links.order, gateways, agent)
+}
+
+/// Generates a map of the dense-gateway family: the classic family's points and gateways, then
+/// the gateways take turns linking to their nearest node that may still take a gateway link
+/// (at most 2 per node in Episode 2, 1 in Episode 1, and at most `doubles` nodes with two) until
+/// there are `gateway_links` of them; then a Euclidean minimum spanning tree over the other
+/// nodes and short links to near neighbours, within L <= 1000 up to 500 nodes when the gateway
+/// links leave room. The same parameters and seed give the same map.
+pub fn generate_dense(params: GenParams, dense: DenseGateways, seed: u64) -> SkynetMap {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let Layout { points, gateways, is_gateway, plain, mut links } = lay_out(&mut rng, params);
+    let n = params.nodes;
+    let mut counts = GatewayLinkCounts::new(params, dense.doubles.unwrap_or(usize::MAX));
+    // Each gateway's plain nodes, nearest first, and how far down that list it has got.
+    let by_distance: Vec<Vec<usize>> = gateways
+        .iter()
+        .map(|&g| {
+            let mut near = plain.clone();
+            near.sort_by(|&a, &b| {
+                dist2(points[a], points[g]).total_cmp(&dist2(points[b], points[g]))
+            });
+            near
+        })
+        .collect();
+    let mut next = vec![0usize; gateways.len()];
+    let mut placed = 0;
+    while placed < dense.gateway_links {
+        let before = placed;
+        for (i, &g) in gateways.iter().enumerate() {
+            if placed == dense.gateway_links {
+                break;
+            }
+            while let Some(&v) = by_distance[i].get(next[i]) {
+                next[i] += 1;
+                if counts.link(&mut links, g, v) {
+                    placed += 1;
+                    break;
+                }
+            }
+        }
+        // The settings were checked against what the map can hold; a gateway that has run out
+        // of nodes leaves its turn to the others.
+        if placed == before {
+            break;
+        }
+    }
+
+    spanning_tree(&points, &plain, &mut links);
+    let limit = if n <= 500 { 1000 } else { usize::MAX };
+    let budget = (plain.len() * 7 / 5 + placed).min(limit).max(links.order.len());
+    add_near_links(&points, &plain, n, budget, &mut links);
+
+    let agent = pick_start(&mut rng, n, &links.order, &is_gateway);
+    finish(&mut rng, n, links.order, gateways, agent)
+}
+
+/// What both families start from: the points, the gateways among them, the other (plain) nodes,
+/// and no link yet.
+struct Layout {
+    points: Vec<Point>,
+    gateways: Vec<usize>,
+    is_gateway: Vec<bool>,
+    plain: Vec<usize>,
+    links: Links,
+}
+
+fn lay_out(rng: &mut ChaCha8Rng, params: GenParams) -> Layout {
+    let n = params.nodes;
+    let points = draw_points(rng, n);
+    let gateways = place_gateways(rng, &points, params);
+    let mut is_gateway = vec![false; n];
+    for &g in &gateways {
+        is_gateway[g] = true;
+    }
+    let plain: Vec<usize> = (0..n).filter(|&v| !is_gateway[v]).collect();
+    let links = Links { set: BTreeSet::new(), order: Vec::new() };
+    Layout { points, gateways, is_gateway, plain, links }
+}
+
+/// The gateway links of every node so far, against the episode's cap per node and a cap on the
+/// nodes linked to two gateways.
+struct GatewayLinkCounts {
+    per_node: Vec<usize>,
+    cap: usize,
+    doubles: usize,
+    max_doubles: usize,
+}
+
+impl GatewayLinkCounts {
+    fn new(params: GenParams, max_doubles: usize) -> GatewayLinkCounts {
+        GatewayLinkCounts {
+            per_node: vec![0; params.nodes],
+            cap: params.episode.gateway_links_per_node(),
+            doubles: 0,
+            max_doubles,
+        }
+    }
+
+    /// Links gateway `g` to node `v` if `v` may take one more gateway link.
+    fn link(&mut self, links: &mut Links, g: usize, v: usize) -> bool {
+        let double = self.per_node[v] == 1;
+        if self.per_node[v] >= self.cap || (double && self.doubles >= self.max_doubles) {
+            return false;
+        }
+        self.doubles += usize::from(double);
+        links.add(g, v);
+        self.per_node[v] += 1;
+        true
+    }
+}
+
+/// N random points in a 1000 x 1000 square, kept apart like a drawn network: a few tries at the
+/// spacing, then anywhere.
+fn draw_points(rng: &mut ChaCha8Rng, n: usize) -> Vec<Point> {
+    let side = 1000.0;
+    let spacing = side / (n as f64).sqrt();
+    let mut points: Vec<Point> = Vec::with_capacity(n);
+    while points.len() < n {
+        let mut best = (0.0, 0.0);
+        for _ in 0..30 {
+            best = (rng.random_range(0.0..side), rng.random_range(0.0..side));
+            if points.iter().all(|&p| dist2(p, best) > (0.6 * spacing).powi(2)) {
+                break;
+            }
+        }
+        points.push(best);
+    }
+    points
+}
+
+/// A Euclidean minimum spanning tree over the plain nodes (Prim, O(n^2)): connected. Returns
+/// the number of tree links.
+fn spanning_tree(points: &[Point], plain: &[usize], links: &mut Links) -> usize {
     let m = plain.len();
     let mut in_tree = vec![false; m];
     let mut best = vec![(f64::INFINITY, 0usize); m];
@@ -205,12 +459,14 @@ pub fn generate(params: GenParams, seed: u64) -> SkynetMap {
             }
         }
     }
+    m.saturating_sub(1)
+}
 
-    // Short links to near neighbours, shortest first, within the budget.
-    let limit = if n <= 500 { 1000 } else { usize::MAX };
-    let budget = (m * 7 / 5 + links.order.len() - m.saturating_sub(1)).min(limit);
+/// Short links to the 3 nearest neighbours, shortest first, until the map has `budget` links.
+fn add_near_links(points: &[Point], plain: &[usize], n: usize, budget: usize, links: &mut Links) {
+    let spacing = 1000.0 / (n as f64).sqrt();
     let mut candidates: Vec<(f64, usize, usize)> = Vec::new();
-    for &a in &plain {
+    for &a in plain {
         let mut near: Vec<usize> = plain.iter().copied().filter(|&b| b != a).collect();
         near.sort_by(|&x, &y| dist2(points[a], points[x]).total_cmp(&dist2(points[a], points[y])));
         for &b in near.iter().take(3) {
@@ -226,10 +482,17 @@ pub fn generate(params: GenParams, seed: u64) -> SkynetMap {
             links.add(a, b);
         }
     }
+}
 
-    let agent = pick_start(&mut rng, n, &links.order, &is_gateway);
-    let mut order = links.order;
-    order.shuffle(&mut rng);
+/// The map from its links: shuffled and randomly oriented, gateways sorted.
+fn finish(
+    rng: &mut ChaCha8Rng,
+    n: usize,
+    mut order: Vec<(u32, u32)>,
+    gateways: Vec<usize>,
+    agent: usize,
+) -> SkynetMap {
+    order.shuffle(rng);
     for link in &mut order {
         if rng.random_bool(0.5) {
             *link = (link.1, link.0);
@@ -364,6 +627,115 @@ mod tests {
         let p = params(Episode::Ep2, 80);
         assert_eq!(generate(p, 9), generate(p, 9));
         assert_ne!(generate(p, 9), generate(p, 10));
+    }
+
+    #[test]
+    fn the_classic_family_is_unchanged_byte_for_byte() {
+        // FNV-1a fingerprints of `arena gen skynet` output made by the generator before the
+        // dense-gateway family existed.
+        for (episode, nodes, seed, fingerprint) in [
+            (Episode::Ep2, 500, 1, 0xb5a9_194e_8a81_025e_u64),
+            (Episode::Ep1, 500, 2, 0xa3cc_fe04_7cf6_74cd),
+            (Episode::Ep2, 100, 7, 0x96fc_6b8a_7a56_222d),
+            (Episode::Ep2, 1200, 2, 0xbd0a_b47f_3a9c_e6c0),
+            (Episode::Ep1, 50, 1, 0xa9cf_7d19_092c_ff69),
+        ] {
+            let settings: BTreeMap<String, String> =
+                [("nodes".to_string(), nodes.to_string())].into();
+            let s = GenSettings::parse(episode, &settings).unwrap();
+            assert_eq!(s.dense, None);
+            let text = s.to_text(seed, &s.generate(seed));
+            assert_eq!(
+                crate::seed::text_hash(text.as_bytes()),
+                fingerprint,
+                "{episode:?} {nodes} {seed}"
+            );
+        }
+    }
+
+    fn dense(nodes: usize, gateways: usize, links: usize, doubles: Option<usize>) -> GenSettings {
+        let mut settings: BTreeMap<String, String> = [
+            ("nodes".to_string(), nodes.to_string()),
+            ("gateways".to_string(), gateways.to_string()),
+            ("gateway-links".to_string(), links.to_string()),
+        ]
+        .into();
+        if let Some(d) = doubles {
+            settings.insert("doubles".to_string(), d.to_string());
+        }
+        GenSettings::parse(Episode::Ep2, &settings).unwrap()
+    }
+
+    #[test]
+    fn dense_maps_have_the_asked_gateway_links_within_codingame_limits() {
+        for (nodes, gateways, links, doubles, seed) in [
+            (500, 20, 200, Some(36), 1),
+            (500, 20, 300, Some(61), 2),
+            (500, 20, 300, None, 3),
+            (100, 10, 60, Some(10), 4),
+            (300, 15, 150, Some(0), 5),
+        ] {
+            let s = dense(nodes, gateways, links, doubles);
+            let map = s.generate(seed);
+            let text = s.to_text(seed, &map);
+            assert!(text.starts_with(&format!(
+                "# SOURCE: arena gen skynet --variant ep2 --nodes {nodes} --gateways {gateways} \
+                 --gateway-links {links}"
+            )));
+            let parsed = parse_map("gen", &text, Episode::Ep2).unwrap();
+            assert_eq!(parsed.map, map);
+            assert!(parsed.warnings.is_empty(), "{nodes} {links}: {:?}", parsed.warnings);
+            let gateway_links = (0..map.links.len() as u32).filter(|&id| map.is_gateway_link(id));
+            assert_eq!(gateway_links.count(), links);
+            let two = (0..nodes as u32).filter(|&v| map.gateway_links_at(v) == 2).count();
+            if let Some(d) = doubles {
+                assert!(two <= d, "{two} doubles > {d}");
+            }
+            assert!(two > 0 || doubles == Some(0));
+            let mut graph = petgraph::graph::UnGraph::<(), ()>::from_edges(&map.links);
+            while graph.node_count() < nodes {
+                graph.add_node(());
+            }
+            assert_eq!(petgraph::algo::connected_components(&graph), 1);
+            assert_eq!(s.generate(seed), map, "deterministic");
+            assert_ne!(s.generate(seed + 100), map);
+        }
+    }
+
+    #[test]
+    fn dense_settings_are_validated() {
+        let parse = |pairs: &[(&str, &str)]| {
+            let settings: BTreeMap<String, String> =
+                pairs.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect();
+            GenSettings::parse(Episode::Ep2, &settings)
+        };
+        let key_of = |r: Result<GenSettings, SetupError>| match r {
+            Err(SetupError::Option { key, .. }) => key,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(key_of(parse(&[("doubles", "3")])), "doubles");
+        // 10 nodes, 2 gateways: 8 plain nodes hold at most 8 + 8 links, 8 + 1 with 1 double.
+        let ok = parse(&[("nodes", "10"), ("gateways", "2"), ("gateway-links", "16")]);
+        assert_eq!(ok.unwrap().dense.unwrap().gateway_links, 16);
+        for (links, doubles) in [("17", None), ("10", Some("1")), ("1", None)] {
+            let mut pairs = vec![("nodes", "10"), ("gateways", "2"), ("gateway-links", links)];
+            pairs.extend(doubles.map(|d| ("doubles", d)));
+            assert_eq!(key_of(parse(&pairs)), "gateway-links", "{links} {doubles:?}");
+        }
+        let underscore = parse(&[("nodes", "10"), ("gateways", "2"), ("gateway_links", "9")]);
+        assert_eq!(underscore.unwrap().dense.unwrap().gateway_links, 9);
+        // The classic parser refuses the dense family rather than drop its settings.
+        let settings: BTreeMap<String, String> =
+            [("gateway-links".to_string(), "5".to_string())].into();
+        assert!(GenParams::parse(Episode::Ep2, &settings).is_err());
+        // Episode 1 allows one gateway link per node.
+        let ep1: BTreeMap<String, String> = [
+            ("nodes".to_string(), "10".to_string()),
+            ("gateways".to_string(), "2".to_string()),
+            ("gateway-links".to_string(), "9".to_string()),
+        ]
+        .into();
+        assert!(GenSettings::parse(Episode::Ep1, &ep1).is_err());
     }
 
     #[test]

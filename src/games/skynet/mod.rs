@@ -73,6 +73,13 @@ impl GameDef for Skynet {
             make: |_| Box::new(bots::GreedyVirus),
         },
         BotEntry {
+            name: "priority",
+            roles: &["virus"],
+            summary: "the classic heuristic: cut the agent's gateway link, else one of the \
+                      nearest node with two gateway links, else any gateway link",
+            make: |_| Box::new(bots::PriorityVirus),
+        },
+        BotEntry {
             name: "solver",
             roles: &["virus"],
             summary: "plans a winning line of cuts against the CodinGame agent of the episode \
@@ -126,12 +133,9 @@ impl GameDef for Skynet {
         params: &BTreeMap<String, String>,
         seed: u64,
     ) -> Result<MapText, SetupError> {
-        let p = generator::GenParams::parse(Episode::of_variant(variant)?, params)?;
-        let map = generator::generate(p, seed);
-        Ok(MapText {
-            name: format!("gen-{variant}-n{}-g{}-s{seed}", p.nodes, p.gateways),
-            text: generator::to_text(p, seed, &map),
-        })
+        let settings = generator::GenSettings::parse(Episode::of_variant(variant)?, params)?;
+        let map = settings.generate(seed);
+        Ok(MapText { name: settings.name(seed), text: settings.to_text(seed, &map) })
     }
 
     fn create(

@@ -5,6 +5,7 @@
 //! [`summaries`] writes `summary.csv` and `pairwise.csv` from the standings; this module holds
 //! `meta.json` (which config the rows belong to), the lock, and the atomic writes.
 
+pub(crate) mod analysis;
 pub(crate) mod matches;
 pub(crate) mod replays;
 pub(crate) mod summaries;
@@ -144,8 +145,15 @@ fn check_same_bots(dir: &Path, old: &Meta, new: &Meta) -> Result<()> {
 pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLock> {
     std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     let lock = lock_dir(dir)?;
-    let files =
-        [MATCHES_FILE, META_FILE, SUMMARY_FILE, PAIRWISE_FILE, crate::view::report::REPORT_FILE];
+    let files = [
+        MATCHES_FILE,
+        META_FILE,
+        SUMMARY_FILE,
+        PAIRWISE_FILE,
+        crate::view::report::REPORT_FILE,
+        analysis::ANALYSIS_FILE,
+        analysis::ANALYSIS_SUMMARY_FILE,
+    ];
     if fresh {
         for f in files {
             let path = dir.join(f);

@@ -1,0 +1,80 @@
+//! The Skynet Episode 2 exact solver at CodinGame's limits: the dense-gateway family (`arena gen
+//! skynet --nodes N --gateways E --gateway-links K --doubles D`), N 100 to 500, E 10 to 20, up to
+//! 60 nodes linked to two gateways. Each map gets a time budget; the report says how many were
+//! decided within 1 s, within the budget, and not at all (`unknown`, with the positions searched).
+//!
+//! `cargo bench --bench skynet_dense` (`SKYNET_DENSE_SEEDS`: maps per setting, default 2;
+//! `SKYNET_DENSE_LIMIT_S`: the budget per map in seconds, default 10).
+
+use std::time::{Duration, Instant};
+
+use arena::budget::Budget;
+use arena::games::skynet::Episode;
+use arena::games::skynet::exact::{ExactSolver, Verdict};
+use arena::games::skynet::generator::{DenseGateways, GenParams, generate_dense};
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn main() {
+    let seeds = env("SKYNET_DENSE_SEEDS", 2);
+    let limit = Duration::from_secs(env("SKYNET_DENSE_LIMIT_S", 10));
+    // (nodes, gateways, gateway links, doubles): the issue's two hard maps are (500, 20, 200,
+    // 36) and (500, 20, 300, 61); the rest spread the family over its range.
+    let family: &[(usize, usize, usize, usize)] = &[
+        (100, 10, 40, 10),
+        (100, 10, 60, 20),
+        (200, 15, 80, 20),
+        (200, 15, 120, 40),
+        (300, 20, 120, 30),
+        (300, 20, 200, 60),
+        (500, 20, 200, 36),
+        (500, 20, 300, 60),
+    ];
+    let (mut within_1s, mut within_limit, mut undecided, mut total) = (0, 0, 0, 0);
+    println!(
+        "skynet ep2 exact solver, dense-gateway family, budget {} s per map:",
+        limit.as_secs()
+    );
+    for &(nodes, gateways, gateway_links, doubles) in family {
+        for seed in 1..=seeds {
+            let params = GenParams { episode: Episode::Ep2, nodes, gateways };
+            let dense = DenseGateways { gateway_links, doubles: Some(doubles) };
+            let map = generate_dense(params, dense, seed);
+            let started = Instant::now();
+            let mut solver = ExactSolver::new(&map).with_budget(Budget::new(limit));
+            let mut cut = vec![false; map.links.len()];
+            let verdict = solver.virus_to_move(&mut cut, map.agent_start);
+            let secs = started.elapsed().as_secs_f64();
+            total += 1;
+            let answer = match verdict {
+                Ok(v) => {
+                    if secs < 1.0 {
+                        within_1s += 1;
+                    } else {
+                        within_limit += 1;
+                    }
+                    match v {
+                        Verdict::VirusWins(_) => "virus wins",
+                        Verdict::AgentWins => "agent wins",
+                    }
+                }
+                Err(_) => {
+                    undecided += 1;
+                    "unknown"
+                }
+            };
+            println!(
+                "  n{nodes} g{gateways} k{gateway_links} d{doubles} seed {seed}: {answer} in \
+                 {secs:.2} s, {} positions",
+                solver.positions
+            );
+        }
+    }
+    println!(
+        "{total} maps: {within_1s} decided within 1 s, {within_limit} more within {} s, \
+         {undecided} not decided",
+        limit.as_secs()
+    );
+}

@@ -1,0 +1,496 @@
+//! Rating every decision of a played match against a game's exact solver: `arena analyze`, the
+//! tournament's `analysis.csv` and the viewer's blunder marks all read the typed [`Report`] made
+//! here.
+//!
+//! The games' solvers answer one question, what a position is worth with perfect play on both
+//! sides (Skynet Episode 2 and Greedy Spiders: which side can force a win; Painters' Duel: the
+//! final score). Each game gives an [`Oracle`] that asks its solver that question for any state
+//! of its rules; everything else is shared: the value before a decision and after it, the moves
+//! that keep the value, and the label. A position the solver cannot settle within the budget is
+//! `unknown`, never guessed. `docs/analysis.md` is the user's guide.
+
+mod painters;
+pub mod separating;
+mod skynet;
+mod spiders;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::budget::{Budget, OutOfTime};
+use crate::error::{Error, Result};
+use crate::game::{Game, Seat, Setup, Status};
+use crate::games::GameId;
+use crate::registry::GameDef;
+use crate::replay::{Header, Replay};
+use crate::seed::rules_rng;
+
+/// What a position is worth with perfect play on both sides.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Value {
+    /// The role that can force a win, whatever the other side does (Skynet Episode 2, Greedy
+    /// Spiders: these games have no draws, so the other role cannot).
+    WonBy(String),
+    /// The final score the first role can guarantee and the second can hold it to (Painters'
+    /// Duel: Alma's rooms minus Berthe's, over the whole match).
+    Score(i32),
+}
+
+/// How good one decision was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Label {
+    /// The move keeps the position's value (in a lost position, every move does).
+    Best,
+    /// The move gives away value but not the result (Painters' Duel: `lost` points).
+    Inaccuracy,
+    /// The move turns the result for the worse: a won position into a lost one (Painters' Duel
+    /// also: won into drawn, drawn into lost).
+    Blunder,
+    /// The solver could not settle the values within the budget.
+    Unknown,
+}
+
+impl Label {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Best => "best",
+            Label::Inaccuracy => "inaccuracy",
+            Label::Blunder => "blunder",
+            Label::Unknown => "unknown",
+        }
+    }
+}
+
+/// One decision of one seat, rated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// The action's number in the match, from 1 (the viewer's step).
+    pub step: usize,
+    pub seat: Seat,
+    pub role: String,
+    /// The action as the seat wrote it.
+    pub action: String,
+    pub label: Label,
+    /// The position's value before the decision (`None`: not settled within the budget).
+    pub before: Option<Value>,
+    /// The value after it.
+    pub after: Option<Value>,
+    /// What the move cost the seat: points in Painters' Duel, 1 for a forced win thrown away in
+    /// the win-or-lose games, 0 for a best move; `None` when unknown.
+    pub lost: Option<i32>,
+    /// Moves that keep the position's value, as protocol text (one spelling each).
+    pub best: Vec<String>,
+    /// Whether `best` lists every such move (not when the budget ran out first, or when the
+    /// seat had too many moves to try them all: a spider round of many spiders).
+    pub best_complete: bool,
+    /// Distinct legal moves the seat had (`None`: too many to list).
+    pub moves: Option<usize>,
+    /// Positions the solver searched for this decision.
+    pub positions: u64,
+}
+
+/// What one seat's decisions add up to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatSummary {
+    pub seat: Seat,
+    pub role: String,
+    /// The player's name in the replay.
+    pub bot: String,
+    /// Every decision the seat made.
+    pub decisions: usize,
+    /// Decisions with a known label (all but `unknown`).
+    pub analysed: usize,
+    pub best: usize,
+    pub inaccuracies: usize,
+    pub blunders: usize,
+    pub unknown: usize,
+    /// `best / analysed`; `None` with nothing analysed.
+    pub accuracy: Option<f64>,
+    /// The sum of `lost` over the analysed decisions.
+    pub value_lost: i64,
+    /// `value_lost / analysed`.
+    pub mean_value_lost: Option<f64>,
+}
+
+/// How much search one decision may use. Both limits apply; `None` is no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Wall-clock milliseconds per decision.
+    pub time_ms: Option<u64>,
+    /// Solver positions per decision: the same count settles the same positions on any machine,
+    /// so a tournament's `analysis.csv` is reproducible byte for byte.
+    pub positions: Option<u64>,
+}
+
+/// The analysis of one match.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub game: GameId,
+    pub variant: String,
+    pub map: String,
+    /// Whether an exact solver rates this game's decisions at all (not Skynet Episode 1, not
+    /// Risk).
+    pub exact: bool,
+    /// What limits the analysis, in words (no exact analysis for this game, a map beyond the
+    /// solver), if anything does.
+    pub statement: Option<String>,
+    /// The unit of `lost`: `points` (Painters' Duel) or `wins` (a forced win thrown away).
+    pub unit: String,
+    pub limits: Limits,
+    /// The value of the starting position.
+    pub start: Option<Value>,
+    pub decisions: Vec<Decision>,
+    pub seats: Vec<SeatSummary>,
+    /// Positions searched over all decisions.
+    pub positions: u64,
+}
+
+/// The replay `path` analysed.
+pub fn analyze_file(path: &Path, limits: Limits) -> Result<Report> {
+    let replay = crate::replay::read(path)?;
+    analyze(path, &replay, limits)
+}
+
+/// A replay read from `path` (which names it in errors) analysed.
+pub fn analyze(path: &Path, replay: &Replay, limits: Limits) -> Result<Report> {
+    let actions: Vec<(Seat, &str)> =
+        replay.actions.iter().map(|a| (a.seat, a.action.as_str())).collect();
+    analyze_actions(path, &replay.header, &actions, limits)
+}
+
+/// The actions of a match (seat and protocol text, as played from the header's setup) analysed;
+/// `source` names the match in errors.
+pub fn analyze_actions(
+    source: &Path,
+    header: &Header,
+    actions: &[(Seat, &str)],
+    limits: Limits,
+) -> Result<Report> {
+    let setup = Setup {
+        variant: header.variant.clone(),
+        options: header.options.clone(),
+        map: header.map.clone(),
+        seed: header.seed,
+    };
+    let run = Run { source, header, actions, limits };
+    match header.game {
+        GameId::Skynet if header.variant == "ep2" => {
+            let game = run.new_game::<crate::games::skynet::Skynet>(&setup)?;
+            let map = game.map.clone();
+            run.analyse(game, skynet::SkynetOracle::new(&map), "wins", None)
+        }
+        GameId::Skynet => run.without_solver(
+            "no exact analysis exists for Skynet Episode 1: the exact solver plays Episode 2 only \
+             (on an Episode 1 map within the limits the virus always wins by cutting the agent's \
+             gateway link)",
+        ),
+        GameId::Painters => {
+            let game = run.new_game::<crate::games::painters::Painters>(&setup)?;
+            let oracle = painters::PaintersOracle::new(&game);
+            run.analyse(game, oracle, "points", None)
+        }
+        GameId::Spiders => {
+            let game = run.new_game::<crate::games::spiders::Spiders>(&setup)?;
+            let (oracle, statement) = spiders::SpidersOracle::new(&game);
+            run.analyse(game, oracle, "wins", statement)
+        }
+        GameId::Risk => run.without_solver(
+            "no exact analysis exists for Risk: no solver settles a game of dice and hidden cards",
+        ),
+    }
+}
+
+/// What a game gives the analysis: the value of any state of its rules, from its solver.
+trait Oracle<G: Game> {
+    /// What `game` is worth with perfect play (over or not, whoever is to act), searching within
+    /// `allowance`.
+    fn value(&mut self, game: &G, allowance: &mut Allowance) -> Result<Worth, OutOfTime>;
+
+    /// The distinct moves of `seat` (the one to act), one spelling each, in the rules' order;
+    /// `None` when there are too many to try.
+    fn moves(&self, game: &G, seat: Seat) -> Option<Vec<G::Action>>;
+
+    /// The spelling [`Oracle::moves`] uses for `action`.
+    fn spelling(&self, action: &G::Action) -> G::Action {
+        G::canonical(action)
+    }
+}
+
+/// A value as the oracles compute it, with seats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Worth {
+    Win(Seat),
+    Score(i32),
+}
+
+impl Worth {
+    /// What it is worth to `seat`: 1 or 0 for a win, the score from its side.
+    fn to(self, seat: Seat) -> i32 {
+        match self {
+            Worth::Win(w) => i32::from(w == seat),
+            Worth::Score(s) if seat == 0 => s,
+            Worth::Score(s) => -s,
+        }
+    }
+
+    /// The result for `seat`: 1 won, 0 drawn, -1 lost.
+    fn result(self, seat: Seat) -> i32 {
+        match self {
+            Worth::Win(w) if w == seat => 1,
+            Worth::Win(_) => -1,
+            Worth::Score(_) => self.to(seat).signum(),
+        }
+    }
+
+    fn value(self, roles: &[String]) -> Value {
+        match self {
+            Worth::Win(w) => Value::WonBy(roles[w].clone()),
+            Worth::Score(s) => Value::Score(s),
+        }
+    }
+}
+
+/// The label of a move that took a position worth `before` to `after`, and what it cost.
+fn rate(seat: Seat, before: Option<Worth>, after: Option<Worth>) -> (Label, Option<i32>) {
+    let (Some(before), Some(after)) = (before, after) else { return (Label::Unknown, None) };
+    // The position's value is the best of its moves, so no move gains: a negative cost would be
+    // a solver's contradiction, and is rated as no loss rather than as a gain.
+    let lost = (before.to(seat) - after.to(seat)).max(0);
+    let label = if lost == 0 {
+        Label::Best
+    } else if after.result(seat) < before.result(seat) {
+        Label::Blunder
+    } else {
+        Label::Inaccuracy
+    };
+    (label, Some(lost))
+}
+
+/// One decision's search allowance: a deadline and a count of positions, shared by every solver
+/// call the decision makes.
+struct Allowance {
+    deadline: Option<Instant>,
+    positions_left: Option<u64>,
+    used: u64,
+}
+
+impl Allowance {
+    fn new(limits: Limits) -> Allowance {
+        Allowance {
+            deadline: limits.time_ms.map(|ms| Instant::now() + Duration::from_millis(ms)),
+            positions_left: limits.positions,
+            used: 0,
+        }
+    }
+
+    /// A budget for the next solver call: what is left of both limits.
+    fn budget(&self) -> Budget {
+        let budget = match self.deadline {
+            Some(deadline) => Budget::until(deadline),
+            None => Budget::unlimited(),
+        };
+        match self.positions_left {
+            Some(left) => budget.with_tick_limit(left),
+            None => budget,
+        }
+    }
+
+    /// Counts the positions a solver call searched.
+    fn spend(&mut self, positions: u64) {
+        self.used += positions;
+        self.positions_left = self.positions_left.map(|left| left.saturating_sub(positions));
+    }
+}
+
+/// One match being analysed.
+struct Run<'a> {
+    source: &'a Path,
+    header: &'a Header,
+    actions: &'a [(Seat, &'a str)],
+    limits: Limits,
+}
+
+impl Run<'_> {
+    fn mismatch(&self, message: String) -> Error {
+        Error::ReplayMismatch { path: self.source.to_path_buf(), message }
+    }
+
+    fn new_game<D: GameDef>(&self, setup: &Setup) -> Result<D::G> {
+        let (game, _) = D::new_game(setup)?;
+        let recorded: Vec<&str> = self.header.seats.iter().map(|s| s.role.as_str()).collect();
+        let roles = game.roles();
+        if roles != recorded {
+            return Err(self.mismatch(format!("roles {roles:?}, the replay says {recorded:?}")));
+        }
+        Ok(game)
+    }
+
+    fn roles(&self) -> Vec<String> {
+        self.header.seats.iter().map(|s| s.role.clone()).collect()
+    }
+
+    fn report(
+        &self,
+        exact: bool,
+        statement: Option<String>,
+        unit: &str,
+        start: Option<Value>,
+        decisions: Vec<Decision>,
+    ) -> Report {
+        let seats = self
+            .header
+            .seats
+            .iter()
+            .map(|s| summary(s.seat, &s.role, &s.bot, self.actions, &decisions))
+            .collect();
+        Report {
+            game: self.header.game,
+            variant: self.header.variant.clone(),
+            map: self.header.map.name.clone(),
+            exact,
+            statement,
+            unit: unit.to_string(),
+            limits: self.limits,
+            start,
+            positions: decisions.iter().map(|d| d.positions).sum(),
+            decisions,
+            seats,
+        }
+    }
+
+    fn without_solver(&self, statement: &str) -> Result<Report> {
+        Ok(self.report(false, Some(statement.to_string()), "wins", None, Vec::new()))
+    }
+
+    /// Plays the actions through the rules, rating each against `oracle`.
+    fn analyse<G: Game, O: Oracle<G>>(
+        &self,
+        mut game: G,
+        mut oracle: O,
+        unit: &str,
+        statement: Option<String>,
+    ) -> Result<Report> {
+        let roles = self.roles();
+        let start = oracle.value(&game, &mut Allowance::new(self.limits)).ok();
+        let mut rng = rules_rng(self.header.seed);
+        let mut decisions = Vec::with_capacity(self.actions.len());
+        for (i, &(recorded_seat, text)) in self.actions.iter().enumerate() {
+            let seat = match game.status() {
+                Status::ToAct(seat) if seat == recorded_seat => seat,
+                Status::ToAct(seat) => {
+                    return Err(self.mismatch(format!(
+                        "action {}: seat {seat} ({}) to act, not seat {recorded_seat}",
+                        i + 1,
+                        roles[seat]
+                    )));
+                }
+                Status::Over(_) => {
+                    return Err(self.mismatch(format!("action {} after the game ended", i + 1)));
+                }
+            };
+            let action = G::parse_action(&game.view(seat), text)
+                .map_err(|e| self.mismatch(format!("action {} {text:?}: {e}", i + 1)))?;
+            let before_game = game.clone();
+            game.play(seat, &action, &mut rng)
+                .map_err(|e| self.mismatch(format!("action {} {text:?} is illegal: {e}", i + 1)))?;
+            let mut decision = rate_decision(&mut oracle, &before_game, &game, seat, &action, self);
+            decision.step = i + 1;
+            decision.action = text.to_string();
+            decision.role = roles[seat].clone();
+            decisions.push(decision);
+        }
+        let start = start.map(|w| w.value(&roles));
+        Ok(self.report(true, statement, unit, start, decisions))
+    }
+}
+
+/// Rates `action` of `seat`, which took `before` to `after`.
+fn rate_decision<G: Game, O: Oracle<G>>(
+    oracle: &mut O,
+    before: &G,
+    after: &G,
+    seat: Seat,
+    action: &G::Action,
+    run: &Run<'_>,
+) -> Decision {
+    let roles = run.roles();
+    let mut allowance = Allowance::new(run.limits);
+    let after_worth = oracle.value(after, &mut allowance).ok();
+    let before_worth = oracle.value(before, &mut allowance).ok();
+    let played = oracle.spelling(action);
+    let moves = oracle.moves(before, seat);
+    let mut best = Vec::new();
+    let mut best_complete = false;
+    if let (Some(moves), Some(value)) = (&moves, before_worth) {
+        best_complete = true;
+        // A throwaway RNG: the games with a solver have no chance in their rules.
+        let mut rng = rules_rng(0);
+        for m in moves {
+            let worth = if *m == played {
+                after_worth
+            } else {
+                let mut next = before.clone();
+                next.play(seat, m, &mut rng)
+                    .ok()
+                    .and_then(|()| oracle.value(&next, &mut allowance).ok())
+            };
+            match worth {
+                Some(w) if w.to(seat) == value.to(seat) => best.push(G::format_action(m)),
+                Some(_) => {}
+                None => best_complete = false,
+            }
+        }
+    }
+    let (label, lost) = rate(seat, before_worth, after_worth);
+    Decision {
+        step: 0,
+        seat,
+        role: roles[seat].clone(),
+        action: String::new(),
+        label,
+        before: before_worth.map(|w| w.value(&roles)),
+        after: after_worth.map(|w| w.value(&roles)),
+        lost,
+        best,
+        best_complete,
+        moves: moves.map(|m| m.len()),
+        positions: allowance.used,
+    }
+}
+
+/// The summary of `seat`'s decisions.
+fn summary(
+    seat: Seat,
+    role: &str,
+    bot: &str,
+    actions: &[(Seat, &str)],
+    decisions: &[Decision],
+) -> SeatSummary {
+    let mine: Vec<&Decision> = decisions.iter().filter(|d| d.seat == seat).collect();
+    let count = |label: Label| mine.iter().filter(|d| d.label == label).count();
+    let analysed = mine.iter().filter(|d| d.label != Label::Unknown).count();
+    let value_lost: i64 = mine.iter().filter_map(|d| d.lost).map(i64::from).sum();
+    let best = count(Label::Best);
+    let share = |x: f64| (analysed > 0).then(|| x / analysed as f64);
+    SeatSummary {
+        seat,
+        role: role.to_string(),
+        bot: bot.to_string(),
+        decisions: actions.iter().filter(|&&(s, _)| s == seat).count(),
+        analysed,
+        best,
+        inaccuracies: count(Label::Inaccuracy),
+        blunders: count(Label::Blunder),
+        unknown: count(Label::Unknown),
+        accuracy: share(best as f64),
+        value_lost,
+        mean_value_lost: share(value_lost as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests;
