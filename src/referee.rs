@@ -40,6 +40,10 @@ pub struct MatchResult {
     pub culprit: Option<Seat>,
     /// For a failure: what went wrong, with the offending text where there is one.
     pub detail: Option<String>,
+    /// For a `garbage` or `illegal` ending: the culprit's line, as it wrote it (garbage) or as the
+    /// game formats the refused action (illegal), so a replay's verification can show the rules
+    /// refuse it.
+    pub offending: Option<String>,
     /// The actions played, in order.
     pub steps: Vec<Step>,
     /// Per seat, the longest time one decision took, in microseconds.
@@ -79,9 +83,11 @@ pub fn play_match<G: Game>(
     let mut max_turn_micros = vec![0u64; seats];
     let mut max_turn_cpu_micros = vec![0u64; seats];
 
-    let (outcome, termination, culprit, detail) = loop {
+    let (outcome, termination, culprit, detail, offending) = loop {
         let seat = match game.status() {
-            Status::Over(outcome) => break (outcome, Termination::of_rules(&game), None, None),
+            Status::Over(outcome) => {
+                break (outcome, Termination::of_rules(&game), None, None, None);
+            }
             Status::ToAct(seat) => seat,
         };
         let view = game.view(seat);
@@ -137,7 +143,17 @@ pub fn play_match<G: Game>(
                 BotFailure::Timeout => timeout_detail(lim, &timing),
                 _ => failure.to_string(),
             };
-            (game.forfeit(seat, &detail), failure.termination(), Some(seat), Some(detail))
+            let offending = match &failure {
+                BotFailure::Garbage { line, .. } => Some(line.clone()),
+                _ => None,
+            };
+            (
+                game.forfeit(seat, &detail),
+                failure.termination(),
+                Some(seat),
+                Some(detail),
+                offending,
+            )
         };
         // A late answer is a timeout even if the bot (an in-process one cannot be preempted)
         // did answer in the end. A failure keeps its own label: the harness may have spent the
@@ -153,7 +169,8 @@ pub fn play_match<G: Game>(
         let text = G::format_action(&action);
         if let Err(illegal) = game.play(seat, &action, &mut rng) {
             let detail = format!("illegal action {text:?}: {illegal}");
-            break (game.forfeit(seat, &detail), Termination::Illegal, Some(seat), Some(detail));
+            let outcome = game.forfeit(seat, &detail);
+            break (outcome, Termination::Illegal, Some(seat), Some(detail), Some(text));
         }
         steps.push(Step { seat, action: text, micros, cpu_micros });
     };
@@ -164,6 +181,7 @@ pub fn play_match<G: Game>(
         termination,
         culprit,
         detail,
+        offending,
         steps,
         max_turn_micros,
         max_turn_cpu_micros,

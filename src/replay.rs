@@ -16,7 +16,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::{BotReport, Termination, TimeLimits};
+use rand_chacha::ChaCha8Rng;
+
+use crate::bot::{BotFailure, BotReport, Termination, TimeLimits};
 use crate::error::{Error, Result};
 use crate::game::{Game, MapText, Outcome, Seat, Setup, Status};
 use crate::games::GameId;
@@ -81,6 +83,10 @@ pub struct MatchSummary {
     pub culprit_role: Option<String>,
     /// For a failure: what went wrong.
     pub detail: Option<String>,
+    /// For a `garbage` or `illegal` ending: the culprit's line (absent from replays written
+    /// before it was recorded, and for other endings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offending: Option<String>,
     /// Actions played.
     pub turns: usize,
     /// The match's wall-clock time, in milliseconds.
@@ -108,6 +114,7 @@ impl MatchSummary {
             culprit: result.culprit,
             culprit_role: result.culprit.map(|s| roles[s].clone()),
             detail: result.detail.clone(),
+            offending: result.offending.clone(),
             turns: result.turns(),
             duration_ms: result.duration.as_secs_f64() * 1000.0,
             max_turn_micros: result.max_turn_micros.clone(),
@@ -287,6 +294,12 @@ pub struct Verified {
     pub turns: usize,
     /// The recorded result, which the rules confirmed.
     pub summary: MatchSummary,
+    /// What the replay cannot show, when the match ended by a fault the rules cannot re-check
+    /// (a timeout, a crash, a closed output: the moves and the forfeit's scores were checked,
+    /// the fault itself is the harness's word), or by a `garbage` / `illegal` line a replay of
+    /// an earlier arena did not record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unverifiable: Option<String>,
 }
 
 /// Plays a replay's actions through the rules again and checks the recorded result.
@@ -309,6 +322,11 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
     let recorded_roles: Vec<String> = h.seats.iter().map(|s| s.role.clone()).collect();
     if roles != recorded_roles {
         return Err(mismatch(format!("roles {roles:?}, the replay says {recorded_roles:?}")));
+    }
+    for (i, s) in h.seats.iter().enumerate() {
+        if s.seat != i {
+            return Err(mismatch(format!("the header's seat {i} says it is seat {}", s.seat)));
+        }
     }
     let mut rng = rules_rng(h.seed);
     for (i, a) in replay.actions.iter().enumerate() {
@@ -335,6 +353,7 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
             .map_err(|e| mismatch(format!("action {} {:?} is illegal: {e}", i + 1, a.action)))?;
     }
     let r = &replay.result;
+    let unverifiable = check_fault::<D>(&game, &rng, r).map_err(mismatch)?;
     let outcome = match (game.status(), r.termination, r.culprit) {
         (Status::Over(outcome), t, None) if t == Termination::of_rules(&game) => outcome,
         (Status::ToAct(seat), t, Some(culprit)) if t.is_fault() && seat == culprit => {
@@ -371,7 +390,67 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
             r.turns
         )));
     }
-    Ok(Verified { turns: replay.actions.len(), summary: r.clone() })
+    Ok(Verified { turns: replay.actions.len(), summary: r.clone(), unverifiable })
+}
+
+/// Re-checks how a fault happened where the rules can: a `garbage` line must be one the game
+/// cannot read (or, read, one written between turns), an `illegal` one must be refused by the
+/// rules, each with the detail the referee would have written. Returns what cannot be checked.
+fn check_fault<D: GameDef>(
+    game: &D::G,
+    rng: &ChaCha8Rng,
+    r: &MatchSummary,
+) -> std::result::Result<Option<String>, String> {
+    let (Some(culprit), Status::ToAct(_)) = (r.culprit, game.status()) else {
+        return Ok(None);
+    };
+    let line = match (r.termination, &r.offending) {
+        (Termination::Garbage | Termination::Illegal, Some(line)) => line,
+        (Termination::Garbage | Termination::Illegal, None) => {
+            return Ok(Some(format!(
+                "the {} line was not recorded (a replay of an earlier arena): the moves and the \
+                 forfeit were checked, not the line",
+                r.termination
+            )));
+        }
+        (t, Some(line)) => {
+            return Err(format!("a {t} has no offending line, the replay records {line:?}"));
+        }
+        (t, None) => {
+            return Ok(Some(format!(
+                "a {t} is the harness's observation, which a replay cannot show: the moves and the \
+                 forfeit's scores were checked, not the {t} itself"
+            )));
+        }
+    };
+    let view = game.view(culprit);
+    let expected = match (r.termination, D::G::parse_action(&view, line)) {
+        (Termination::Garbage, Err(bad)) => {
+            BotFailure::Garbage { line: line.clone(), reason: bad.reason }.to_string()
+        }
+        (Termination::Garbage, Ok(_)) => BotFailure::Garbage {
+            line: line.clone(),
+            reason: crate::bot::external::EXTRA_LINE_REASON.into(),
+        }
+        .to_string(),
+        (_, Err(bad)) => {
+            return Err(format!(
+                "the illegal action {line:?} is not even an action ({}): it was garbage",
+                bad.reason
+            ));
+        }
+        (_, Ok(action)) => match game.clone().play(culprit, &action, &mut rng.clone()) {
+            Ok(()) => return Err(format!("the illegal action {line:?} is legal here")),
+            Err(illegal) => format!("illegal action {line:?}: {illegal}"),
+        },
+    };
+    if r.detail.as_deref() != Some(expected.as_str()) {
+        return Err(format!(
+            "the rules' detail is {expected:?}, the replay says {:?}",
+            r.detail.as_deref().unwrap_or_default()
+        ));
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

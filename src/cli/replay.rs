@@ -33,6 +33,9 @@ pub(super) fn run(args: ReplayArgs, out: &mut dyn Write) -> Result<i32> {
             verified.summary.reason
         )
         .map_err(Error::stdout)?;
+        if let Some(what) = &verified.unverifiable {
+            writeln!(out, "not verifiable: {what}").map_err(Error::stdout)?;
+        }
         return Ok(0);
     }
     let r = crate::replay::read(&args.file)?;

@@ -624,3 +624,84 @@ fn a_cpu_limit_kills_a_spinning_bot() {
     assert!(o.detail().contains("SIGXCPU") || o.detail().contains("SIGKILL"), "{}", o.detail());
     o.within(Duration::from_secs(8));
 }
+
+/// Plays the default Skynet map with the fixture `virus` (a shell script) against `random`,
+/// recording the replay in `dir`; returns its path.
+fn fault_replay(dir: &Path, virus: &str) -> std::path::PathBuf {
+    let replay = dir.join(format!("{virus}.jsonl"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["play", "skynet", "--bot", "agent=random"])
+        .args(["--bot", &format!("virus=cmd:sh {}", fixture(virus))])
+        .args(["--replay", replay.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    replay
+}
+
+/// `arena replay --verify` of `replay` with its result line changed by `edit`: exit code and
+/// stdout + stderr.
+fn verify_tampered(replay: &Path, edit: impl Fn(&mut Value)) -> (Option<i32>, String) {
+    let text = std::fs::read_to_string(replay).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut last: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    edit(&mut last["result"]);
+    *lines.last_mut().unwrap() = last.to_string();
+    let tampered = replay.with_extension("tampered.jsonl");
+    std::fs::write(&tampered, lines.join("\n") + "\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["replay", "--verify", tampered.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), said)
+}
+
+#[test]
+fn verify_rechecks_how_a_forfeit_happened_and_says_what_it_cannot_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = fault_replay(dir.path(), "garbage.sh");
+    let illegal = fault_replay(dir.path(), "illegal.sh");
+    // As recorded: verified, the offending line re-checked.
+    for replay in [&garbage, &illegal] {
+        let (code, said) = verify_tampered(replay, |_| {});
+        assert_eq!(code, Some(0), "{said}");
+        assert!(said.contains("verified") && !said.contains("not verifiable"), "{said}");
+    }
+    // A garbage ending relabelled as a timeout, or as an illegal move.
+    let (code, said) = verify_tampered(&garbage, |r| r["termination"] = "timeout".into());
+    assert_eq!(code, Some(1), "{said}");
+    let (code, said) = verify_tampered(&garbage, |r| r["termination"] = "illegal".into());
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("not even an action"), "{said}");
+    // A changed detail; a garbage line replaced by a valid action.
+    let (code, said) = verify_tampered(&garbage, |r| r["detail"] = "the bot crashed".into());
+    assert_eq!(code, Some(1), "{said}");
+    let (code, said) = verify_tampered(&illegal, |r| r["detail"] = "illegal action".into());
+    assert_eq!(code, Some(1), "{said}");
+    // An illegal move the rules accept: the first link of the default map exists.
+    let (code, said) = verify_tampered(&illegal, |r| {
+        let d = r["detail"].as_str().unwrap().to_string();
+        r["detail"] = d.replace("\"8 9\"", "\"0 1\"").into();
+        r["offending"] = "0 1".into();
+    });
+    assert_eq!(code, Some(1), "{said}");
+    // Without its offending line (a timeout, or a replay of an earlier arena), the forfeit's
+    // scores are checked and the rest is said to be unverifiable, never called verified alone.
+    let (code, said) = verify_tampered(&garbage, |r| {
+        r["termination"] = "timeout".into();
+        r.as_object_mut().unwrap().remove("offending");
+    });
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("not verifiable: a timeout"), "{said}");
+    // Seats renumbered in the header.
+    let text = std::fs::read_to_string(&garbage).unwrap();
+    let swapped = dir.path().join("swapped.jsonl");
+    std::fs::write(&swapped, text.replacen("\"seat\":0", "\"seat\":1", 1)).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["replay", "--verify", swapped.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}

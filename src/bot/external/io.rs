@@ -22,6 +22,11 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use super::sandbox::CpuClock;
 use crate::bot::BotFailure;
 
+/// Why a line a bot wrote after its answer to the previous turn is garbage (the protocol is one
+/// line per turn); a replay's verification recognises it.
+pub(crate) const EXTRA_LINE_REASON: &str =
+    "written after its answer to the previous turn (one line per turn)";
+
 /// When a turn is over: a wall-clock deadline (the cap, with the CPU clock), and with the CPU
 /// clock a CPU allowance of the bot's processes.
 pub(super) struct TurnTimer<'a> {
@@ -155,8 +160,7 @@ impl Pipes {
             if let Some(extra) = self.leftover_output() {
                 return Err(NoAnswer::Failure(BotFailure::Garbage {
                     line: extra,
-                    reason: "written after its answer to the previous turn (one line per turn)"
-                        .into(),
+                    reason: EXTRA_LINE_REASON.into(),
                 }));
             }
         }

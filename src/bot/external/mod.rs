@@ -27,6 +27,7 @@
 
 mod exit;
 mod io;
+pub(crate) use io::EXTRA_LINE_REASON;
 mod options;
 mod runtime;
 pub mod sandbox;
