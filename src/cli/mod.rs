@@ -106,10 +106,32 @@ pub fn main() -> i32 {
         // A reader that stopped reading (`arena ... | head`) is not an error worth a word.
         Err(e) if e.is_broken_pipe() => exit::OK,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", shorten_quotes(&e.to_string()));
             e.exit_code()
         }
     }
+}
+
+/// The longest quoted token an error shows whole; a longer one (a 3,000-digit "number" in a
+/// map) keeps its start and says how long it was, so the message stays one readable line.
+const MAX_QUOTED: usize = 80;
+
+/// `message` with every `` `token` `` longer than [`MAX_QUOTED`] characters cut to its start.
+fn shorten_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4096));
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        let chars = part.chars().count();
+        if i % 2 == 1 && chars > MAX_QUOTED {
+            out.extend(part.chars().take(MAX_QUOTED - 20));
+            out.push_str(&format!("… ({chars} characters)"));
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
 }
 
 /// A clap error as one line, like every other error: its lines joined, without the closing
@@ -176,6 +198,22 @@ fn key_value(s: &str, what: &str) -> Result<(String, String)> {
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
+
+    use super::shorten_quotes;
+
+    #[test]
+    fn long_quoted_tokens_are_cut_and_short_ones_kept() {
+        let long = "1".repeat(3000);
+        let shown = shorten_quotes(&format!("map `m.txt`, line 4: found `{long}`, expected N"));
+        let cut = "1".repeat(60);
+        assert_eq!(
+            shown,
+            format!("map `m.txt`, line 4: found `{cut}… (3000 characters)`, expected N")
+        );
+        assert_eq!(shorten_quotes("a `b` c"), "a `b` c");
+        // An unpaired backtick: the rest is kept as it is.
+        assert_eq!(shorten_quotes("a `b"), "a `b");
+    }
 
     /// Every command and every argument a user can type is described in `--help` (and so in the
     /// man page and the completions), at every depth of the command tree.

@@ -182,6 +182,10 @@ pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) 
         }
         (None, None) => MapSource::Default,
     };
+    if let Some(variant) = &args.variant {
+        crate::with_game!(args.game, D => crate::registry::resolve_variant::<D>(Some(variant)))
+            .map_err(|e| Error::Usage(format!("argument `--variant`: {e}")))?;
+    }
     let spec = MatchSpec {
         game: args.game,
         variant: args.variant.clone(),

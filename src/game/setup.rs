@@ -30,15 +30,25 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 pub fn read_input(path: &std::path::Path) -> std::io::Result<String> {
     use std::io::Read;
     let file = std::fs::File::open(path)?;
-    let mut text = String::new();
-    file.take(MAX_INPUT_BYTES + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_INPUT_BYTES {
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!("the file is larger than {} MiB", MAX_INPUT_BYTES >> 20),
         ));
     }
-    Ok(text)
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = at - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("line {line}: not UTF-8 text (byte 0x{:02X} at column {column})", bytes[at]),
+        )
+    })
 }
 
 /// Everything a game needs to set up one match.
