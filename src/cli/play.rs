@@ -158,7 +158,9 @@ pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) 
         let spec: BotSpec = spec.parse().map_err(|e| Error::Usage(format!("--bot {b}: {e}")))?;
         let player = Player { external: args.external.options(), ..Player::new(spec) };
         if players.insert(role.clone(), player).is_some() {
-            return Err(Error::Usage(format!("two bots for role `{role}`")));
+            return Err(Error::Usage(format!(
+                "--bot {b}: a second bot for role `{role}` (give one --bot per role)"
+            )));
         }
     }
     let externals = players.values().filter(|p| matches!(p.spec, BotSpec::Command(_)));

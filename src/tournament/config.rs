@@ -51,7 +51,7 @@ const EMBEDDED_FILES: &[(&str, &str)] = &[
 
 /// A TOML scalar where the game expects a string setting (`nodes = 30` or `nodes = "30"`).
 #[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "expected a string, a number or a boolean")]
 enum Scalar {
     Int(i64),
     Float(f64),
@@ -101,7 +101,7 @@ struct RawArena {
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a [maps] table (files, glob or generate)")]
 struct RawMaps {
     #[serde(default)]
     files: Vec<String>,
@@ -110,7 +110,7 @@ struct RawMaps {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table (params, count, seeds)")]
 struct RawGenerate {
     #[serde(default)]
     params: BTreeMap<String, Scalar>,
@@ -119,7 +119,7 @@ struct RawGenerate {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a bot table (name, spec, roles, ...)")]
 struct RawBot {
     name: String,
     spec: Option<String>,
@@ -133,7 +133,10 @@ struct RawBot {
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of limits (first_turn_ms, turn_ms, grace_ms, bank_ms, clock, wall_cap_ms)"
+)]
 struct RawLimits {
     first_turn_ms: Option<u64>,
     turn_ms: Option<u64>,
@@ -159,7 +162,7 @@ impl From<RawLimits> for LimitOverrides {
 /// The `[sprt]` section as written; [`validate_sprt`] says what is missing, so settings given on
 /// the command line ([`SprtOverrides`]) can complete it first.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "an [sprt] table (candidate, baseline, elo0, elo1, ...)")]
 struct RawSprt {
     candidate: Option<String>,
     baseline: Option<String>,

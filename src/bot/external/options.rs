@@ -24,7 +24,11 @@ fn is_default_max_processes(n: &u32) -> bool {
 /// How an external bot is run, beyond its command line. Every field has a default; a tournament
 /// sets them per bot (TOML keys are the field names).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(
+    default,
+    deny_unknown_fields,
+    expecting = "a table of external-bot options (max_line, workdir, sandbox, ...)"
+)]
 pub struct ExternalOptions {
     /// The longest line a bot may write, in bytes, without its newline (`output_limit` beyond).
     pub max_line: usize,
