@@ -292,7 +292,7 @@ pub fn parse_board_file(name: &str, text: &str) -> Result<Board, SetupError> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let nums = |n: usize| -> Result<Vec<u32>, SetupError> {
             if words.len() != n + 1 {
-                return Err(err(format!("`{}` takes {n} number(s)", words[0])));
+                return Err(err(format!("`{}` takes {n} number(s), found `{line}`", words[0])));
             }
             words[1..]
                 .iter()

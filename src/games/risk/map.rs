@@ -185,7 +185,9 @@ pub fn parse(file: &str, text: &str) -> Result<RiskMap, SetupError> {
                 if words.len() < 3 {
                     return Err(err(
                         line_no,
-                        "a continent is `id name bonus [territory ids...]`".to_string(),
+                        format!(
+                            "a continent is `id name bonus [territory ids...]`, found `{line}`"
+                        ),
                     ));
                 }
                 if continents.len() == MAX_CONTINENTS {
@@ -217,8 +219,10 @@ pub fn parse(file: &str, text: &str) -> Result<RiskMap, SetupError> {
                 if cols.len() < 3 || cols[1].is_empty() || cols[2].is_empty() {
                     return Err(err(
                         line_no,
-                        "a territory is `id | name | continent [| degree | neighbour ids | names]`"
-                            .to_string(),
+                        format!(
+                            "a territory is `id | name | continent [| degree | neighbour ids \
+                             | names]`, found `{line}`"
+                        ),
                     ));
                 }
                 if territories.len() == MAX_TERRITORIES {
@@ -249,7 +253,10 @@ pub fn parse(file: &str, text: &str) -> Result<RiskMap, SetupError> {
             Section::Edges => {
                 let words: Vec<&str> = line.split_whitespace().collect();
                 if words.len() != 2 {
-                    return Err(err(line_no, "a border is `a b` (two territory ids)".to_string()));
+                    return Err(err(
+                        line_no,
+                        format!("a border is `a b` (two territory ids), found `{line}`"),
+                    ));
                 }
                 if edges.len() == MAX_BORDERS {
                     return Err(err(line_no, format!("more than {MAX_BORDERS} borders")));

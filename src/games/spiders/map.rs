@@ -330,7 +330,12 @@ pub fn parse_map(name: &str, text: &str) -> Result<SpiderMap, SetupError> {
                     edges.push((*a, *b));
                     edge_lines.push(n);
                 }
-                _ => return Err(err(Some(n), "expected `edge U V`".into())),
+                _ => {
+                    return Err(err(
+                        Some(n),
+                        format!("expected `edge U V`, found `{}`", line.trim()),
+                    ));
+                }
             },
             "spiders" | "flies" => {
                 let slot = if keyword == "spiders" { &mut spiders } else { &mut flies };
