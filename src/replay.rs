@@ -259,7 +259,12 @@ pub fn read(path: &Path) -> Result<Replay> {
                 header = Some(h);
             }
             Some(_) => {
-                if let Ok(r) = serde_json::from_str::<ResultLine>(&line) {
+                if line.trim_start().starts_with("{\"result\"") {
+                    // A result line that does not parse is a bad result, not a bad action.
+                    let r: ResultLine = serde_json::from_str(&line)
+                        .map_err(|e| err(n, format!("bad result line: {e}")))?;
+                    result = Some(r.result);
+                } else if let Ok(r) = serde_json::from_str::<ResultLine>(&line) {
                     result = Some(r.result);
                 } else {
                     let a: ActionLine = serde_json::from_str(&line)

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 /// A map as text in the game's own format, with a name for humans (usually its file name).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(expecting = "a map: an object with `name` and `text`")]
 pub struct MapText {
     /// The name errors and results show.
     pub name: String,
