@@ -386,12 +386,18 @@ fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
     let winner = outcome.winner().map(|s| roles[s].clone());
     let culprit_role = r.culprit.map(|s| roles[s].clone());
     if winner != r.winner || culprit_role != r.culprit_role || r.turns != replay.actions.len() {
+        let shown = |role: &Option<String>| match role {
+            Some(role) => format!("`{role}`"),
+            None => "none".to_string(),
+        };
         return Err(mismatch(format!(
-            "the rules give winner {winner:?}, culprit {culprit_role:?} after {} actions; the \
-             replay says {:?}, {:?} after {}",
+            "the rules give winner {}, culprit {} after {} actions; the replay says winner {}, \
+             culprit {} after {} turns",
+            shown(&winner),
+            shown(&culprit_role),
             replay.actions.len(),
-            r.winner,
-            r.culprit_role,
+            shown(&r.winner),
+            shown(&r.culprit_role),
             r.turns
         )));
     }
