@@ -48,7 +48,7 @@ fn every_bad_input_gets_its_exact_one_line_message_and_exit_code() {
     let index = corpus.join("cases.toml");
     let mut cases: Cases =
         toml::from_str(&std::fs::read_to_string(&index).expect("cases.toml")).expect("the index");
-    assert!(cases.case.len() >= 150, "only {} cases", cases.case.len());
+    assert!(cases.case.len() >= 328, "only {} cases", cases.case.len());
     let dir = tempfile::tempdir().expect("a temp dir");
     copy_folder(&corpus, dir.path());
     let bless = std::env::var_os("ARENA_BLESS").is_some();
