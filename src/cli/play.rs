@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::bot::external::sandbox;
-use crate::bot::external::{ExternalOptions, MAX_LINE, SandboxMode};
+use crate::bot::external::{ExternalOptions, SandboxMode};
 use crate::bot::{BotSpec, Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
 use crate::games::GameId;
@@ -147,11 +147,9 @@ pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) 
     LimitOverrides::from(args.limits).check().map_err(|(key, message)| {
         Error::Usage(format!("--{}: {message}", key.replace('_', "-")))
     })?;
-    if let Some(n) = args.external.max_line
-        && !(1..=MAX_LINE).contains(&n)
-    {
-        return Err(Error::Usage(format!("--max-line: {n} must be from 1 to {MAX_LINE} bytes")));
-    }
+    args.external.options().check().map_err(|(setting, message)| {
+        Error::Usage(format!("--{}: {message}", setting.replace('_', "-")))
+    })?;
     let mut players = BTreeMap::new();
     for b in &args.bots {
         let (role, spec) = super::key_value(b, "--bot")?;

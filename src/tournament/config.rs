@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::external::{ExternalOptions, MAX_LINE, SandboxMode, program_problem};
+use crate::bot::external::{ExternalOptions, SandboxMode, program_problem};
 use crate::bot::{BotSpec, TurnClock};
 use crate::error::{Error, Result};
 use crate::game::Game;
@@ -423,11 +423,8 @@ fn check_external(
     spec: &BotSpec,
     external: &ExternalOptions,
 ) -> std::result::Result<(), String> {
-    if !(1..=MAX_LINE).contains(&external.max_line) {
-        return Err(format!(
-            "key `{key}.external.max_line`: {} must be from 1 to {MAX_LINE} bytes",
-            external.max_line
-        ));
+    if let Err((setting, message)) = external.check() {
+        return Err(format!("key `{key}.external.{setting}`: {message}"));
     }
     if let BotSpec::Command(words) = spec
         && let Some(problem) = program_problem(words, external)

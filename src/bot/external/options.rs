@@ -69,6 +69,30 @@ pub struct ExternalOptions {
     pub env: BTreeMap<String, String>,
 }
 
+impl ExternalOptions {
+    /// Settings that would make every match of the bot fail: a line cap out of range, a zero
+    /// resource limit. `Err` names the setting (`max_line`, ...) and says what is allowed.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(1..=MAX_LINE).contains(&self.max_line) {
+            return Err((
+                "max_line",
+                format!("{} must be from 1 to {MAX_LINE} bytes", self.max_line),
+            ));
+        }
+        let zero = [
+            ("address_space_mb", self.address_space_mb == Some(0), "MiB"),
+            ("cpu_seconds", self.cpu_seconds == Some(0), "second"),
+            ("max_processes", self.max_processes == 0, "process"),
+        ];
+        for (key, is_zero, unit) in zero {
+            if is_zero {
+                return Err((key, format!("0 must be at least 1 {unit} (no bot could run)")));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Default for ExternalOptions {
     fn default() -> ExternalOptions {
         ExternalOptions {
