@@ -159,8 +159,10 @@ pub(super) fn run(args: InitArgs, out: &mut dyn Write) -> Result<i32> {
     for file in std::iter::once(path.clone()).chain(map_file.iter().map(|f| path.with_file_name(f)))
     {
         if file.exists() {
-            let exists = std::io::Error::from(std::io::ErrorKind::AlreadyExists);
-            return Err(Error::write(file, exists));
+            return Err(Error::Usage(format!(
+                "`{}` exists: arena init never overwrites a file (choose another --out)",
+                file.display()
+            )));
         }
     }
     let mut text = template.replace("\"NAME\"", &format!("{name:?}"));
