@@ -138,8 +138,11 @@ fn every_file_a_doc_names_exists() {
 
 #[test]
 fn no_doc_points_outside_the_repository() {
+    // The development folder beside the project's root, which users do not have (spelt in two
+    // pieces so this test does not name it itself).
+    let outside = ["..", "shared"].join("/");
     for file in docs() {
         let text = std::fs::read_to_string(&file).unwrap();
-        assert!(!text.contains("../shared"), "{}", file.display());
+        assert!(!text.contains(&outside), "{}", file.display());
     }
 }
