@@ -63,6 +63,33 @@ pub struct Header {
     pub seats: Vec<SeatInfo>,
 }
 
+impl Header {
+    /// The setup of the match the header records.
+    pub fn setup(&self) -> Setup {
+        Setup {
+            variant: self.variant.clone(),
+            options: self.options.clone(),
+            map: self.map.clone(),
+            seed: self.seed,
+        }
+    }
+}
+
+/// Sets up the match a replay's header records and checks that the game's roles are the seats'
+/// roles: where verifying, viewing and analysing a replay start. Errors name `path`.
+pub(crate) fn game_of_header<D: GameDef>(path: &Path, h: &Header) -> Result<D::G> {
+    let (game, _) = D::new_game(&h.setup()).map_err(|e| header_error(path, h, e))?;
+    let roles = game.roles();
+    let recorded: Vec<&str> = h.seats.iter().map(|s| s.role.as_str()).collect();
+    if roles != recorded {
+        return Err(Error::ReplayMismatch {
+            path: path.to_path_buf(),
+            message: format!("roles {roles:?}, the replay says {recorded:?}"),
+        });
+    }
+    Ok(game)
+}
+
 /// The last line of a replay: how the match ended, with seats named by role. Made once from the
 /// referee's [`MatchResult`] by [`MatchSummary::new`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -316,18 +343,8 @@ pub fn verify(path: &Path) -> Result<Verified> {
 fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
     let mismatch = |message: String| Error::ReplayMismatch { path: path.to_path_buf(), message };
     let h = &replay.header;
-    let setup = Setup {
-        variant: h.variant.clone(),
-        options: h.options.clone(),
-        map: h.map.clone(),
-        seed: h.seed,
-    };
-    let (mut game, _) = D::new_game(&setup).map_err(|e| header_error(path, h, e))?;
+    let mut game = game_of_header::<D>(path, h)?;
     let roles = game.roles();
-    let recorded_roles: Vec<String> = h.seats.iter().map(|s| s.role.clone()).collect();
-    if roles != recorded_roles {
-        return Err(mismatch(format!("roles {roles:?}, the replay says {recorded_roles:?}")));
-    }
     for (i, s) in h.seats.iter().enumerate() {
         if s.seat != i {
             return Err(mismatch(format!("the header's seat {i} says it is seat {}", s.seat)));

@@ -17,6 +17,7 @@ use crate::game::MapText;
 use crate::games::painters::{Painters, board::random_board};
 use crate::games::skynet::Skynet;
 use crate::games::spiders::{Spiders, SpidersGame};
+use crate::registry::GameDef;
 use crate::replay::{REPLAY_VERSION, SeatInfo};
 
 /// Plain minimax over `legal_actions` and `play`: the first seat's final score with perfect
@@ -120,13 +121,7 @@ fn check_playout<D: GameDef, K: Hash + Eq>(
     play: Play,
     rng: &mut ChaCha8Rng,
 ) -> Seen {
-    let setup = Setup {
-        variant: header.variant.clone(),
-        options: header.options.clone(),
-        map: header.map.clone(),
-        seed: header.seed,
-    };
-    let (mut game, _) = D::new_game(&setup).expect("a valid map");
+    let (mut game, _) = D::new_game(&header.setup()).expect("a valid map");
     let roles = game.roles();
     let mut memo = HashMap::new();
     let mut actions: Vec<(Seat, String)> = Vec::new();
@@ -161,7 +156,7 @@ fn check_playout<D: GameDef, K: Hash + Eq>(
     assert_eq!(report.decisions.len(), actions.len());
 
     // Replay the same moves, checking each decision.
-    let (mut game, _) = D::new_game(&setup).unwrap();
+    let (mut game, _) = D::new_game(&header.setup()).unwrap();
     let start = minimax(&game, &key, &mut memo);
     assert_eq!(report.start, Some(as_value(start, &roles, scored)), "{}", header.map.text);
     for (d, (seat, text)) in report.decisions.iter().zip(&actions) {

@@ -112,6 +112,17 @@ pub fn main() -> i32 {
     }
 }
 
+/// `-j` beyond the documented cap is refused before anything runs (`run` and `sprt`).
+fn check_concurrency(j: Option<usize>) -> Result<()> {
+    match j {
+        Some(n) if n > crate::tournament::MAX_CONCURRENCY => Err(Error::Usage(format!(
+            "-j {n}: at most {} matches at once (0 = the default)",
+            crate::tournament::MAX_CONCURRENCY
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The longest quoted token an error shows whole; a longer one (a 3,000-digit "number" in a
 /// map) keeps its start and says how long it was, so the message stays one readable line.
 const MAX_QUOTED: usize = 80;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::bot::external::{SandboxMode, sandbox};
 use crate::bot::{BotSpec, Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
-use crate::tournament::{Arena, MAX_CONCURRENCY, ReplayPolicy, RunOptions, RunReport, Shard};
+use crate::tournament::{Arena, ReplayPolicy, RunOptions, RunReport, Shard};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct RunArgs {
@@ -48,18 +48,8 @@ pub(super) struct RunArgs {
     clock: Option<TurnClock>,
 }
 
-/// `-j` beyond the documented cap is refused before anything runs.
-fn check_concurrency(j: Option<usize>) -> Result<()> {
-    match j {
-        Some(n) if n > MAX_CONCURRENCY => Err(Error::Usage(format!(
-            "-j {n}: at most {MAX_CONCURRENCY} matches at once (0 = the default)"
-        ))),
-        _ => Ok(()),
-    }
-}
-
 pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
-    check_concurrency(args.concurrency)?;
+    super::check_concurrency(args.concurrency)?;
     let mut arena = match &args.arena {
         Some(p) => Arena::load(p)?,
         None => Arena::default_arena()?,

@@ -7,7 +7,7 @@ use crate::bot::{Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
 use crate::tournament::config::SprtOverrides;
 use crate::tournament::results::summaries::fmt_f;
-use crate::tournament::{Arena, MAX_CONCURRENCY, SprtReport, Verdict, sprt};
+use crate::tournament::{Arena, SprtReport, Verdict, sprt};
 use crate::tournament::{EloModel, SprtKindName, Stop};
 
 /// `arena sprt ARENA.toml`: the arena's `[sprt]` section, with these overrides.
@@ -62,18 +62,8 @@ pub(super) struct SprtArgs {
     clock: Option<TurnClock>,
 }
 
-/// `-j` beyond the documented cap is refused before anything runs.
-fn check_concurrency(j: Option<usize>) -> Result<()> {
-    match j {
-        Some(n) if n > MAX_CONCURRENCY => Err(Error::Usage(format!(
-            "-j {n}: at most {MAX_CONCURRENCY} matches at once (0 = the default)"
-        ))),
-        _ => Ok(()),
-    }
-}
-
 pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
-    check_concurrency(args.concurrency)?;
+    super::check_concurrency(args.concurrency)?;
     let overrides = SprtOverrides {
         candidate: args.candidate,
         baseline: args.baseline,

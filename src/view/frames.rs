@@ -13,7 +13,6 @@ use serde_json::{Map, Value};
 
 use super::{Event, GameView};
 use crate::error::{Error, Result};
-use crate::game::Setup;
 use crate::game::{Game, Seat, Status};
 use crate::games::GameId;
 use crate::replay::Replay;
@@ -59,18 +58,8 @@ pub(crate) struct StepData {
 pub(crate) fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewData> {
     let mismatch = |message: String| Error::ReplayMismatch { path: path.to_path_buf(), message };
     let h = &replay.header;
-    let setup = Setup {
-        variant: h.variant.clone(),
-        options: h.options.clone(),
-        map: h.map.clone(),
-        seed: h.seed,
-    };
-    let (mut game, _) = D::new_game(&setup).map_err(|e| crate::replay::header_error(path, h, e))?;
+    let mut game = crate::replay::game_of_header::<D>(path, h)?;
     let roles = game.roles();
-    let recorded: Vec<&str> = h.seats.iter().map(|s| s.role.as_str()).collect();
-    if roles != recorded {
-        return Err(mismatch(format!("roles {roles:?}, the replay says {recorded:?}")));
-    }
     let board = D::board(&game, &h.map);
     let initial = D::state(&game);
     let init_inputs = (0..roles.len()).map(|s| D::G::init_input(&game.view(s))).collect();
