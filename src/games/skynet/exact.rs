@@ -1,13 +1,41 @@
 //! The exact Episode-2 solver: can the virus force a win against an agent that plays perfectly?
+//!
+//! In Episode 2 only gateway links are cut, and a gateway ends the game, so a position is the
+//! agent's node plus, for every node, how many of its gateway links are left (its *danger*):
+//! which of a node's links went first changes nothing. The memo keys positions by those counts,
+//! and the virus's choices are nodes, not links. Danger only falls, and a position only gets
+//! better for the virus as links go (*monotony*: with fewer links it plays its old strategy,
+//! cutting any link where the old one is already gone; every walk of the agent is still one the
+//! old strategy answered).
+//!
+//! Three prunings rest on it (docs/skynet.md proves each):
+//! - *Relevance zones.* When the agent wins a position P, the search also returns a set Z of
+//!   nodes such that the agent still wins P with every gateway link outside Z removed ("P
+//!   restricted to Z"). Once a cut at w0 is refuted with zone Z0, every cut at a node outside
+//!   Z0 is refuted too (the position it leaves is P - w0 restricted to Z0 or better for the
+//!   agent), so only cuts inside every zone found so far are tried; the union of the zones of
+//!   the cuts tried is the position's zone.
+//! - *Forced chains.* With the agent to move, a walk through nodes of danger 1 (each step forces
+//!   the virus's cut there) to a node of danger 2 or more wins at once; its nodes are its zone.
+//! - *Deadlines.* Let g(w) be the fewest nodes of danger 0 the agent must pass through to reach
+//!   w (each gives the virus a free cut). A node of danger k >= 2 needs k - 1 cuts before the
+//!   agent arrives. If, counting each such node k - 1 times, at most t + s of them have g <= t
+//!   for every t (s = 1 when the virus's next cut is free, else 0), the virus wins by cutting,
+//!   at each free turn, a node of smallest g.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
-use super::analysis::{Key, Scan, danger, gateway_links_at, greedy_cut, key_of, useful_cuts};
-use super::episode::Episode;
+use super::analysis::greedy_cut;
 use super::map::SkynetMap;
 use crate::budget::{Budget, OutOfTime};
+use crate::seed::MixBuild;
+
+#[cfg(test)]
+mod plain;
+#[cfg(test)]
+mod tests;
 
 /// What a search learned about a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -22,40 +50,162 @@ pub enum Verdict {
 /// How often the search looks at the clock, in positions.
 const CLOCK_EVERY: u64 = 8;
 
+/// Marks a node that has no gateway link in the network (it has no danger count).
+const NO_SLOT: u32 = u32::MAX;
+
+/// A set of nodes with gateway links (by slot), as a bitset.
+type Zone = Box<[u64]>;
+
+/// How the virus wins a position it has won.
+#[derive(Clone, Copy, Debug)]
+enum Win {
+    /// The agent can reach no gateway: there is nothing left to cut.
+    Already,
+    /// No node within the agent's reach has danger 2: cutting the gateway link under the agent
+    /// whenever there is one wins, so any cut does now.
+    AnyCut,
+    /// A gateway link of this node (a slot) wins.
+    At(u32),
+}
+
+/// What the search knows about a position.
+#[derive(Clone, Debug)]
+enum Known {
+    Virus(Win),
+    /// The agent wins, and still does with every gateway link outside the zone removed.
+    Agent(Zone),
+}
+
+/// The fixed part of the network: which nodes have gateway links (each gets a *slot* and a
+/// danger count), and the links between non-gateway nodes, which Episode 2 never cuts.
+struct Network {
+    slot: Vec<u32>,
+    /// The node of each slot.
+    node: Vec<u32>,
+    /// Each slot's gateway links, in adjacency order.
+    links: Vec<Vec<u32>>,
+    /// Each node's non-gateway neighbours over links not cut, in adjacency order.
+    plain_adj: Vec<Vec<u32>>,
+    /// The non-gateway links cut when the network was built (none in a legal Episode-2 game).
+    plain_cut: Vec<u32>,
+    /// Bits per danger count in a memo key: a power of two, so no count straddles two words.
+    width: u32,
+    zone_words: usize,
+}
+
+impl Network {
+    fn new(map: &SkynetMap, cut: &[bool]) -> Network {
+        let mut slot = vec![NO_SLOT; map.nodes];
+        let mut node = Vec::new();
+        let mut links: Vec<Vec<u32>> = Vec::new();
+        let mut plain_adj = vec![Vec::new(); map.nodes];
+        for v in 0..map.nodes as u32 {
+            if map.is_gateway[v as usize] {
+                continue;
+            }
+            for &(n, id) in &map.adj[v as usize] {
+                if map.is_gateway[n as usize] {
+                    if slot[v as usize] == NO_SLOT {
+                        slot[v as usize] = node.len() as u32;
+                        node.push(v);
+                        links.push(Vec::new());
+                    }
+                    links[slot[v as usize] as usize].push(id);
+                } else if !cut[id as usize] {
+                    plain_adj[v as usize].push(n);
+                }
+            }
+        }
+        let most = links.iter().map(Vec::len).max().unwrap_or(1).max(1);
+        let width = (usize::BITS - most.leading_zeros()).next_power_of_two();
+        Network {
+            zone_words: node.len().div_ceil(64).max(1),
+            slot,
+            node,
+            links,
+            plain_adj,
+            plain_cut: plain_cuts(map, cut),
+            width,
+        }
+    }
+}
+
+/// The non-gateway links cut in `cut`.
+fn plain_cuts(map: &SkynetMap, cut: &[bool]) -> Vec<u32> {
+    (0..map.links.len() as u32).filter(|&id| cut[id as usize] && !map.is_gateway_link(id)).collect()
+}
+
+fn add_to_zone(zone: &mut [u64], k: u32) {
+    zone[k as usize / 64] |= 1 << (k % 64);
+}
+
+fn in_zone(zone: &[u64], k: u32) -> bool {
+    zone[k as usize / 64] >> (k % 64) & 1 == 1
+}
+
+/// What one scan from the agent's node found (see [`ExactSolver::survey`]).
+struct Survey {
+    /// The largest danger of a node the agent can reach, its own included.
+    max_danger: u32,
+    /// A node of danger 2 or more with the fewest free cuts on the way (a slot).
+    nearest_double: Option<u32>,
+    /// Whether that node is reached with no free cut at all (a forced chain).
+    chain: bool,
+}
+
 /// The exact Episode-2 solver: can the virus force a win against an agent that plays perfectly?
 ///
-/// A position is the agent's node plus the set of gateway links left (in Episode 2 no other
-/// link changes), memoised. The virus to move: if the agent touches two gateway links it has
-/// lost; if one, that cut is forced; otherwise it tries every gateway link the agent can reach,
-/// most urgent first. The agent to move tries every neighbour. The search stops at once when no
-/// node within the agent's reach threatens two gateways.
+/// The virus to move: if the agent stands on a node of danger 2 it has lost; if the deadlines
+/// hold it has won; if the agent stands on a node of danger 1 that cut is forced; otherwise it
+/// tries the nodes of danger 1 or more the agent can reach, most urgent first, skipping those
+/// outside the relevance zones of the cuts already refuted. The agent to move wins at once along
+/// a forced chain, loses at once if the deadlines hold, and otherwise tries every neighbour, most
+/// dangerous first. See the module's documentation for why each shortcut is sound.
 pub struct ExactSolver<'m> {
     map: &'m SkynetMap,
-    bit_of_link: Vec<u32>,
-    words: usize,
-    memo: HashMap<Key, Verdict>,
-    scan: Scan,
+    net: Network,
+    /// The danger of each slot in the position searched.
+    danger: Vec<u32>,
+    /// The danger counts packed `net.width` bits each after the agent's node in word 0: the
+    /// memo key, kept up to date as cuts are made and taken back.
+    packed: Vec<u64>,
+    memo: HashMap<Box<[u64]>, Known, MixBuild>,
+    /// Scratch for [`ExactSolver::survey`]: visit stamps, free cuts and parents per node.
+    seen: Vec<u32>,
+    done: Vec<u32>,
+    stamp: u32,
+    free: Vec<u32>,
+    parent: Vec<u32>,
+    deque: VecDeque<u32>,
+    /// The deadlines (each node of danger k >= 2 reached, its free cuts k - 1 times), sorted.
+    deadlines: Vec<u32>,
+    /// The reached nodes of danger 1 or more, the agent's own left out, in order of free cuts.
+    threats: Vec<u32>,
     budget: Budget,
-    /// Positions searched so far.
+    /// Positions searched so far: calls with the virus to move, as in every version of the
+    /// solver (the agent's forced chains and deadline tests settle positions without one).
     pub positions: u64,
 }
 
 impl<'m> ExactSolver<'m> {
     pub fn new(map: &'m SkynetMap) -> ExactSolver<'m> {
-        let mut bit_of_link = vec![u32::MAX; map.links.len()];
-        let mut bits = 0u32;
-        for id in 0..map.links.len() as u32 {
-            if map.is_gateway_link(id) {
-                bit_of_link[id as usize] = bits;
-                bits += 1;
-            }
-        }
+        let net = Network::new(map, &vec![false; map.links.len()]);
+        let slots = net.node.len();
+        let words = 1 + (slots * net.width as usize).div_ceil(64);
         ExactSolver {
             map,
-            bit_of_link,
-            words: (bits as usize).div_ceil(64),
-            memo: HashMap::new(),
-            scan: Scan::new(),
+            danger: vec![0; slots],
+            packed: vec![0; words],
+            net,
+            memo: HashMap::default(),
+            seen: vec![0; map.nodes],
+            done: vec![0; map.nodes],
+            stamp: 0,
+            free: vec![0; map.nodes],
+            parent: vec![0; map.nodes],
+            deque: VecDeque::new(),
+            deadlines: Vec::new(),
+            threats: Vec::new(),
             budget: Budget::unlimited(),
             positions: 0,
         }
@@ -67,61 +217,276 @@ impl<'m> ExactSolver<'m> {
         self
     }
 
-    /// The value of the position with the virus to move.
+    /// The value of the position with the virus to move. `cut` is only read.
     pub fn virus_to_move(&mut self, cut: &mut [bool], agent: u32) -> Result<Verdict, OutOfTime> {
-        self.positions += 1;
-        self.budget.tick()?;
-        let map = self.map;
-        if map.is_gateway[agent as usize] {
-            return Ok(Verdict::AgentWins);
-        }
-        let reach = self.scan.reach(map, cut, agent);
-        if !reach.gateway {
-            return Ok(Verdict::VirusWins(None));
-        }
-        if reach.max_danger <= 1 {
-            return Ok(Verdict::VirusWins(greedy_cut(map, cut, agent)));
-        }
-        let at_agent: Vec<u32> = gateway_links_at(map, cut, agent).collect();
-        if at_agent.len() >= 2 {
-            return Ok(Verdict::AgentWins);
-        }
-        let key = key_of(cut, agent, &self.bit_of_link, self.words);
-        if let Some(&v) = self.memo.get(&key) {
-            return Ok(v);
-        }
-        let candidates =
-            if at_agent.is_empty() { useful_cuts(map, cut, agent, Episode::Ep2) } else { at_agent };
-        let mut verdict = Verdict::AgentWins;
-        for e in candidates {
-            cut[e as usize] = true;
-            let held = self.agent_to_move(cut, agent);
-            cut[e as usize] = false;
-            if held? {
-                verdict = Verdict::VirusWins(Some(e));
-                break;
-            }
-        }
-        self.memo.insert(key, verdict);
-        Ok(verdict)
+        self.load(cut);
+        Ok(match self.virus(agent)? {
+            Known::Virus(Win::Already) => Verdict::VirusWins(None),
+            Known::Virus(Win::AnyCut) => Verdict::VirusWins(greedy_cut(self.map, cut, agent)),
+            Known::Virus(Win::At(k)) => Verdict::VirusWins(Some(self.live_link(cut, k))),
+            Known::Agent(_) => Verdict::AgentWins,
+        })
     }
 
     /// Whether the virus wins whatever the agent at `agent` does next (the virus just cut).
+    /// `cut` is only read.
     pub fn agent_to_move(&mut self, cut: &mut [bool], agent: u32) -> Result<bool, OutOfTime> {
-        let map = self.map;
-        let mut moves: Vec<(u32, u32)> = map.adj[agent as usize]
+        self.load(cut);
+        Ok(matches!(self.agent(agent)?, Known::Virus(_)))
+    }
+
+    /// Reads the danger counts of `cut`. Episode 2 never cuts a link between two non-gateway
+    /// nodes; should `cut` hold one anyway, the network is rebuilt and the memo, which assumed
+    /// the other network, dropped.
+    fn load(&mut self, cut: &[bool]) {
+        if plain_cuts(self.map, cut) != self.net.plain_cut {
+            self.net = Network::new(self.map, cut);
+            self.memo.clear();
+        }
+        self.packed.iter_mut().for_each(|w| *w = 0);
+        for k in 0..self.net.node.len() {
+            let left = self.net.links[k].iter().filter(|&&id| !cut[id as usize]).count();
+            self.danger[k] = left as u32;
+            let bit = k * self.net.width as usize;
+            self.packed[1 + bit / 64] |= (left as u64) << (bit % 64);
+        }
+    }
+
+    /// The first gateway link of slot `k` left in `cut`.
+    fn live_link(&self, cut: &[bool], k: u32) -> u32 {
+        *self.net.links[k as usize]
             .iter()
-            .filter(|&&(_, id)| !cut[id as usize])
-            .map(|&(n, _)| (danger(map, cut, n), n))
+            .find(|&&id| !cut[id as usize])
+            .expect("the search only cuts at a node with danger")
+    }
+
+    #[inline]
+    fn danger_of(&self, v: u32) -> u32 {
+        match self.net.slot[v as usize] {
+            NO_SLOT => 0,
+            k => self.danger[k as usize],
+        }
+    }
+
+    /// Takes one gateway link from slot `k` (`by` = -1) or gives it back (`by` = 1).
+    fn change_danger(&mut self, k: u32, by: i32) {
+        self.danger[k as usize] = self.danger[k as usize].wrapping_add_signed(by);
+        let bit = k as usize * self.net.width as usize;
+        let word = &mut self.packed[1 + bit / 64];
+        if by > 0 {
+            *word += 1 << (bit % 64);
+        } else {
+            *word -= 1 << (bit % 64);
+        }
+    }
+
+    fn empty_zone(&self) -> Zone {
+        vec![0u64; self.net.zone_words].into_boxed_slice()
+    }
+
+    fn zone_of(&self, slots: &[u32]) -> Zone {
+        let mut zone = self.empty_zone();
+        for &k in slots {
+            add_to_zone(&mut zone, k);
+        }
+        zone
+    }
+
+    fn next_stamp(&mut self) -> u32 {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.seen.iter_mut().for_each(|s| *s = 0);
+            self.done.iter_mut().for_each(|s| *s = 0);
+            self.stamp = 1;
+        }
+        self.stamp
+    }
+
+    /// One scan of what the agent at `agent` can reach: g (free cuts on the way, in `free`) of
+    /// every node, by a 0-1 breadth-first search (entering a node of danger 0 costs 1, any other
+    /// node 0; the agent's own node is never counted), with `parent` along cheapest walks. Fills
+    /// `deadlines` and `threats`.
+    fn survey(&mut self, agent: u32) -> Survey {
+        let stamp = self.next_stamp();
+        self.deque.clear();
+        self.deque.push_back(agent);
+        self.seen[agent as usize] = stamp;
+        self.free[agent as usize] = 0;
+        self.deadlines.clear();
+        self.threats.clear();
+        let mut survey =
+            Survey { max_danger: self.danger_of(agent), nearest_double: None, chain: false };
+        while let Some(v) = self.deque.pop_front() {
+            // Nodes leave the deque in order of g, so a node's first visit has its final g.
+            if self.done[v as usize] == stamp {
+                continue;
+            }
+            self.done[v as usize] = stamp;
+            let g = self.free[v as usize];
+            let d = self.danger_of(v);
+            if v != agent && d >= 1 {
+                self.threats.push(v);
+                survey.max_danger = survey.max_danger.max(d);
+                if d >= 2 {
+                    for _ in 1..d {
+                        self.deadlines.push(g);
+                    }
+                    if survey.nearest_double.is_none() {
+                        survey.nearest_double = Some(self.net.slot[v as usize]);
+                        survey.chain = g == 0;
+                    }
+                }
+            }
+            let step = u32::from(v != agent && d == 0);
+            let to = g + step;
+            for j in 0..self.net.plain_adj[v as usize].len() {
+                let n = self.net.plain_adj[v as usize][j];
+                if self.seen[n as usize] != stamp || to < self.free[n as usize] {
+                    self.seen[n as usize] = stamp;
+                    self.free[n as usize] = to;
+                    self.parent[n as usize] = v;
+                    if step == 0 {
+                        self.deque.push_front(n);
+                    } else {
+                        self.deque.push_back(n);
+                    }
+                }
+            }
+        }
+        // Pops come in order of g, so this only confirms the order.
+        self.deadlines.sort_unstable();
+        survey
+    }
+
+    /// Whether the deadlines of the last survey hold with `spare` free cuts before the agent's
+    /// next step: for every t, at most t + spare deadlines are t or less.
+    fn deadlines_hold(&self, spare: u32) -> bool {
+        self.deadlines.iter().enumerate().all(|(i, &g)| (g + spare) as usize > i)
+    }
+
+    /// The slots of the forced chain the last survey ended at `end` (a node reached with no free
+    /// cut): the walk's nodes after the agent's.
+    fn chain_zone(&self, agent: u32, end: u32) -> Zone {
+        let mut zone = self.empty_zone();
+        let mut at = end;
+        while at != agent {
+            add_to_zone(&mut zone, self.net.slot[at as usize]);
+            at = self.parent[at as usize];
+        }
+        zone
+    }
+
+    /// The virus to move, the agent at `agent`.
+    fn virus(&mut self, agent: u32) -> Result<Known, OutOfTime> {
+        self.positions += 1;
+        self.budget.tick()?;
+        if self.map.is_gateway[agent as usize] {
+            return Ok(Known::Agent(self.empty_zone()));
+        }
+        let here = self.net.slot[agent as usize];
+        let under = self.danger_of(agent);
+        if under >= 2 {
+            return Ok(Known::Agent(self.zone_of(&[here])));
+        }
+        self.packed[0] = u64::from(agent);
+        if let Some(known) = self.memo.get(&self.packed[..]) {
+            return Ok(known.clone());
+        }
+        let survey = self.survey(agent);
+        if survey.max_danger == 0 {
+            return Ok(Known::Virus(Win::Already));
+        }
+        let known = if under == 1 {
+            if self.deadlines_hold(0) {
+                return Ok(Known::Virus(Win::At(here)));
+            }
+            self.change_danger(here, -1);
+            let after = self.agent(agent);
+            self.change_danger(here, 1);
+            match after? {
+                Known::Virus(_) => Known::Virus(Win::At(here)),
+                Known::Agent(mut zone) => {
+                    add_to_zone(&mut zone, here);
+                    Known::Agent(zone)
+                }
+            }
+        } else {
+            if self.deadlines_hold(1) {
+                return Ok(Known::Virus(survey.nearest_double.map_or(Win::AnyCut, Win::At)));
+            }
+            self.free_cut(agent)?
+        };
+        self.packed[0] = u64::from(agent);
+        self.memo.insert(self.packed.clone().into_boxed_slice(), known.clone());
+        Ok(known)
+    }
+
+    /// The virus's cut with no gateway link under the agent, right after a survey that found
+    /// the deadlines broken: every node of the survey's `threats`, most urgent first, within the
+    /// zones of the cuts refuted so far.
+    fn free_cut(&mut self, agent: u32) -> Result<Known, OutOfTime> {
+        // Nodes of danger 2 by slack (free cuts left over before the agent arrives), then the
+        // others by free cuts; the survey's order breaks ties.
+        let mut candidates: Vec<(i64, u32)> = self
+            .threats
+            .iter()
+            .map(|&v| {
+                let (g, d) = (i64::from(self.free[v as usize]), i64::from(self.danger_of(v)));
+                let urgency = if d >= 2 { g + 1 - d } else { 1 << 32 | g };
+                (urgency, self.net.slot[v as usize])
+            })
+            .collect();
+        candidates.sort_by_key(|&(urgency, _)| urgency);
+        let mut within: Option<Zone> = None;
+        let mut union = self.empty_zone();
+        for (_, k) in candidates {
+            if within.as_ref().is_some_and(|zone| !in_zone(zone, k)) {
+                continue;
+            }
+            self.change_danger(k, -1);
+            let after = self.agent(agent);
+            self.change_danger(k, 1);
+            match after? {
+                Known::Virus(_) => return Ok(Known::Virus(Win::At(k))),
+                Known::Agent(zone) => {
+                    union.iter_mut().zip(&zone).for_each(|(u, z)| *u |= z);
+                    match &mut within {
+                        None => within = Some(zone),
+                        Some(w) => w.iter_mut().zip(&zone).for_each(|(w, z)| *w &= z),
+                    }
+                }
+            }
+        }
+        Ok(Known::Agent(union))
+    }
+
+    /// The agent to move at `agent` (the virus has just cut).
+    fn agent(&mut self, agent: u32) -> Result<Known, OutOfTime> {
+        if self.map.is_gateway[agent as usize] {
+            return Ok(Known::Agent(self.empty_zone()));
+        }
+        if self.danger_of(agent) >= 1 {
+            return Ok(Known::Agent(self.zone_of(&[self.net.slot[agent as usize]])));
+        }
+        let survey = self.survey(agent);
+        if let Some(k) = survey.nearest_double.filter(|_| survey.chain) {
+            return Ok(Known::Agent(self.chain_zone(agent, self.net.node[k as usize])));
+        }
+        if self.deadlines_hold(0) {
+            return Ok(Known::Virus(Win::AnyCut));
+        }
+        let mut moves: Vec<(u32, u32)> = self.net.plain_adj[agent as usize]
+            .iter()
+            .map(|&n| (self.danger_of(n), n))
             .collect();
         // The most dangerous steps first: they refute a cut soonest.
         moves.sort_by_key(|&(d, _)| std::cmp::Reverse(d));
-        for (_, u) in moves {
-            if map.is_gateway[u as usize] || self.virus_to_move(cut, u)? == Verdict::AgentWins {
-                return Ok(false);
+        for (_, n) in moves {
+            if let Known::Agent(zone) = self.virus(n)? {
+                return Ok(Known::Agent(zone));
             }
         }
-        Ok(true)
+        Ok(Known::Virus(Win::AnyCut))
     }
 }
 

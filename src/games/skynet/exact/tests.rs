@@ -1,0 +1,293 @@
+//! The pruned solver checked against the plain search it replaced ([`plain`](super::plain)):
+//! the same verdicts on thousands of random positions of several map families and on every
+//! shipped map, first cuts that really win, and relevance zones that really are enough for the
+//! agent.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::plain::PlainSolver;
+use super::*;
+use crate::games::skynet::Episode;
+use crate::games::skynet::generator::{DenseGateways, GenParams, generate_dense};
+use crate::games::skynet::map::parse_map;
+use crate::games::skynet::tests_support::SHIPPED_MAPS;
+
+/// A random connected network of `plain` nodes (a random tree plus `extra` links) and
+/// `gateways` gateways; `gateway_link` says how many gateways node `v` is linked to.
+fn network(
+    rng: &mut ChaCha8Rng,
+    plain: usize,
+    gateways: usize,
+    extra: usize,
+    mut gateway_link: impl FnMut(&mut ChaCha8Rng) -> usize,
+) -> SkynetMap {
+    let n = plain + gateways;
+    let mut links: Vec<(u32, u32)> = Vec::new();
+    for v in 1..plain as u32 {
+        links.push((rng.random_range(0..v), v));
+    }
+    for _ in 0..extra {
+        let a = rng.random_range(0..plain as u32);
+        let b = rng.random_range(0..plain as u32);
+        if a != b && !links.contains(&(a, b)) && !links.contains(&(b, a)) {
+            links.push((a, b));
+        }
+    }
+    for v in 0..plain as u32 {
+        let mut to: Vec<u32> = (plain as u32..n as u32).collect();
+        for _ in 0..gateway_link(rng).min(gateways) {
+            let g = to.swap_remove(rng.random_range(0..to.len()));
+            links.push((v, g));
+        }
+    }
+    // Now and then a link between two gateways, which no agent can use.
+    if gateways >= 2 && rng.random_bool(0.2) {
+        links.push((plain as u32, plain as u32 + 1));
+    }
+    let gateways: Vec<u32> = (plain as u32..n as u32).collect();
+    let start = rng.random_range(0..plain as u32);
+    SkynetMap::new(n, links, gateways, start).expect("a valid map")
+}
+
+/// Sparse gateway links: mostly nodes of danger 0 and 1, a few of 2.
+fn sparse(rng: &mut ChaCha8Rng) -> SkynetMap {
+    let plain = rng.random_range(3..=9);
+    let gateways = rng.random_range(1..=3);
+    let extra = rng.random_range(0..=plain);
+    network(rng, plain, gateways, extra, |rng| [0, 0, 0, 1, 1, 2][rng.random_range(0..6)])
+}
+
+/// Dense gateway links: many nodes of danger 2, as in the dense-gateway family.
+fn dense(rng: &mut ChaCha8Rng) -> SkynetMap {
+    let plain = rng.random_range(4..=10);
+    let gateways = rng.random_range(2..=4);
+    let extra = rng.random_range(0..=plain / 2);
+    network(rng, plain, gateways, extra, |rng| [0, 0, 1, 1, 2, 2][rng.random_range(0..6)])
+}
+
+/// Paths and near-trees, where forced chains and deadlines decide most positions.
+fn stringy(rng: &mut ChaCha8Rng) -> SkynetMap {
+    let plain = rng.random_range(5..=12);
+    let gateways = rng.random_range(2..=3);
+    network(rng, plain, gateways, 1, |rng| [0, 0, 0, 1, 2][rng.random_range(0..5)])
+}
+
+/// Beyond the statement: nodes linked to three gateways.
+fn triple(rng: &mut ChaCha8Rng) -> SkynetMap {
+    let plain = rng.random_range(3..=7);
+    let extra = rng.random_range(0..=plain);
+    network(rng, plain, 3, extra, |rng| [0, 1, 2, 3][rng.random_range(0..4)])
+}
+
+/// A small map of the dense-gateway generator itself.
+fn generated(rng: &mut ChaCha8Rng) -> SkynetMap {
+    let nodes = rng.random_range(14..=20);
+    let gateways = rng.random_range(2..=4);
+    let gateway_links = rng.random_range(6..=12);
+    let doubles = rng.random_range(2..=6);
+    let params = GenParams { episode: Episode::Ep2, nodes, gateways };
+    let dense = DenseGateways { gateway_links, doubles: Some(doubles) };
+    generate_dense(params, dense, rng.random_range(0..1_000_000))
+}
+
+/// A random position of `map`: some of its gateway links cut, the agent on a non-gateway node.
+fn position(rng: &mut ChaCha8Rng, map: &SkynetMap) -> (Vec<bool>, u32) {
+    let p = [0.0, 0.0, 0.2, 0.4][rng.random_range(0..4)];
+    let cut: Vec<bool> =
+        (0..map.links.len() as u32).map(|id| map.is_gateway_link(id) && rng.random_bool(p)).collect();
+    let plain: Vec<u32> = (0..map.nodes as u32).filter(|&v| !map.is_gateway[v as usize]).collect();
+    let agent =
+        if rng.random_bool(0.3) { map.agent_start } else { plain[rng.random_range(0..plain.len())] };
+    (cut, agent)
+}
+
+/// Checks one position both ways against the plain solver; `solver` may carry a memo from
+/// earlier positions of the same map. Returns whether the virus wins with the virus to move.
+fn check_position(solver: &mut ExactSolver, map: &SkynetMap, cut: &[bool], agent: u32) -> bool {
+    let what = || format!("{}agent {agent}, cut {:?}", map.to_text(), cut_links(map, cut));
+    let mut plain = PlainSolver::new(map);
+    let expected = plain.virus_to_move(&mut cut.to_vec(), agent);
+    let verdict = solver.virus_to_move(&mut cut.to_vec(), agent).unwrap();
+    match (verdict, expected) {
+        (Verdict::AgentWins, Verdict::AgentWins) => {}
+        (Verdict::VirusWins(None), Verdict::VirusWins(None)) => {}
+        (Verdict::VirusWins(Some(id)), Verdict::VirusWins(Some(_))) => {
+            // The cut it names is a live gateway link, and the agent loses after it.
+            assert!(!cut[id as usize] && map.is_gateway_link(id), "cut {id} in {}", what());
+            let mut after = cut.to_vec();
+            after[id as usize] = true;
+            assert!(plain.agent_to_move(&mut after, agent), "cut {id} does not win: {}", what());
+        }
+        (got, want) => panic!("virus to move: {got:?}, plain {want:?}: {}", what()),
+    }
+    let agent_loses = solver.agent_to_move(&mut cut.to_vec(), agent).unwrap();
+    assert_eq!(
+        agent_loses,
+        PlainSolver::new(map).agent_to_move(&mut cut.to_vec(), agent),
+        "agent to move: {}",
+        what()
+    );
+    matches!(expected, Verdict::VirusWins(_))
+}
+
+fn cut_links(map: &SkynetMap, cut: &[bool]) -> Vec<(u32, u32)> {
+    (0..map.links.len()).filter(|&id| cut[id]).map(|id| map.links[id]).collect()
+}
+
+/// The cut array of `cut` with every gateway link outside `zone` removed too.
+fn restricted(solver: &ExactSolver, cut: &[bool], zone: &[u64]) -> Vec<bool> {
+    let mut restricted = cut.to_vec();
+    for (k, links) in solver.net.links.iter().enumerate() {
+        if !in_zone(zone, k as u32) {
+            links.iter().for_each(|&id| restricted[id as usize] = true);
+        }
+    }
+    restricted
+}
+
+/// Checks the relevance zones the search returns for a position, both to move: the agent
+/// still wins with only the gateway links of the zone left (the plain solver says so).
+fn check_zones(map: &SkynetMap, cut: &[bool], agent: u32) {
+    let mut solver = ExactSolver::new(map);
+    solver.load(cut);
+    if let Known::Agent(zone) = solver.virus(agent).unwrap() {
+        let mut only = restricted(&solver, cut, &zone);
+        let verdict = PlainSolver::new(map).virus_to_move(&mut only, agent);
+        assert_eq!(verdict, Verdict::AgentWins, "virus-to-move zone too small: {}", map.to_text());
+    }
+    let mut solver = ExactSolver::new(map);
+    solver.load(cut);
+    if let Known::Agent(zone) = solver.agent(agent).unwrap() {
+        let mut only = restricted(&solver, cut, &zone);
+        let virus_wins = PlainSolver::new(map).agent_to_move(&mut only, agent);
+        assert!(!virus_wins, "agent-to-move zone too small: {}", map.to_text());
+    }
+}
+
+#[test]
+fn the_pruned_solver_agrees_with_the_plain_one_on_random_positions() {
+    let families: [(&str, fn(&mut ChaCha8Rng) -> SkynetMap); 5] = [
+        ("sparse", sparse),
+        ("dense", dense),
+        ("stringy", stringy),
+        ("triple", triple),
+        ("generated", generated),
+    ];
+    for (i, (family, make)) in families.into_iter().enumerate() {
+        let mut rng = ChaCha8Rng::seed_from_u64(100 + i as u64);
+        let (mut virus, mut agent) = (0, 0);
+        for _ in 0..600 {
+            let map = make(&mut rng);
+            // One solver for the map's positions, as `arena analyze` keeps one per match.
+            let mut solver = ExactSolver::new(&map);
+            for _ in 0..4 {
+                let (cut, at) = position(&mut rng, &map);
+                if check_position(&mut solver, &map, &cut, at) { virus += 1 } else { agent += 1 }
+                check_zones(&map, &cut, at);
+            }
+        }
+        // Both answers occur often, or the comparison says little.
+        assert!(virus > 200 && agent > 200, "{family}: {virus} virus wins, {agent} agent wins");
+    }
+}
+
+/// Every shipped Episode-2 map, from the start and after the solver's own first cut.
+#[test]
+fn the_pruned_solver_agrees_with_the_plain_one_on_every_shipped_map() {
+    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/arenas/maps/skynet/separating");
+    let mut maps: Vec<(String, String)> =
+        SHIPPED_MAPS.iter().map(|&(name, text)| (name.to_string(), text.to_string())).collect();
+    let mut separating: Vec<_> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    separating.sort();
+    assert!(separating.len() >= 50, "{} separating maps", separating.len());
+    for path in separating {
+        maps.push((path.display().to_string(), std::fs::read_to_string(&path).unwrap()));
+    }
+    for (name, text) in maps {
+        let Ok(parsed) = parse_map(&name, &text, Episode::Ep2) else {
+            continue; // an Episode-1 map the Episode-2 rules refuse
+        };
+        let map = parsed.map;
+        let cut = vec![false; map.links.len()];
+        let mut solver = ExactSolver::new(&map);
+        check_position(&mut solver, &map, &cut, map.agent_start);
+    }
+}
+
+/// A hand-made position for each shortcut, so that each is seen to fire and to be right.
+#[test]
+fn each_shortcut_decides_the_position_it_is_for() {
+    // A chain: the agent (0) to move, 1 and 2 touch one gateway each, 3 touches two.
+    let chain = SkynetMap::new(
+        7,
+        vec![(0, 1), (1, 2), (2, 3), (1, 5), (2, 5), (3, 5), (3, 6), (0, 4)],
+        vec![5, 6],
+        0,
+    )
+    .unwrap();
+    let mut solver = ExactSolver::new(&chain);
+    assert_eq!(solver.agent_to_move(&mut vec![false; 8], 0), Ok(false));
+    assert_eq!(solver.positions, 0, "the forced chain needs no search");
+    // Deadlines: two nodes of danger 2, each behind a node of danger 0 and on separate
+    // branches: one free cut each before the agent gets there, and the virus wins.
+    let far = SkynetMap::new(
+        8,
+        vec![(0, 1), (1, 2), (0, 3), (3, 4), (2, 6), (2, 7), (4, 6), (4, 7), (0, 5)],
+        vec![6, 7],
+        0,
+    )
+    .unwrap();
+    let mut solver = ExactSolver::new(&far);
+    let verdict = solver.virus_to_move(&mut vec![false; 9], 0);
+    assert!(matches!(verdict, Ok(Verdict::VirusWins(Some(_)))), "{verdict:?}");
+    assert_eq!(solver.positions, 1, "the deadlines need no search");
+    let mut plain = PlainSolver::new(&far);
+    assert!(matches!(plain.virus_to_move(&mut vec![false; 9], 0), Verdict::VirusWins(Some(_))));
+    // Three doubles behind one node of danger 0: two cuts come before the agent is next to them,
+    // so the deadlines fail, and the search finds the agent's win.
+    let near = SkynetMap::new(
+        8,
+        vec![
+            (0, 1),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (2, 6),
+            (2, 7),
+            (3, 6),
+            (3, 7),
+            (4, 6),
+            (4, 7),
+            (0, 5),
+        ],
+        vec![6, 7],
+        0,
+    )
+    .unwrap();
+    let mut cut = vec![false; 11];
+    assert_eq!(ExactSolver::new(&near).virus_to_move(&mut cut, 0), Ok(Verdict::AgentWins));
+    assert_eq!(PlainSolver::new(&near).virus_to_move(&mut cut, 0), Verdict::AgentWins);
+}
+
+/// A non-gateway link cut (which no legal Episode-2 game holds) still gets the plain answer.
+#[test]
+fn a_cut_plain_link_rebuilds_the_network() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for _ in 0..200 {
+        let map = dense(&mut rng);
+        let mut solver = ExactSolver::new(&map);
+        let (mut cut, agent) = position(&mut rng, &map);
+        check_position(&mut solver, &map, &cut, agent);
+        let plain_links: Vec<usize> =
+            (0..map.links.len()).filter(|&id| !map.is_gateway_link(id as u32)).collect();
+        if let Some(&id) = plain_links.get(rng.random_range(0..plain_links.len().max(1))) {
+            cut[id] = true;
+        }
+        check_position(&mut solver, &map, &cut, agent);
+    }
+}
