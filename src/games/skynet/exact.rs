@@ -53,6 +53,9 @@ const CLOCK_EVERY: u64 = 8;
 /// Marks a node that has no gateway link in the network (it has no danger count).
 const NO_SLOT: u32 = u32::MAX;
 
+/// Marks a memo key's position as one with the agent to move.
+const AGENT_TO_MOVE: u64 = 1 << 32;
+
 /// A set of nodes with gateway links (by slot), as a bitset.
 type Zone = Box<[u64]>;
 
@@ -361,7 +364,18 @@ impl<'m> ExactSolver<'m> {
     /// Whether the deadlines of the last survey hold with `spare` free cuts before the agent's
     /// next step: for every t, at most t + spare deadlines are t or less.
     fn deadlines_hold(&self, spare: u32) -> bool {
-        self.deadlines.iter().enumerate().all(|(i, &g)| (g + spare) as usize > i)
+        self.shortfall(spare) <= 0
+    }
+
+    /// By how much the deadlines of the last survey fail with `spare` free cuts: the most
+    /// deadlines t or less beyond t + spare, over every t (0 or less: they hold).
+    fn shortfall(&self, spare: u32) -> i64 {
+        self.deadlines
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| i as i64 + 1 - i64::from(g + spare))
+            .max()
+            .unwrap_or(0)
     }
 
     /// The slots of the forced chain the last survey ended at `end` (a node reached with no free
@@ -468,6 +482,12 @@ impl<'m> ExactSolver<'m> {
         if self.danger_of(agent) >= 1 {
             return Ok(Known::Agent(self.zone_of(&[self.net.slot[agent as usize]])));
         }
+        // Positions with the agent to move have their own memo keys: the agent's node with a
+        // mark no node number has.
+        self.packed[0] = u64::from(agent) | AGENT_TO_MOVE;
+        if let Some(known) = self.memo.get(&self.packed[..]) {
+            return Ok(known.clone());
+        }
         let survey = self.survey(agent);
         if let Some(k) = survey.nearest_double.filter(|_| survey.chain) {
             return Ok(Known::Agent(self.chain_zone(agent, self.net.node[k as usize])));
@@ -475,18 +495,25 @@ impl<'m> ExactSolver<'m> {
         if self.deadlines_hold(0) {
             return Ok(Known::Virus(Win::AnyCut));
         }
-        let mut moves: Vec<(u32, u32)> = self.net.plain_adj[agent as usize]
-            .iter()
-            .map(|&n| (self.danger_of(n), n))
-            .collect();
-        // The most dangerous steps first: they refute a cut soonest.
-        moves.sort_by_key(|&(d, _)| std::cmp::Reverse(d));
+        // The steps after which the deadlines fail worst first: they refute a cut soonest.
+        let mut moves: Vec<(i64, u32)> = Vec::new();
+        for j in 0..self.net.plain_adj[agent as usize].len() {
+            let n = self.net.plain_adj[agent as usize][j];
+            self.survey(n);
+            let spare = u32::from(self.danger_of(n) == 0);
+            moves.push((-self.shortfall(spare), n));
+        }
+        moves.sort_by_key(|&(urgency, _)| urgency);
+        let mut known = Known::Virus(Win::AnyCut);
         for (_, n) in moves {
             if let Known::Agent(zone) = self.virus(n)? {
-                return Ok(Known::Agent(zone));
+                known = Known::Agent(zone);
+                break;
             }
         }
-        Ok(Known::Virus(Win::AnyCut))
+        self.packed[0] = u64::from(agent) | AGENT_TO_MOVE;
+        self.memo.insert(self.packed.clone().into_boxed_slice(), known.clone());
+        Ok(known)
     }
 }
 
