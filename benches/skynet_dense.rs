@@ -30,7 +30,7 @@ fn main() {
         (300, 20, 120, 30),
         (300, 20, 200, 60),
         (500, 20, 200, 36),
-        (500, 20, 300, 60),
+        (500, 20, 300, 61),
     ];
     let (mut within_1s, mut within_limit, mut undecided, mut total) = (0, 0, 0, 0);
     println!(

@@ -146,6 +146,13 @@ fn in_zone(zone: &[u64], k: u32) -> bool {
     zone[k as usize / 64] >> (k % 64) & 1 == 1
 }
 
+/// An agent's win remembered by its zone: each zone node (a slot) with its danger then.
+type ZoneWin = Box<[(u32, u32)]>;
+
+/// The most zone wins kept per agent node and side to move: the newest replace the oldest, so
+/// a lookup stays cheaper than a scan of the network.
+const ZONE_WINS_KEPT: usize = 32;
+
 /// What one scan from the agent's node found (see [`ExactSolver::survey`]).
 struct Survey {
     /// The largest danger of a node the agent can reach, its own included.
@@ -173,6 +180,10 @@ pub struct ExactSolver<'m> {
     /// memo key, kept up to date as cuts are made and taken back.
     packed: Vec<u64>,
     memo: HashMap<Box<[u64]>, Known, MixBuild>,
+    /// The agent's wins by where it stands and who is to move (index `2 * node + agent to
+    /// move`): the dangers of a win's zone at the time. Any position with at least those dangers
+    /// there is a win too (monotony), whatever happened elsewhere.
+    wins_by_zone: Vec<Vec<ZoneWin>>,
     /// Scratch for [`ExactSolver::survey`]: visit stamps, free cuts and parents per node.
     seen: Vec<u32>,
     done: Vec<u32>,
@@ -201,6 +212,7 @@ impl<'m> ExactSolver<'m> {
             packed: vec![0; words],
             net,
             memo: HashMap::default(),
+            wins_by_zone: vec![Vec::new(); 2 * map.nodes],
             seen: vec![0; map.nodes],
             done: vec![0; map.nodes],
             stamp: 0,
@@ -245,6 +257,7 @@ impl<'m> ExactSolver<'m> {
         if plain_cuts(self.map, cut) != self.net.plain_cut {
             self.net = Network::new(self.map, cut);
             self.memo.clear();
+            self.wins_by_zone.iter_mut().for_each(Vec::clear);
         }
         self.packed.iter_mut().for_each(|w| *w = 0);
         for k in 0..self.net.node.len() {
@@ -281,6 +294,28 @@ impl<'m> ExactSolver<'m> {
         } else {
             *word -= 1 << (bit % 64);
         }
+    }
+
+    /// A remembered win of the agent at `agent` (`agent_to_move` says which side moves) whose
+    /// zone has at least its old dangers now, as a zone.
+    fn zone_win(&self, agent: u32, agent_to_move: bool) -> Option<Zone> {
+        let wins = &self.wins_by_zone[2 * agent as usize + usize::from(agent_to_move)];
+        let win = wins.iter().find(|win| win.iter().all(|&(k, d)| self.danger[k as usize] >= d))?;
+        let mut zone = self.empty_zone();
+        win.iter().for_each(|&(k, _)| add_to_zone(&mut zone, k));
+        Some(zone)
+    }
+
+    fn remember_zone_win(&mut self, agent: u32, agent_to_move: bool, zone: &[u64]) {
+        let win: ZoneWin = (0..self.net.node.len() as u32)
+            .filter(|&k| in_zone(zone, k))
+            .map(|k| (k, self.danger[k as usize]))
+            .collect();
+        let wins = &mut self.wins_by_zone[2 * agent as usize + usize::from(agent_to_move)];
+        if wins.len() == ZONE_WINS_KEPT {
+            wins.remove(0);
+        }
+        wins.push(win);
     }
 
     fn empty_zone(&self) -> Zone {
@@ -406,6 +441,9 @@ impl<'m> ExactSolver<'m> {
         if let Some(known) = self.memo.get(&self.packed[..]) {
             return Ok(known.clone());
         }
+        if let Some(zone) = self.zone_win(agent, false) {
+            return Ok(Known::Agent(zone));
+        }
         let survey = self.survey(agent);
         if survey.max_danger == 0 {
             return Ok(Known::Virus(Win::Already));
@@ -430,6 +468,9 @@ impl<'m> ExactSolver<'m> {
             }
             self.free_cut(agent)?
         };
+        if let Known::Agent(zone) = &known {
+            self.remember_zone_win(agent, false, zone);
+        }
         self.packed[0] = u64::from(agent);
         self.memo.insert(self.packed.clone().into_boxed_slice(), known.clone());
         Ok(known)
@@ -488,6 +529,9 @@ impl<'m> ExactSolver<'m> {
         if let Some(known) = self.memo.get(&self.packed[..]) {
             return Ok(known.clone());
         }
+        if let Some(zone) = self.zone_win(agent, true) {
+            return Ok(Known::Agent(zone));
+        }
         let survey = self.survey(agent);
         if let Some(k) = survey.nearest_double.filter(|_| survey.chain) {
             return Ok(Known::Agent(self.chain_zone(agent, self.net.node[k as usize])));
@@ -510,6 +554,9 @@ impl<'m> ExactSolver<'m> {
                 known = Known::Agent(zone);
                 break;
             }
+        }
+        if let Known::Agent(zone) = &known {
+            self.remember_zone_win(agent, true, zone);
         }
         self.packed[0] = u64::from(agent) | AGENT_TO_MOVE;
         self.memo.insert(self.packed.clone().into_boxed_slice(), known.clone());
