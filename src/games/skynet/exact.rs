@@ -93,6 +93,8 @@ struct Network {
     plain_cut: Vec<u32>,
     /// Bits per danger count in a memo key: a power of two, so no count straddles two words.
     width: u32,
+    /// The most gateway links of one node.
+    most: usize,
     zone_words: usize,
 }
 
@@ -129,6 +131,7 @@ impl Network {
             plain_adj,
             plain_cut: plain_cuts(map, cut),
             width,
+            most,
         }
     }
 }
@@ -184,6 +187,14 @@ pub struct ExactSolver<'m> {
     /// move`): the dangers of a win's zone at the time. Any position with at least those dangers
     /// there is a win too (monotony), whatever happened elsewhere.
     wins_by_zone: Vec<Vec<ZoneWin>>,
+    /// The dangers as a thermometer code, two bits a node (bit 2k: danger >= 1, bit 2k + 1:
+    /// danger >= 2), so that "every danger at most" is a test of bits; empty when some node has
+    /// more than two gateway links (beyond the statement), which turns the test off.
+    levels: Vec<u64>,
+    /// The virus's wins by where the agent stands and who is to move, as `levels`, with the
+    /// winning node when the virus is to move: any position with at most those dangers
+    /// everywhere is a win too (monotony).
+    virus_wins: Vec<Vec<(Box<[u64]>, u32)>>,
     /// Scratch for [`ExactSolver::survey`]: visit stamps, free cuts and parents per node.
     seen: Vec<u32>,
     done: Vec<u32>,
@@ -213,6 +224,8 @@ impl<'m> ExactSolver<'m> {
             net,
             memo: HashMap::default(),
             wins_by_zone: vec![Vec::new(); 2 * map.nodes],
+            levels: Vec::new(),
+            virus_wins: vec![Vec::new(); 2 * map.nodes],
             seen: vec![0; map.nodes],
             done: vec![0; map.nodes],
             stamp: 0,
@@ -258,6 +271,11 @@ impl<'m> ExactSolver<'m> {
             self.net = Network::new(self.map, cut);
             self.memo.clear();
             self.wins_by_zone.iter_mut().for_each(Vec::clear);
+            self.virus_wins.iter_mut().for_each(Vec::clear);
+        }
+        self.levels.clear();
+        if self.net.most <= 2 {
+            self.levels.resize((2 * self.net.node.len()).div_ceil(64), 0);
         }
         self.packed.iter_mut().for_each(|w| *w = 0);
         for k in 0..self.net.node.len() {
@@ -265,6 +283,12 @@ impl<'m> ExactSolver<'m> {
             self.danger[k] = left as u32;
             let bit = k * self.net.width as usize;
             self.packed[1 + bit / 64] |= (left as u64) << (bit % 64);
+            if !self.levels.is_empty() {
+                for level in 0..left {
+                    let bit = 2 * k + level;
+                    self.levels[bit / 64] |= 1 << (bit % 64);
+                }
+            }
         }
     }
 
@@ -294,6 +318,35 @@ impl<'m> ExactSolver<'m> {
         } else {
             *word -= 1 << (bit % 64);
         }
+        if !self.levels.is_empty() {
+            // The level that changed: the new danger's after a gain, the old one's after a loss.
+            let d = self.danger[k as usize] as usize;
+            let bit = 2 * k as usize + if by > 0 { d - 1 } else { d };
+            self.levels[bit / 64] ^= 1 << (bit % 64);
+        }
+    }
+
+    /// A remembered win of the virus with at least today's danger at every node, for the agent
+    /// at `agent`: its winning node (`NO_SLOT` with the agent to move).
+    fn virus_win(&self, agent: u32, agent_to_move: bool) -> Option<u32> {
+        if self.levels.is_empty() {
+            return None;
+        }
+        let wins = &self.virus_wins[2 * agent as usize + usize::from(agent_to_move)];
+        wins.iter()
+            .find(|(levels, _)| self.levels.iter().zip(levels.iter()).all(|(now, then)| now & !then == 0))
+            .map(|&(_, k)| k)
+    }
+
+    fn remember_virus_win(&mut self, agent: u32, agent_to_move: bool, k: u32) {
+        if self.levels.is_empty() {
+            return;
+        }
+        let wins = &mut self.virus_wins[2 * agent as usize + usize::from(agent_to_move)];
+        if wins.len() == ZONE_WINS_KEPT {
+            wins.remove(0);
+        }
+        wins.push((self.levels.clone().into_boxed_slice(), k));
     }
 
     /// A remembered win of the agent at `agent` (`agent_to_move` says which side moves) whose
@@ -444,6 +497,10 @@ impl<'m> ExactSolver<'m> {
         if let Some(zone) = self.zone_win(agent, false) {
             return Ok(Known::Agent(zone));
         }
+        // The old win's node may have no link left here; then the search finds another.
+        if let Some(k) = self.virus_win(agent, false).filter(|&k| self.danger[k as usize] >= 1) {
+            return Ok(Known::Virus(Win::At(k)));
+        }
         let survey = self.survey(agent);
         if survey.max_danger == 0 {
             return Ok(Known::Virus(Win::Already));
@@ -468,8 +525,10 @@ impl<'m> ExactSolver<'m> {
             }
             self.free_cut(agent)?
         };
-        if let Known::Agent(zone) = &known {
-            self.remember_zone_win(agent, false, zone);
+        match &known {
+            Known::Agent(zone) => self.remember_zone_win(agent, false, zone),
+            Known::Virus(Win::At(k)) => self.remember_virus_win(agent, false, *k),
+            Known::Virus(_) => {}
         }
         self.packed[0] = u64::from(agent);
         self.memo.insert(self.packed.clone().into_boxed_slice(), known.clone());
@@ -532,6 +591,9 @@ impl<'m> ExactSolver<'m> {
         if let Some(zone) = self.zone_win(agent, true) {
             return Ok(Known::Agent(zone));
         }
+        if self.virus_win(agent, true).is_some() {
+            return Ok(Known::Virus(Win::AnyCut));
+        }
         let survey = self.survey(agent);
         if let Some(k) = survey.nearest_double.filter(|_| survey.chain) {
             return Ok(Known::Agent(self.chain_zone(agent, self.net.node[k as usize])));
@@ -555,8 +617,9 @@ impl<'m> ExactSolver<'m> {
                 break;
             }
         }
-        if let Known::Agent(zone) = &known {
-            self.remember_zone_win(agent, true, zone);
+        match &known {
+            Known::Agent(zone) => self.remember_zone_win(agent, true, zone),
+            Known::Virus(_) => self.remember_virus_win(agent, true, NO_SLOT),
         }
         self.packed[0] = u64::from(agent) | AGENT_TO_MOVE;
         self.memo.insert(self.packed.clone().into_boxed_slice(), known.clone());
