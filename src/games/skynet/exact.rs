@@ -334,7 +334,9 @@ impl<'m> ExactSolver<'m> {
         }
         let wins = &self.virus_wins[2 * agent as usize + usize::from(agent_to_move)];
         wins.iter()
-            .find(|(levels, _)| self.levels.iter().zip(levels.iter()).all(|(now, then)| now & !then == 0))
+            .find(|(levels, _)| {
+                self.levels.iter().zip(levels.iter()).all(|(now, then)| now & !then == 0)
+            })
             .map(|&(_, k)| k)
     }
 

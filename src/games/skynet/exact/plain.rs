@@ -100,4 +100,3 @@ impl<'m> PlainSolver<'m> {
         true
     }
 }
-

@@ -94,11 +94,15 @@ fn generated(rng: &mut ChaCha8Rng) -> SkynetMap {
 /// A random position of `map`: some of its gateway links cut, the agent on a non-gateway node.
 fn position(rng: &mut ChaCha8Rng, map: &SkynetMap) -> (Vec<bool>, u32) {
     let p = [0.0, 0.0, 0.2, 0.4][rng.random_range(0..4)];
-    let cut: Vec<bool> =
-        (0..map.links.len() as u32).map(|id| map.is_gateway_link(id) && rng.random_bool(p)).collect();
+    let cut: Vec<bool> = (0..map.links.len() as u32)
+        .map(|id| map.is_gateway_link(id) && rng.random_bool(p))
+        .collect();
     let plain: Vec<u32> = (0..map.nodes as u32).filter(|&v| !map.is_gateway[v as usize]).collect();
-    let agent =
-        if rng.random_bool(0.3) { map.agent_start } else { plain[rng.random_range(0..plain.len())] };
+    let agent = if rng.random_bool(0.3) {
+        map.agent_start
+    } else {
+        plain[rng.random_range(0..plain.len())]
+    };
     (cut, agent)
 }
 
@@ -183,7 +187,11 @@ fn the_pruned_solver_agrees_with_the_plain_one_on_random_positions() {
             let mut solver = ExactSolver::new(&map);
             for _ in 0..4 {
                 let (cut, at) = position(&mut rng, &map);
-                if check_position(&mut solver, &map, &cut, at) { virus += 1 } else { agent += 1 }
+                if check_position(&mut solver, &map, &cut, at) {
+                    virus += 1
+                } else {
+                    agent += 1
+                }
                 check_zones(&map, &cut, at);
             }
         }
