@@ -548,7 +548,7 @@ impl<'m> ExactSolver<'m> {
             .iter()
             .map(|&v| {
                 let (g, d) = (i64::from(self.free[v as usize]), i64::from(self.danger_of(v)));
-                let urgency = if d >= 2 { g + 1 - d } else { 1 << 32 | g };
+                let urgency = if d >= 2 { g + 1 - d } else { (1 << 32) | g };
                 (urgency, self.net.slot[v as usize])
             })
             .collect();
