@@ -91,6 +91,9 @@ fn generated(rng: &mut ChaCha8Rng) -> SkynetMap {
     generate_dense(params, dense, rng.random_range(0..1_000_000))
 }
 
+/// Draws a random map of one family.
+type MapFamily = fn(&mut ChaCha8Rng) -> SkynetMap;
+
 /// A random position of `map`: some of its gateway links cut, the agent on a non-gateway node.
 fn position(rng: &mut ChaCha8Rng, map: &SkynetMap) -> (Vec<bool>, u32) {
     let p = [0.0, 0.0, 0.2, 0.4][rng.random_range(0..4)];
@@ -171,7 +174,7 @@ fn check_zones(map: &SkynetMap, cut: &[bool], agent: u32) {
 
 #[test]
 fn the_pruned_solver_agrees_with_the_plain_one_on_random_positions() {
-    let families: [(&str, fn(&mut ChaCha8Rng) -> SkynetMap); 5] = [
+    let families: [(&str, MapFamily); 5] = [
         ("sparse", sparse),
         ("dense", dense),
         ("stringy", stringy),
@@ -188,9 +191,9 @@ fn the_pruned_solver_agrees_with_the_plain_one_on_random_positions() {
             for _ in 0..4 {
                 let (cut, at) = position(&mut rng, &map);
                 if check_position(&mut solver, &map, &cut, at) {
-                    virus += 1
+                    virus += 1;
                 } else {
-                    agent += 1
+                    agent += 1;
                 }
                 check_zones(&map, &cut, at);
             }
@@ -239,7 +242,7 @@ fn each_shortcut_decides_the_position_it_is_for() {
     )
     .unwrap();
     let mut solver = ExactSolver::new(&chain);
-    assert_eq!(solver.agent_to_move(&mut vec![false; 8], 0), Ok(false));
+    assert_eq!(solver.agent_to_move(&mut [false; 8], 0), Ok(false));
     assert_eq!(solver.positions, 0, "the forced chain needs no search");
     // Deadlines: two nodes of danger 2, each behind a node of danger 0 and on separate
     // branches: one free cut each before the agent gets there, and the virus wins.
@@ -251,11 +254,11 @@ fn each_shortcut_decides_the_position_it_is_for() {
     )
     .unwrap();
     let mut solver = ExactSolver::new(&far);
-    let verdict = solver.virus_to_move(&mut vec![false; 9], 0);
+    let verdict = solver.virus_to_move(&mut [false; 9], 0);
     assert!(matches!(verdict, Ok(Verdict::VirusWins(Some(_)))), "{verdict:?}");
     assert_eq!(solver.positions, 1, "the deadlines need no search");
     let mut plain = PlainSolver::new(&far);
-    assert!(matches!(plain.virus_to_move(&mut vec![false; 9], 0), Verdict::VirusWins(Some(_))));
+    assert!(matches!(plain.virus_to_move(&mut [false; 9], 0), Verdict::VirusWins(Some(_))));
     // Three doubles behind one node of danger 0: two cuts come before the agent is next to them,
     // so the deadlines fail, and the search finds the agent's win.
     let near = SkynetMap::new(
