@@ -44,14 +44,18 @@ impl GenParams {
         (nodes / 25).clamp(1, 20).min(nodes / 4).max(1)
     }
 
-    /// Reads the settings of the classic family (see [`SETTINGS`]); the dense-gateway settings
-    /// are refused here, [`GenSettings::parse`] reads every setting.
+    /// Reads the settings of the classic family (see [`SETTINGS`]); the dense-gateway and trap
+    /// settings are refused here, [`GenSettings::parse`] reads every setting.
     pub fn parse(
         episode: Episode,
         params: &BTreeMap<String, String>,
     ) -> Result<GenParams, SetupError> {
         let settings = GenSettings::parse(episode, params)?;
         match settings.dense {
+            None if settings.trap => Err(SetupError::option(
+                "family",
+                "the trap family is read by GenSettings::parse".to_string(),
+            )),
             None => Ok(settings.base),
             Some(_) => Err(SetupError::option(
                 "gateway-links",
@@ -802,6 +806,31 @@ mod tests {
         ]
         .into();
         assert!(GenSettings::parse(Episode::Ep1, &ep1).is_err());
+    }
+
+    #[test]
+    fn the_trap_family_is_asked_for_by_name_and_checked() {
+        let settings = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect()
+        };
+        let trap = settings(&[("family", "trap"), ("nodes", "20"), ("gateways", "3")]);
+        let s = GenSettings::parse(Episode::Ep2, &trap).unwrap();
+        assert!(s.trap && s.dense.is_none());
+        assert_eq!(s.generate(4), super::super::trap::generate_trap(20, 3, 4));
+        assert!(s.to_text(4, &s.generate(4)).contains("--family trap --nodes 20 --gateways 3"));
+        assert!(GenParams::parse(Episode::Ep2, &trap).is_err());
+        let plane = settings(&[("family", "plane"), ("nodes", "20"), ("gateways", "3")]);
+        assert!(!GenSettings::parse(Episode::Ep2, &plane).unwrap().trap);
+        for bad in [
+            settings(&[("family", "trap"), ("nodes", "9"), ("gateways", "3")]),
+            settings(&[("family", "trap"), ("nodes", "20"), ("gateways", "1")]),
+            settings(&[("family", "trap"), ("nodes", "600"), ("gateways", "3")]),
+            settings(&[("family", "trap"), ("nodes", "20"), ("gateway-links", "5")]),
+            settings(&[("family", "spiral"), ("nodes", "20")]),
+        ] {
+            assert!(GenSettings::parse(Episode::Ep2, &bad).is_err(), "{bad:?}");
+        }
+        assert!(GenSettings::parse(Episode::Ep1, &trap).is_err(), "Episode 1");
     }
 
     #[test]
