@@ -236,9 +236,11 @@ fn draw(game: GameId, fixed: &BTreeMap<String, String>, seed: u64) -> BTreeMap<S
         GameId::Skynet if fixed.get("family").is_some_and(|f| f == "trap") => {
             // The trap family (docs/skynet.md): small enough that the solver settles every
             // candidate far below its budget.
-            let nodes: usize = rng.random_range(14..=36);
-            set("nodes", nodes.to_string());
-            set("gateways", rng.random_range(2..=(nodes / 8).max(2)).to_string());
+            let drawn_nodes: usize = rng.random_range(14..=36);
+            set("nodes", drawn_nodes.to_string());
+            // A fixed node count sets the range of gateways to draw from.
+            let nodes = fixed.get("nodes").and_then(|n| n.parse().ok()).unwrap_or(drawn_nodes);
+            set("gateways", rng.random_range(2..=(nodes / 8).clamp(2, 20)).to_string());
         }
         GameId::Skynet => {
             // The dense-gateway family: with few nodes touching two gateways (the classic
