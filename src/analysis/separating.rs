@@ -62,7 +62,10 @@ pub struct Search {
 pub fn defaults(game: GameId) -> (&'static [&'static str], &'static str) {
     match game {
         GameId::Skynet => (&["greedy", "priority"], "cg-ep2"),
-        GameId::Spiders => (&["emergency"], "greedy"),
+        // The greedy-like defenders (`paths` plays `emergency` off path maps) against the
+        // game's own greedy spiders; the solver's verdict is against perfect spiders, so a map
+        // it calls won is won against greedy ones too.
+        GameId::Spiders => (&["emergency", "paths"], "greedy"),
         GameId::Painters => (&["greedy"], "perfect"),
         GameId::Risk => (&[], ""),
     }
@@ -230,6 +233,15 @@ fn draw(game: GameId, fixed: &BTreeMap<String, String>, seed: u64) -> BTreeMap<S
         drawn.insert(key.to_string(), fixed.get(key).cloned().unwrap_or(value));
     };
     match game {
+        GameId::Skynet if fixed.get("family").is_some_and(|f| f == "trap") => {
+            // The trap family (docs/skynet.md): small enough that the solver settles every
+            // candidate far below its budget.
+            let drawn_nodes: usize = rng.random_range(14..=36);
+            set("nodes", drawn_nodes.to_string());
+            // A fixed node count sets the range of gateways to draw from.
+            let nodes = fixed.get("nodes").and_then(|n| n.parse().ok()).unwrap_or(drawn_nodes);
+            set("gateways", rng.random_range(2..=(nodes / 8).clamp(2, 20)).to_string());
+        }
         GameId::Skynet => {
             // The dense-gateway family: with few nodes touching two gateways (the classic
             // family) the simple heuristics win too.
@@ -279,28 +291,9 @@ fn check_candidate<D: GameDef>(
     bots: &Bots<'_>,
     seed: u64,
 ) -> Result<Verdict> {
-    let header = Header {
-        arena_replay: REPLAY_VERSION,
-        game: game_of::<D>(),
-        variant: variant.to_string(),
-        options: BTreeMap::new(),
-        map: map.clone(),
-        seed,
-        seats: roles
-            .iter()
-            .enumerate()
-            .map(|(seat, role)| SeatInfo {
-                seat,
-                role: role.clone(),
-                bot: String::new(),
-                spec: String::new(),
-                limits: D::default_limits(variant),
-            })
-            .collect(),
+    let Some(value) = solver_value(game_of::<D>(), variant, map)? else {
+        return Ok(Verdict::Unsettled);
     };
-    let limits = Limits { time_ms: None, positions: Some(SOLVER_POSITIONS) };
-    let report = analyze_actions(Path::new(&map.name), &header, &[], limits)?;
-    let Some(value) = report.start else { return Ok(Verdict::Unsettled) };
     let target = match &value {
         Value::WonBy(role) if *role == roles[0] => 1.0,
         Value::WonBy(_) => return Ok(Verdict::Lost),
@@ -321,6 +314,39 @@ fn check_candidate<D: GameDef>(
 
 fn game_of<D: GameDef>() -> GameId {
     D::NAME.parse().expect("a registered game")
+}
+
+/// The exact solver's value of `map`'s start (in `game`'s default options), or `None` when it
+/// cannot settle it within [`SOLVER_POSITIONS`] positions: what the search certifies a map with.
+pub fn solver_value(game: GameId, variant: &str, map: &MapText) -> Result<Option<Value>> {
+    crate::with_game!(game, D => solver_value_of::<D>(variant, map))
+}
+
+fn solver_value_of<D: GameDef>(variant: &str, map: &MapText) -> Result<Option<Value>> {
+    let setup =
+        Setup { variant: variant.to_string(), options: BTreeMap::new(), map: map.clone(), seed: 1 };
+    let roles = D::new_game(&setup)?.0.roles();
+    let header = Header {
+        arena_replay: REPLAY_VERSION,
+        game: game_of::<D>(),
+        variant: variant.to_string(),
+        options: BTreeMap::new(),
+        map: map.clone(),
+        seed: 1,
+        seats: roles
+            .iter()
+            .enumerate()
+            .map(|(seat, role)| SeatInfo {
+                seat,
+                role: role.clone(),
+                bot: String::new(),
+                spec: String::new(),
+                limits: D::default_limits(variant),
+            })
+            .collect(),
+    };
+    let limits = Limits { time_ms: None, positions: Some(SOLVER_POSITIONS) };
+    Ok(analyze_actions(Path::new(&map.name), &header, &[], limits)?.start)
 }
 
 /// Plays one match on `map` between built-in bots (`(role, bot)` per seat), with the search's

@@ -81,7 +81,7 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
-            let _ = writeln!(std::io::stderr(), "{}", one_line(&e.to_string()));
+            let _ = writeln!(std::io::stderr(), "{}", clap_error_line(&e));
             return exit::INPUT;
         }
         Err(e) => {
@@ -110,6 +110,22 @@ pub fn main() -> i32 {
             e.exit_code()
         }
     }
+}
+
+/// A command-line error as one line. A negative number (`--turn-ms -5`) reads to clap as an
+/// unknown flag, and its tip (`use '-- -5'`) leads nowhere: no option of arena takes one.
+fn clap_error_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() == ErrorKind::UnknownArgument
+        && let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg)
+        && arg.parse::<f64>().is_ok_and(|n| n < 0.0)
+    {
+        return format!(
+            "error: `{arg}`: a negative number, and no option of arena takes one (counts, limits \
+             and times are 0 or more)"
+        );
+    }
+    one_line(&e.to_string())
 }
 
 /// `-j` beyond the documented cap is refused before anything runs (`run` and `sprt`).

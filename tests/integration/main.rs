@@ -13,6 +13,7 @@ mod painters;
 mod protocols;
 mod risk;
 mod sandbox;
+mod separating;
 mod skynet;
 mod spiders;
 mod sprt;

@@ -838,7 +838,7 @@ fn analysis_rates_every_match_and_seat_and_sums_up_per_bot() {
     let text = format!(
         "name = \"a\"\ngame = \"skynet\"\nvariant = \"ep2\"\nformat = \"gauntlet\"\n\
          candidate = \"cg-ep2\"\nseed = 3\ngames_per_pairing = 2\nanalysis = true\n\
-         [maps]\nfiles = [\"{0}/skynet-separating-0005.txt\", \"{0}/skynet-separating-0008.txt\"]\n\
+         [maps]\nfiles = [\"{0}/skynet-separating-0001.txt\", \"{0}/skynet-separating-0003.txt\"]\n\
          [[bots]]\nname = \"cg-ep2\"\nroles = [\"agent\"]\n\
          [[bots]]\nname = \"solver\"\nroles = [\"virus\"]\n\
          [[bots]]\nname = \"greedy\"\nroles = [\"virus\"]\n",

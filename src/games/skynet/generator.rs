@@ -13,6 +13,9 @@
 //! to its nearest free node until the map has the asked number of gateway links, so the
 //! neighbourhoods of nearby gateways overlap in many nodes linked to two gateways. Without these
 //! settings the generator's output is what it always was, byte for byte.
+//!
+//! A third family, `family = trap` ([`super::trap`]), plants a trap for the simple virus
+//! heuristics in a random network: the maps that separate them from a perfect virus.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -41,14 +44,18 @@ impl GenParams {
         (nodes / 25).clamp(1, 20).min(nodes / 4).max(1)
     }
 
-    /// Reads the settings of the classic family (see [`SETTINGS`]); the dense-gateway settings
-    /// are refused here, [`GenSettings::parse`] reads every setting.
+    /// Reads the settings of the classic family (see [`SETTINGS`]); the dense-gateway and trap
+    /// settings are refused here, [`GenSettings::parse`] reads every setting.
     pub fn parse(
         episode: Episode,
         params: &BTreeMap<String, String>,
     ) -> Result<GenParams, SetupError> {
         let settings = GenSettings::parse(episode, params)?;
         match settings.dense {
+            None if settings.trap => Err(SetupError::option(
+                "family",
+                "the trap family is read by GenSettings::parse".to_string(),
+            )),
             None => Ok(settings.base),
             Some(_) => Err(SetupError::option(
                 "gateway-links",
@@ -90,6 +97,8 @@ impl DenseGateways {
 pub struct GenSettings {
     pub base: GenParams,
     pub dense: Option<DenseGateways>,
+    /// The trap family ([`super::trap`]; Episode 2 only, never with `dense`).
+    pub trap: bool,
 }
 
 impl GenSettings {
@@ -108,6 +117,19 @@ impl GenSettings {
             ));
         }
         let base = GenParams { episode, nodes, gateways };
+        let trap = match raw.family.as_deref() {
+            None | Some("plane") => false,
+            Some("trap") => true,
+            Some(other) => {
+                return Err(SetupError::option(
+                    "family",
+                    format!("`{other}` is not `plane` or `trap`"),
+                ));
+            }
+        };
+        if trap {
+            check_trap(episode, nodes, gateways, raw.gateway_links.is_some())?;
+        }
         let dense = match (raw.gateway_links, raw.doubles) {
             (None, None) => None,
             (None, Some(_)) => {
@@ -132,11 +154,14 @@ impl GenSettings {
                 Some(DenseGateways { gateway_links: links, doubles })
             }
         };
-        Ok(GenSettings { base, dense })
+        Ok(GenSettings { base, dense, trap })
     }
 
     /// The map of these settings and `seed`.
     pub fn generate(&self, seed: u64) -> SkynetMap {
+        if self.trap {
+            return super::trap::generate_trap(self.base.nodes, self.base.gateways, seed);
+        }
         match self.dense {
             None => generate(self.base, seed),
             Some(dense) => generate_dense(self.base, dense, seed),
@@ -145,6 +170,17 @@ impl GenSettings {
 
     /// The map as `arena gen` prints it (see [`to_text`]).
     pub fn to_text(&self, seed: u64, map: &SkynetMap) -> String {
+        if self.trap {
+            let p = self.base;
+            return format!(
+                "# SOURCE: arena gen skynet --variant {} --family trap --nodes {} --gateways {} \
+                 --seed {seed}\n{}",
+                p.episode.variant(),
+                p.nodes,
+                p.gateways,
+                map.to_text()
+            );
+        }
         match self.dense {
             None => to_text(self.base, seed, map),
             Some(DenseGateways { gateway_links, doubles }) => {
@@ -166,6 +202,7 @@ impl GenSettings {
     pub fn name(&self, seed: u64) -> String {
         let p = self.base;
         let dense = match self.dense {
+            None if self.trap => "-trap".to_string(),
             None => String::new(),
             Some(d) => format!(
                 "-k{}{}",
@@ -199,7 +236,39 @@ pub const SETTINGS: &[Setting] = &[
         range: "0 to nodes - gateways",
         default: "no limit",
     },
+    Setting {
+        key: "family",
+        help: "plane: drawn like CodinGame's maps (dense with gateway-links); trap: a random \
+               network with a planted trap for the simple virus heuristics (ep2)",
+        range: "plane, trap",
+        default: "plane",
+    },
 ];
+
+/// The trap family's limits: Episode 2, two gateways or more, room for the trap, no
+/// dense-gateway settings.
+fn check_trap(
+    episode: Episode,
+    nodes: usize,
+    gateways: usize,
+    dense: bool,
+) -> Result<(), SetupError> {
+    let fail = |why: String| Err(SetupError::option("family", why));
+    if episode != Episode::Ep2 {
+        return fail("`trap` makes Episode 2 maps (nodes linked to two gateways)".into());
+    }
+    if dense {
+        return fail("`trap` does not go with gateway-links or doubles".into());
+    }
+    if gateways < 2 || nodes < gateways + super::trap::TRAP_NODES || nodes > 500 {
+        return fail(format!(
+            "`trap` needs 2 gateways or more, {} more nodes than gateways, and at most 500 nodes \
+             ({nodes} nodes, {gateways} gateways)",
+            super::trap::TRAP_NODES
+        ));
+    }
+    Ok(())
+}
 
 #[derive(serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -210,11 +279,12 @@ struct RawParams {
     #[serde(rename = "gateway-links", alias = "gateway_links")]
     gateway_links: Option<usize>,
     doubles: Option<usize>,
+    family: Option<String>,
 }
 
 impl Default for RawParams {
     fn default() -> RawParams {
-        RawParams { nodes: 50, gateways: None, gateway_links: None, doubles: None }
+        RawParams { nodes: 50, gateways: None, gateway_links: None, doubles: None, family: None }
     }
 }
 
@@ -736,6 +806,31 @@ mod tests {
         ]
         .into();
         assert!(GenSettings::parse(Episode::Ep1, &ep1).is_err());
+    }
+
+    #[test]
+    fn the_trap_family_is_asked_for_by_name_and_checked() {
+        let settings = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect()
+        };
+        let trap = settings(&[("family", "trap"), ("nodes", "20"), ("gateways", "3")]);
+        let s = GenSettings::parse(Episode::Ep2, &trap).unwrap();
+        assert!(s.trap && s.dense.is_none());
+        assert_eq!(s.generate(4), super::super::trap::generate_trap(20, 3, 4));
+        assert!(s.to_text(4, &s.generate(4)).contains("--family trap --nodes 20 --gateways 3"));
+        assert!(GenParams::parse(Episode::Ep2, &trap).is_err());
+        let plane = settings(&[("family", "plane"), ("nodes", "20"), ("gateways", "3")]);
+        assert!(!GenSettings::parse(Episode::Ep2, &plane).unwrap().trap);
+        for bad in [
+            settings(&[("family", "trap"), ("nodes", "9"), ("gateways", "3")]),
+            settings(&[("family", "trap"), ("nodes", "20"), ("gateways", "1")]),
+            settings(&[("family", "trap"), ("nodes", "600"), ("gateways", "3")]),
+            settings(&[("family", "trap"), ("nodes", "20"), ("gateway-links", "5")]),
+            settings(&[("family", "spiral"), ("nodes", "20")]),
+        ] {
+            assert!(GenSettings::parse(Episode::Ep2, &bad).is_err(), "{bad:?}");
+        }
+        assert!(GenSettings::parse(Episode::Ep1, &trap).is_err(), "Episode 1");
     }
 
     #[test]

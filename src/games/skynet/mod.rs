@@ -12,6 +12,7 @@ pub mod map;
 pub(crate) mod planner;
 pub(crate) mod rules;
 pub mod solve;
+pub mod trap;
 pub(crate) mod view;
 
 use std::collections::BTreeMap;
