@@ -11,10 +11,16 @@
 //!   can touch the other, and the value is the difference of two longest simple paths, each
 //!   solved exactly by its own memoised search;
 //! - **path bounds**: a path alternates up and down rooms (the museum graph is bipartite) and
-//!   can end in at most one dead end, which bounds what a painter can still paint; a greedy
+//!   only its last room can be a dead end, which bounds what a painter can still paint; a greedy
 //!   (Warnsdorff) walk gives a path to beat; the bounds cut both searches;
-//! - **move ordering and principal variation search**: the table's move, then towards open
-//!   space; later moves are first searched with a null window;
+//! - **territory bounds**: a painter can paint a path of rooms it reaches before the other
+//!   whatever the other does (a "safe walk"); that path is its least score, and the other's
+//!   path bound in the rooms left is the most the other can answer with;
+//! - **lazy longest paths**: once apart, a greedy walk and the path bound of each side often
+//!   settle the window, and an exact longest path is searched only when they do not;
+//! - **move ordering and principal variation search**: the table's move, then the moves that
+//!   cut off most often elsewhere (a history table weighted by the open region), then towards
+//!   open space; later moves are first searched with a null window;
 //! - **a transposition table that keeps both bounds**: each entry holds a lower and an upper
 //!   bound of the value (equal when exact), merged as searches with different windows learn
 //!   more, plus the best move for ordering.
@@ -65,6 +71,7 @@ pub struct Solver {
     /// Whether the current depth-limited iteration used a heuristic value.
     inexact: bool,
     pub stats: Stats,
+    history: Vec<u32>,
 }
 
 impl Solver {
@@ -83,6 +90,7 @@ impl Solver {
             budget: Budget::unlimited(),
             inexact: false,
             stats: Stats::default(),
+            history: vec![0; 128 * 128],
         }
     }
 
@@ -173,6 +181,57 @@ impl Solver {
         self.budget.tick().is_err()
     }
 
+    /// The value once the painters' regions are apart: the difference of two longest paths.
+    /// Cheap bounds on both (a greedy walk below, the path bound above) often settle the window
+    /// (a fail-soft bound is all the caller needs), sparing one or both exact searches.
+    fn apart(
+        &mut self,
+        mover: u8,
+        mine: Rooms,
+        other: u8,
+        theirs: Rooms,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let (mut my_low, mut my_high) = (self.walk(mover, mine), self.path_bound(mover, mine));
+        let (mut their_low, mut their_high) =
+            (self.walk(other, theirs), self.path_bound(other, theirs));
+        loop {
+            let (low, high) = (my_low - their_high, my_high - their_low);
+            if high <= alpha || low == high {
+                return high;
+            }
+            if low >= beta {
+                return low;
+            }
+            // Settle the side with the wider gap first: it is the likelier to move the bounds.
+            if my_high - my_low >= their_high - their_low {
+                my_low = self.longest(mover, mine);
+                my_high = my_low;
+            } else {
+                their_low = self.longest(other, theirs);
+                their_high = their_low;
+            }
+        }
+    }
+
+    /// An upper bound on what `rival` paints minus what `painter` paints from now on, among
+    /// the `relevant` open rooms: `painter` can paint its safe walk whatever `rival` does (see
+    /// [`Solver::safe_walk`]; `rival_first`: the rival moves next), and `rival` at most its path
+    /// bound in the rooms that walk leaves it.
+    pub(crate) fn territory(
+        &self,
+        relevant: Rooms,
+        painter: u8,
+        rival: u8,
+        rival_first: bool,
+    ) -> i32 {
+        let safe = self.safe_walk(painter, rival, relevant, rival_first);
+        let rest = relevant & !safe;
+        let reach = self.geo.component(rest, rest & self.geo.neighbours[rival as usize]);
+        self.path_bound(rival, reach) - safe.count_ones() as i32
+    }
+
     /// Negamax alpha-beta: the value for the painter at `mover` (the rooms it will paint from now
     /// minus the other's), fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower
     /// bound, anything between exact.
@@ -186,26 +245,15 @@ impl Solver {
             }
             // A painter that cannot move never will again: the other paints its longest path.
             let region = geo.component(open, theirs);
-            return -self.longest(other, region);
+            return self.apart(mover, 0, other, region, alpha, beta);
         }
         let my_region = geo.component(open, mine);
         if theirs == 0 {
-            return self.longest(mover, my_region);
+            return self.apart(mover, my_region, other, 0, alpha, beta);
         }
         if my_region & theirs == 0 {
-            // Apart: two longest paths. One exact path and the other's bound may already settle
-            // the window (a fail-soft bound is all the caller needs), sparing the second search.
             let their_region = geo.component(open, theirs);
-            let theirs_exact = self.longest(other, their_region);
-            let high = self.path_bound(mover, my_region) - theirs_exact;
-            if high <= alpha {
-                return high;
-            }
-            let low = self.walk(mover, my_region) - theirs_exact;
-            if low >= beta || low == high {
-                return low;
-            }
-            return self.longest(mover, my_region) - theirs_exact;
+            return self.apart(mover, my_region, other, their_region, alpha, beta);
         }
         self.stats.nodes += 1;
         if self.tick() {
@@ -235,6 +283,15 @@ impl Solver {
             beta = beta.min(upper);
             first = e.best;
         }
+        // Territory: what the other paints whatever I do caps my score, and the reverse.
+        let high = self.territory(relevant, other, mover, true);
+        if high <= alpha {
+            return high;
+        }
+        let low = -self.territory(relevant, mover, other, false);
+        if low >= beta {
+            return low;
+        }
         let window_low = alpha;
         let mut moves = [u8::MAX; 3];
         let mut count = 0;
@@ -252,7 +309,8 @@ impl Solver {
         // Then towards open space: on random open S = 8 boards this visits about a quarter fewer
         // nodes than room order (and the reverse, wall hugging, about a third more).
         let exits = |m: u8| (self.geo.neighbours[m as usize] & relevant).count_ones();
-        moves[start..count].sort_unstable_by_key(|&m| std::cmp::Reverse(exits(m)));
+        let history = |m: u8| self.history[mover as usize * 128 + m as usize];
+        moves[start..count].sort_unstable_by_key(|&m| std::cmp::Reverse((history(m), exits(m))));
         let mut best = -INF;
         let mut best_move = moves[0];
         for (i, &m) in moves[..count].iter().enumerate() {
@@ -276,6 +334,9 @@ impl Solver {
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
+                        let weight = relevant.count_ones();
+                        let slot = &mut self.history[mover as usize * 128 + m as usize];
+                        *slot = slot.saturating_add(weight * weight);
                         break;
                     }
                 }
