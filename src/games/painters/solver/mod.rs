@@ -126,6 +126,28 @@ impl Solver {
         self.search(open, a, b, -INF, INF)
     }
 
+    /// What null-window searches proved about the value before `budget` ran out: `(lower,
+    /// upper)`, equal once exact. Each search halves the range left, so a search cut short by
+    /// its budget still says how far it got (the benchmark reports this for the largest side).
+    pub fn value_range(&mut self, open: Rooms, mover: u8, other: u8, budget: Budget) -> (i32, i32) {
+        self.budget = budget.check_every(CLOCK_EVERY);
+        let most = open.count_ones() as i32 + 1;
+        let (mut lower, mut upper) = (-most, most);
+        while lower < upper {
+            let guess = lower + (upper - lower) / 2;
+            let v = self.search(open, mover, other, guess, guess + 1);
+            if self.budget.is_out() {
+                break;
+            }
+            if v <= guess {
+                upper = v;
+            } else {
+                lower = v;
+            }
+        }
+        (lower, upper)
+    }
+
     /// The exact value for the painter at `mover` to move, or `None` if `budget` ran out first.
     pub fn value(&mut self, open: Rooms, mover: u8, other: u8, budget: Budget) -> Option<i32> {
         self.budget = budget.check_every(CLOCK_EVERY);

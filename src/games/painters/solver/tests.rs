@@ -129,6 +129,9 @@ fn matches_a_memoised_minimax_up_to_side_6_for_either_painter_and_any_window() {
                 }
             }
             assert_eq!(solver.search(open, mover, other, -INF, INF), expected, "seed {seed}");
+            let range =
+                Solver::new(geo.clone(), 8).value_range(open, mover, other, Budget::unlimited());
+            assert_eq!(range, (expected, expected), "seed {seed}");
         }
     }
     assert!(sides[6] >= 40, "{sides:?}");
@@ -223,6 +226,9 @@ fn a_deadline_in_the_past_aborts() {
     let open = board.geometry.all & !bit(a) & !bit(b);
     let mut solver = Solver::new(board.geometry.clone(), 10);
     assert_eq!(solver.best_move(open, a, b, Budget::until(Instant::now())), None);
+    // A range cut short is still a true range, and wider than one value.
+    let (lower, upper) = solver.value_range(open, a, b, Budget::until(Instant::now()));
+    assert!(lower < upper && lower <= -60 && upper >= 60, "{lower}..={upper}");
 }
 
 #[test]
