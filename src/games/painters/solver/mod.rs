@@ -226,13 +226,29 @@ impl Solver {
             if low >= beta {
                 return low;
             }
-            // Settle the side with the wider gap first: it is the likelier to move the bounds.
+            // Narrow the side with the wider gap first, asking its longest path only what the
+            // window needs: below it (the value stays at most alpha), above it (at least
+            // beta), or exactly.
             if my_high - my_low >= their_high - their_low {
-                my_low = self.longest(mover, mine);
-                my_high = my_low;
+                let (low, high) = (alpha + their_low, beta + their_high);
+                let v = self.longest_within(mover, mine, low, high);
+                if v <= low {
+                    my_high = v;
+                } else if v >= high {
+                    my_low = v;
+                } else {
+                    (my_low, my_high) = (v, v);
+                }
             } else {
-                their_low = self.longest(other, theirs);
-                their_high = their_low;
+                let (low, high) = (my_low - beta, my_high - alpha);
+                let v = self.longest_within(other, theirs, low, high);
+                if v <= low {
+                    their_high = v;
+                } else if v >= high {
+                    their_low = v;
+                } else {
+                    (their_low, their_high) = (v, v);
+                }
             }
         }
     }

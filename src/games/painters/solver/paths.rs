@@ -2,7 +2,6 @@
 //! painter can still paint once the painters' regions are apart.
 
 use super::Solver;
-use super::table::PathEntry;
 use crate::games::painters::board::{Rooms, bit, rooms};
 use crate::seed::mix_key;
 
@@ -43,12 +42,20 @@ impl Solver {
     /// The longest simple path from `from` into `region` (the open rooms reachable from it),
     /// counted in rooms entered. Exact; memoised on `(region, from)`.
     pub fn longest(&mut self, from: u8, region: Rooms) -> i32 {
+        self.longest_within(from, region, -1, i32::from(u8::MAX))
+    }
+
+    /// [`Solver::longest`] asked only whether it lies below, inside or above `(low, high)`,
+    /// fail-soft like the game search: a result `<= low` is an upper bound, `>= high` a lower
+    /// bound, anything between exact. A narrow window stops at the first path long enough, and
+    /// skips exits that cannot reach the window. The memo keeps both bounds.
+    pub(super) fn longest_within(&mut self, from: u8, region: Rooms, low: i32, high: i32) -> i32 {
         let exits = self.geo.neighbours[from as usize] & region;
         if exits == 0 {
             return 0;
         }
-        let bound = self.path_bound(from, region);
-        if bound <= 1 {
+        let mut bound = self.path_bound(from, region);
+        if bound <= 1 || bound <= low {
             return bound;
         }
         self.stats.path_nodes += 1;
@@ -57,13 +64,22 @@ impl Solver {
         }
         let slot = (mix_key(region, from, 0xFF) as usize) & (self.paths.len() - 1);
         let e = self.paths[slot];
+        let mut best = 0;
         if e.used && e.open == region && e.from == from {
-            return e.length as i32;
+            let (lower, upper) = (e.lower as i32, e.upper as i32);
+            if lower == upper || lower >= high {
+                return lower;
+            }
+            if upper <= low {
+                return upper;
+            }
+            bound = bound.min(upper);
+            best = lower;
         }
         // A greedy walk is a path: if it meets the bound it is a longest one, else it is the
         // length the search has to beat.
-        let mut best = self.walk(from, region);
-        if best >= bound {
+        best = best.max(self.walk(from, region));
+        if best >= bound || best >= high {
             return best;
         }
         // Each exit's own bound (the rooms still reachable once it is painted) tightens the
@@ -78,21 +94,31 @@ impl Solver {
         }
         let children = &mut children[..count];
         children.sort_unstable_by_key(|c| std::cmp::Reverse(c.0));
-        let bound = bound.min(1 + children[0].0);
+        bound = bound.min(1 + children[0].0);
+        // `upper`: the most any exit can give, as far as the searches below have proved.
+        let mut upper = best;
         for &(child_bound, next, sub) in children.iter() {
-            if best >= bound || child_bound < best {
+            let floor = best.max(low);
+            if best >= bound || best >= high {
                 break;
             }
-            best = best.max(1 + self.longest(next, sub));
-        }
-        if !self.budget.is_out() {
-            self.paths_used += usize::from(!self.paths[slot].used);
-            self.paths[slot] = PathEntry { open: region, from, length: best as u8, used: true };
-            if self.paths_used * 4 > self.paths.len() * 3 && self.paths.len() < self.max_len {
-                self.grow_paths();
+            if 1 + child_bound <= floor {
+                // Exits are sorted by bound: none left can beat the floor.
+                upper = upper.max(1 + child_bound);
+                break;
             }
+            let v = 1 + self.longest_within(next, sub, floor - 1, high - 1);
+            if v > floor {
+                // Exact or failed high: a path that long exists.
+                best = best.max(v);
+            }
+            upper = upper.max(v);
         }
-        best
+        let upper = if best >= high { bound } else { upper.min(bound).max(best) };
+        if !self.budget.is_out() {
+            self.store_path(slot, region, from, best, upper);
+        }
+        if best >= high { best } else { upper }
     }
 
     /// A path the painter at `from` can paint whatever the other painter, at `rival`, does: its

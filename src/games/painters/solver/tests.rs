@@ -210,6 +210,22 @@ fn longest_paths_match_brute_force_and_bounds_hold() {
         assert_eq!(solver.longest(from, region), exact, "seed {seed}");
         assert!(solver.path_bound(from, region) >= exact, "seed {seed}");
         assert!(solver.walk(from, region) <= exact, "seed {seed}");
+        // Asked through a window, with a memo that keeps what earlier windows proved: a result
+        // at or below the window bounds the length from above, at or above it from below, and
+        // anything between is the length.
+        let mut windowed = Solver::new(geo.clone(), 4);
+        for edge in (exact - 3..=exact + 3).rev() {
+            for width in [1, 3] {
+                let v = windowed.longest_within(from, region, edge, edge + width);
+                if v <= edge {
+                    assert!(exact <= v, "seed {seed}: ({edge}, +{width}) gave {v}, length {exact}");
+                } else if v >= edge + width {
+                    assert!(exact >= v, "seed {seed}: ({edge}, +{width}) gave {v}, length {exact}");
+                } else {
+                    assert_eq!(v, exact, "seed {seed}: ({edge}, +{width})");
+                }
+            }
+        }
         // The bitboard dead-end count agrees with counting doors room by room.
         let reach = region | bit(from);
         let slow: Rooms = rooms(region)
