@@ -13,9 +13,9 @@
 //! - **path bounds**: a path alternates up and down rooms (the museum graph is bipartite) and
 //!   only its last room can be a dead end, which bounds what a painter can still paint; a greedy
 //!   (Warnsdorff) walk gives a path to beat; the bounds cut both searches;
-//! - **territory bounds**: a painter can paint a path of rooms it reaches before the other
-//!   whatever the other does (a "safe walk"); that path is its least score, and the other's
-//!   path bound in the rooms left is the most the other can answer with;
+//! - **territory bound**: the other painter can paint a path of rooms it reaches before the
+//!   mover whatever the mover does (a "safe walk"); the mover's path bound in the rooms left,
+//!   minus that path, caps the mover's score;
 //! - **lazy longest paths**: once apart, a greedy walk and the path bound of each side often
 //!   settle the window, and an exact longest path is searched only when they do not;
 //! - **move ordering and principal variation search**: the table's move, then the moves that
@@ -122,8 +122,8 @@ impl Solver {
     pub fn solve_board(&mut self, board: &Board) -> i32 {
         let [a, b] = board.starts;
         let open = self.geo.all & !board.blocked & !bit(a) & !bit(b);
-        self.budget = Budget::unlimited();
-        self.search(open, a, b, -INF, INF)
+        let (value, _) = self.value_range(open, a, b, Budget::unlimited());
+        value
     }
 
     /// What null-window searches proved about the value before `budget` ran out: `(lower,
@@ -149,10 +149,11 @@ impl Solver {
     }
 
     /// The exact value for the painter at `mover` to move, or `None` if `budget` ran out first.
+    /// Found by null-window searches ([`Solver::value_range`]): on open S = 10 boards they
+    /// visit about a third fewer positions than one full-window search.
     pub fn value(&mut self, open: Rooms, mover: u8, other: u8, budget: Budget) -> Option<i32> {
-        self.budget = budget.check_every(CLOCK_EVERY);
-        let v = self.search(open, mover, other, -INF, INF);
-        (!self.budget.is_out()).then_some(v)
+        let (lower, upper) = self.value_range(open, mover, other, budget);
+        (lower == upper).then_some(lower)
     }
 
     /// An optimal move for the painter at `mover` and the value it secures, or `None` if the
@@ -321,14 +322,11 @@ impl Solver {
             beta = beta.min(upper);
             first = e.best;
         }
-        // Territory: what the other paints whatever I do caps my score, and the reverse.
+        // Territory: what the other paints whatever I do caps my score. (The mirror bound, what
+        // I paint whatever the other does, cost more time than it saved on open S = 10 boards.)
         let high = self.territory(relevant, other, mover, true);
         if high <= alpha {
             return high;
-        }
-        let low = -self.territory(relevant, mover, other, false);
-        if low >= beta {
-            return low;
         }
         let window_low = alpha;
         let mut moves = [u8::MAX; 3];
