@@ -46,6 +46,30 @@ const CLOCK_EVERY: u64 = 16;
 /// Larger than any score difference (at most 121 rooms).
 pub(crate) const INF: i32 = 1000;
 
+/// The range `(lower, upper)` of a value once a fail-soft search with window `(low, high)`
+/// answered `v`: at most `v` when `v <= low`, at least `v` when `v >= high`, else exactly `v`.
+fn narrowed((lower, upper): (i32, i32), v: i32, (low, high): (i32, i32)) -> (i32, i32) {
+    if v <= low {
+        (lower, v)
+    } else if v >= high {
+        (v, upper)
+    } else {
+        (v, v)
+    }
+}
+
+/// The answer a fail-soft search with window `(low, high)` may give at once when the value is
+/// known to lie in `(lower, upper)`: exact, at least `high`, or at most `low`.
+fn settled((lower, upper): (i32, i32), (low, high): (i32, i32)) -> Option<i32> {
+    if lower == upper || lower >= high {
+        Some(lower)
+    } else if upper <= low {
+        Some(upper)
+    } else {
+        None
+    }
+}
+
 /// Counters, for benchmarks and `--stats`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -139,11 +163,7 @@ impl Solver {
             if self.budget.is_out() {
                 break;
             }
-            if v <= guess {
-                upper = v;
-            } else {
-                lower = v;
-            }
+            (lower, upper) = narrowed((lower, upper), v, (guess, guess + 1));
         }
         (lower, upper)
     }
@@ -231,25 +251,13 @@ impl Solver {
             // window needs: below it (the value stays at most alpha), above it (at least
             // beta), or exactly.
             if my_high - my_low >= their_high - their_low {
-                let (low, high) = (alpha + their_low, beta + their_high);
-                let v = self.longest_within(mover, mine, low, high);
-                if v <= low {
-                    my_high = v;
-                } else if v >= high {
-                    my_low = v;
-                } else {
-                    (my_low, my_high) = (v, v);
-                }
+                let window = (alpha + their_low, beta + their_high);
+                let v = self.longest_within(mover, mine, window.0, window.1);
+                (my_low, my_high) = narrowed((my_low, my_high), v, window);
             } else {
-                let (low, high) = (my_low - beta, my_high - alpha);
-                let v = self.longest_within(other, theirs, low, high);
-                if v <= low {
-                    their_high = v;
-                } else if v >= high {
-                    their_low = v;
-                } else {
-                    (their_low, their_high) = (v, v);
-                }
+                let window = (my_low - beta, my_high - alpha);
+                let v = self.longest_within(other, theirs, window.0, window.1);
+                (their_low, their_high) = narrowed((their_low, their_high), v, window);
             }
         }
     }
@@ -312,11 +320,8 @@ impl Solver {
         if let Some(e) = self.probe(relevant, mover, other) {
             self.stats.table_hits += 1;
             let (lower, upper) = (e.lower as i32, e.upper as i32);
-            if lower == upper || lower >= beta {
-                return lower;
-            }
-            if upper <= alpha {
-                return upper;
+            if let Some(v) = settled((lower, upper), (alpha, beta)) {
+                return v;
             }
             alpha = alpha.max(lower);
             beta = beta.min(upper);

@@ -1,7 +1,7 @@
 //! Longest simple paths in a region of open rooms, and the bounds that cut their search: what a
 //! painter can still paint once the painters' regions are apart.
 
-use super::Solver;
+use super::{Solver, settled};
 use crate::games::painters::board::{Rooms, bit, rooms};
 use crate::seed::mix_key;
 
@@ -67,11 +67,8 @@ impl Solver {
         let mut best = 0;
         if e.used && e.open == region && e.from == from {
             let (lower, upper) = (e.lower as i32, e.upper as i32);
-            if lower == upper || lower >= high {
-                return lower;
-            }
-            if upper <= low {
-                return upper;
+            if let Some(v) = settled((lower, upper), (low, high)) {
+                return v;
             }
             bound = bound.min(upper);
             best = lower;
@@ -102,7 +99,7 @@ impl Solver {
             if best >= bound || best >= high {
                 break;
             }
-            if 1 + child_bound <= floor {
+            if child_bound < floor {
                 // Exits are sorted by bound: none left can beat the floor.
                 upper = upper.max(1 + child_bound);
                 break;
