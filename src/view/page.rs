@@ -50,6 +50,9 @@ pub(crate) fn viewer(data: &ViewData) -> String {
                     }
                     aside #side {
                         section #now aria-live="polite" {}
+                        @if data.analysis.is_some() {
+                            section #analysis {}
+                        }
                         section #game-panel {}
                         details #input-panel {
                             summary { "protocol input" }
@@ -68,7 +71,12 @@ pub(crate) fn viewer(data: &ViewData) -> String {
                     button #play type="button" title="play / pause (space)" { "▶ play" }
                     button #forward type="button" title="step forward (→)" { "▶" }
                     button #last type="button" title="last step (End)" { "▶|" }
-                    input #slider type="range" min="0" max="0" value="0" aria-label="step";
+                    div #timeline {
+                        @if data.analysis.is_some() {
+                            div #marks role="group" aria-label="rated decisions" {}
+                        }
+                        input #slider type="range" min="0" max="0" value="0" aria-label="step";
+                    }
                     span #counter {}
                     label {
                         "speed "
@@ -79,7 +87,10 @@ pub(crate) fn viewer(data: &ViewData) -> String {
                             option value="16" { "60/s" }
                         }
                     }
-                    span.keys { "keys: ← → space Home End" }
+                    span.keys {
+                        "keys: ← → space Home End"
+                        @if data.analysis.is_some() { " · P N: previous, next marked decision" }
+                    }
                 }
                 script #replay-data type="application/json" {
                     (PreEscaped(super::script_json(data)))

@@ -19,3 +19,4 @@ mod sprt;
 mod support;
 mod tournament;
 mod viewer;
+mod viewer_analysis;
