@@ -8,6 +8,8 @@
 //! only what changed ([`frames`]), so a 1,000-action Risk replay stays small; the JavaScript in
 //! `assets/viewer/` rebuilds the states and draws them as SVG. Nothing is fetched at view time: the
 //! data, the script and the style are inline and a Content-Security-Policy forbids every load.
+//! Asked for, the page also embeds every decision rated by the exact solver ([`analysis`]), which
+//! the timeline marks.
 
 pub(crate) mod analysis;
 pub(crate) mod frames;
