@@ -798,7 +798,7 @@
   document.addEventListener('keydown', (e) => {
     if (e.target.tagName === 'SELECT' || e.altKey || e.ctrlKey || e.metaKey) return;
     const keys = { ArrowLeft: () => goto(index - 1), ArrowRight: () => goto(index + 1), Home: () => goto(0), End: () => goto(count) };
-    if (analysis) { keys.n = () => gotoMark(1); keys.p = () => gotoMark(-1); }
+    if (analysis && analysis.exact) { keys.n = () => gotoMark(1); keys.p = () => gotoMark(-1); }
     if (keys[e.key]) { e.preventDefault(); pause(); keys[e.key](); }
     else if (e.key === ' ') { e.preventDefault(); play(); }
   });

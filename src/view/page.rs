@@ -29,6 +29,8 @@ pub(crate) fn head(title: &str, css: &str) -> Markup {
 
 pub(crate) fn viewer(data: &ViewData) -> String {
     let title = format!("{} · {} {} on {}", data.source, data.game, data.variant, data.map);
+    // Marks and their keys only where a solver rated the decisions.
+    let marked = data.analysis.as_ref().is_some_and(|a| a.exact);
     let players: Vec<String> =
         data.seats.iter().map(|s| format!("{}: {}", s.role, s.bot)).collect();
     let page = html! {
@@ -72,7 +74,7 @@ pub(crate) fn viewer(data: &ViewData) -> String {
                     button #forward type="button" title="step forward (→)" { "▶" }
                     button #last type="button" title="last step (End)" { "▶|" }
                     div #timeline {
-                        @if data.analysis.is_some() {
+                        @if marked {
                             div #marks role="group" aria-label="rated decisions" {}
                         }
                         input #slider type="range" min="0" max="0" value="0" aria-label="step";
@@ -89,7 +91,7 @@ pub(crate) fn viewer(data: &ViewData) -> String {
                     }
                     span.keys {
                         "keys: ← → space Home End"
-                        @if data.analysis.is_some() { " · P N: previous, next marked decision" }
+                        @if marked { " · P N: previous, next marked decision" }
                     }
                 }
                 script #replay-data type="application/json" {
