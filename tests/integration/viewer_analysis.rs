@@ -4,7 +4,7 @@
 //! marked unknown (never best), the legend shows, a mark jumps to its turn and says what the
 //! decision was worth; the page is the same byte for byte for the same budget in positions; a game
 //! without an exact solver is refused with one line; a tournament's pages add up to its
-//! `analysis.csv`. Screenshots: `target/screenshots/analysis-*.png`.
+//! `analysis.csv`, and say so where the game has no solver. Screenshots: `target/screenshots/analysis-*.png`.
 
 use std::path::{Path, PathBuf};
 
@@ -309,4 +309,35 @@ fn a_tournament_with_analysis_draws_pages_whose_marks_add_up_to_its_analysis_csv
         blunders_seen += row[col("blunders")].parse::<u32>().unwrap();
     }
     assert!(blunders_seen > 0, "a random virus throws the planted win away at least once:\n{csv}");
+}
+
+#[test]
+fn a_tournament_page_of_a_game_without_a_solver_says_no_analysis_exists() {
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "name = \"risky\"\ngame = \"risk\"\nseed = 1\ngames_per_pairing = 1\nanalysis = true\n\
+         replays = \"all\"\n[options]\nplayers = 2\n[maps]\nfiles = [\"{}\"]\n\
+         [[bots]]\nname = \"greedy\"\n[[bots]]\nname = \"random\"\n",
+        root().join("arenas/maps/risk/classic.txt").display()
+    );
+    std::fs::write(dir.path().join("risky.toml"), text).unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "risky.toml", "-q"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let results = dir.path().join("results/risky");
+    Arena::new().args(["report", results.to_str().unwrap(), "--views"]).run().success();
+    let page = results.join("replays/0.html");
+    let Some(mut b) = browser::launch() else { return };
+    open_clean(&mut b, &page);
+    let shown = b.eval(
+        "[document.getElementById('no-analysis').textContent, \
+          document.querySelectorAll('#marks, .mark').length]",
+    );
+    assert!(shown[0].as_str().unwrap().contains("no exact analysis exists for Risk"), "{shown}");
+    assert_eq!(shown[1], 0, "no marks without a solver");
+    assert!(b.problems(0).is_empty(), "{:#?}", b.problems(0));
 }
