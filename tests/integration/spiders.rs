@@ -136,11 +136,11 @@ fn solve_answers_in_json_and_an_unfinished_search_exits_3() {
             "--kind",
             "graph",
             "--nodes",
-            "32",
+            "52",
             "--spiders",
-            "3",
+            "4",
             "--seed",
-            "1",
+            "2",
         ])
         .run()
         .success();

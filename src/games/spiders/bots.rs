@@ -202,7 +202,7 @@ mod match_tests {
             let m = parse_map("t", map).unwrap();
             let verdict = Solver::new(&m, Policy::Optimal, options.all_must_move)
                 .unwrap()
-                .defender_wins(0, &m.spiders)
+                .defender_wins(crate::games::spiders::solver::Mask::EMPTY, &m.spiders)
                 .unwrap();
             // Both sides searching: the verdict. Against a weaker side, at least the verdict.
             let mut d = SolverBot::new(&m, options);

@@ -567,12 +567,6 @@ impl Cuts for Vec<bool> {
     }
 }
 
-impl Cuts for u64 {
-    fn is_cut(&self, edge: u32) -> bool {
-        self >> edge & 1 == 1
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -383,7 +383,9 @@ pub(crate) mod sweep {
     pub(crate) fn judge(notation: &str, literal_grid: bool) -> Verdict {
         let map = parse_notation("sweep", 1, notation).expect("a valid path");
         let mut solver = Solver::new(&map, Policy::Greedy, false).expect("a small path");
-        let solver_says_won = solver.defender_wins(0, &map.spiders).expect("no deadline");
+        let solver_says_won = solver
+            .defender_wins(crate::games::spiders::solver::Mask::EMPTY, &map.spiders)
+            .expect("no deadline");
         let mut defender = PathsDefender::new(&map).expect("a path");
         if literal_grid {
             defender = defender.with_literal_grid();

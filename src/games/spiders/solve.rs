@@ -9,7 +9,7 @@ use super::bots::emergency_cut;
 use super::greedy::greedy_round;
 use super::map::SpiderMap;
 use super::rules::{Options, SpiderAction, SpidersGame};
-use super::solver::{Policy, Solver};
+use super::solver::{Mask, Policy, Solver};
 use crate::budget::Budget;
 use crate::game::{Game, SetupError};
 
@@ -72,7 +72,7 @@ pub fn solve(
     if game.over.is_some() {
         return Ok(report(Verdict::AlreadyWon, &solver));
     }
-    let verdict = match solver.winning_cut(0, &map.spiders) {
+    let verdict = match solver.winning_cut(Mask::EMPTY, &map.spiders) {
         None => Verdict::Unknown,
         Some(Some(e)) => {
             let (a, b) = map.edges[e as usize];
@@ -82,10 +82,15 @@ pub fn solve(
             let (a, b) = emergency_cut(&game).unwrap_or(map.edges[0]);
             let e = map.edge_between(a, b).expect("an edge of the map");
             let reply = match against {
-                Policy::Optimal => solver.winning_round(1 << e, &map.spiders).flatten(),
-                Policy::Greedy => {
-                    Some(greedy_round(map, &(1u64 << e), &map.spiders, options.all_must_move))
+                Policy::Optimal => {
+                    solver.winning_round(Mask::EMPTY.with(e), &map.spiders).flatten()
                 }
+                Policy::Greedy => Some(greedy_round(
+                    map,
+                    &Mask::EMPTY.with(e),
+                    &map.spiders,
+                    options.all_must_move,
+                )),
             };
             let example = reply.map(|moves| Example {
                 cut: [a, b],

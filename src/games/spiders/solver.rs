@@ -1,7 +1,7 @@
 //! Exact search for small graphs: does the defender win with perfect play, against perfect
 //! spiders ([`Policy::Optimal`]) or against the paper's greedy spiders ([`Policy::Greedy`])?
 //!
-//! A position is the set of edges removed (a 64-bit mask, so at most 64 edges) and the spiders'
+//! A position is the set of edges removed (a 256-bit mask, so at most 256 edges) and the spiders'
 //! vertices, with the defender to move. Four facts keep the search small, each sound:
 //! - Removing an edge never hurts the defender against perfect spiders (any spider plan in the
 //!   smaller graph works in the larger one), so a pass is never better than a cut, and only edges
@@ -24,9 +24,9 @@ use crate::seed::MixBuild;
 /// How often the search reads the clock, in positions.
 const CLOCK_EVERY: u64 = 1024;
 
-/// The largest graphs the solver takes: the removed-edge mask is a `u64`, spider vertices are
+/// The largest graphs the solver takes: the removed-edge mask is a [`Mask`], spider vertices are
 /// packed into bytes.
-pub const MAX_EDGES: usize = 64;
+pub const MAX_EDGES: usize = MASK_WORDS * 64;
 pub const MAX_NODES: usize = 255;
 pub const MAX_SPIDERS: usize = 8;
 
@@ -40,7 +40,34 @@ pub enum Policy {
     Greedy,
 }
 
-type Memo = HashMap<(u64, u64), bool, MixBuild>;
+/// A set of edges, one bit per edge: the removed edges of a position, or the edges that matter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Mask([u64; MASK_WORDS]);
+
+const MASK_WORDS: usize = 4;
+
+impl Mask {
+    pub const EMPTY: Mask = Mask([0; MASK_WORDS]);
+
+    pub fn has(&self, edge: u32) -> bool {
+        self.0[edge as usize / 64] >> (edge % 64) & 1 == 1
+    }
+
+    /// The set with `edge` added.
+    #[must_use]
+    pub fn with(mut self, edge: u32) -> Mask {
+        self.0[edge as usize / 64] |= 1 << (edge % 64);
+        self
+    }
+}
+
+impl super::map::Cuts for Mask {
+    fn is_cut(&self, edge: u32) -> bool {
+        self.has(edge)
+    }
+}
+
+type Memo = HashMap<(Mask, u64), bool, MixBuild>;
 
 pub struct Solver {
     map: SpiderMap,
@@ -56,15 +83,15 @@ pub struct Solver {
 }
 
 /// The removed-edge mask of a rules state.
-pub fn mask_of(removed: &[bool]) -> u64 {
-    removed.iter().enumerate().filter(|&(_, &r)| r).fold(0, |m, (e, _)| m | 1 << e)
+pub fn mask_of(removed: &[bool]) -> Mask {
+    removed.iter().enumerate().filter(|&(_, &r)| r).fold(Mask::EMPTY, |m, (e, _)| m.with(e as u32))
 }
 
 /// What matters of a position: the spiders that can still reach a fly (sorted) and the edges
 /// left in their components.
 struct Live {
     spiders: Vec<u32>,
-    edges: u64,
+    edges: Mask,
 }
 
 /// A map beyond what the exact solver takes.
@@ -104,7 +131,7 @@ impl Solver {
         self.budget = budget.check_every(CLOCK_EVERY);
     }
 
-    fn live(&self, removed: u64, spiders: &[u32]) -> Live {
+    fn live(&self, removed: Mask, spiders: &[u32]) -> Live {
         let map = &self.map;
         // Label the components that hold a fly.
         let mut comp = vec![u8::MAX; map.nodes];
@@ -133,23 +160,23 @@ impl Solver {
         for &s in &live {
             live_comp[comp[s as usize] as usize] = true;
         }
-        let mut edges = 0u64;
+        let mut edges = Mask::EMPTY;
         for (e, &(a, _)) in map.edges.iter().enumerate() {
             let c = comp[a as usize];
-            if removed >> e & 1 == 0 && c != u8::MAX && live_comp[c as usize] {
-                edges |= 1 << e;
+            if !removed.has(e as u32) && c != u8::MAX && live_comp[c as usize] {
+                edges = edges.with(e as u32);
             }
         }
         Live { spiders: live, edges }
     }
 
-    fn key(live: &Live) -> (u64, u64) {
+    fn key(live: &Live) -> (Mask, u64) {
         let packed = live.spiders.iter().fold(0u64, |k, &s| k << 8 | u64::from(s + 1));
         (live.edges, packed)
     }
 
     /// The edges next to a fly with a spider on the other end.
-    fn threats(&self, removed: u64, spiders: &[u32]) -> Vec<u32> {
+    fn threats(&self, removed: Mask, spiders: &[u32]) -> Vec<u32> {
         let mut t: Vec<u32> = spiders
             .iter()
             .flat_map(|&s| self.map.adj[s as usize].iter())
@@ -161,8 +188,64 @@ impl Solver {
         t
     }
 
+    /// The first cut of a schedule that seals every live spider off from the flies whatever the
+    /// spiders do, when there is one: a win for the defender without search, against any spiders.
+    ///
+    /// Take a layer `k` below every spider's distance to the flies (`dist`, over the edges left):
+    /// every way from a spider to a fly leaves the vertices farther than `k` over an edge from
+    /// distance `k + 1` to distance `k` (a step changes the distance by at most one). No spider
+    /// can cross such an edge `(u, w)` before the step `t(u) + 1`, with `t(u)` its distance from
+    /// the nearest spider through vertices farther than `k`; cuts only lengthen ways. The
+    /// defender cuts one edge before each step of the spiders, so cutting the layer's edges
+    /// earliest crossing first seals the spiders in if the `i`-th of them (from 1) can be crossed
+    /// no sooner than step `i`.
+    fn seal(&self, live: &Live, dist: &[u32]) -> Option<u32> {
+        let map = &self.map;
+        let nearest = live.spiders.iter().map(|&s| dist[s as usize]).min()?;
+        let mut reach = vec![u32::MAX; map.nodes];
+        let mut queue = VecDeque::new();
+        let mut crossings: Vec<(u32, u32)> = Vec::new();
+        for k in 0..nearest {
+            reach.fill(u32::MAX);
+            for &s in &live.spiders {
+                reach[s as usize] = 0;
+                queue.push_back(s);
+            }
+            while let Some(v) = queue.pop_front() {
+                for &(w, e) in &map.adj[v as usize] {
+                    if live.edges.has(e) && dist[w as usize] > k && reach[w as usize] == u32::MAX {
+                        reach[w as usize] = reach[v as usize] + 1;
+                        queue.push_back(w);
+                    }
+                }
+            }
+            crossings.clear();
+            for (e, &(a, b)) in map.edges.iter().enumerate() {
+                if !live.edges.has(e as u32) {
+                    continue;
+                }
+                let (da, db) = (dist[a as usize], dist[b as usize]);
+                let outer = if (da, db) == (k + 1, k) {
+                    a
+                } else if (da, db) == (k, k + 1) {
+                    b
+                } else {
+                    continue;
+                };
+                if reach[outer as usize] != u32::MAX {
+                    crossings.push((reach[outer as usize] + 1, e as u32));
+                }
+            }
+            crossings.sort_unstable();
+            if crossings.iter().enumerate().all(|(i, &(step, _))| (i as u32) < step) {
+                return crossings.first().map(|&(_, e)| e);
+            }
+        }
+        None
+    }
+
     /// The cuts worth trying, nearest to a fly first.
-    fn candidates(&self, removed: u64, live: &Live, dist: &[u32]) -> Vec<u32> {
+    fn candidates(&self, removed: Mask, live: &Live, dist: &[u32]) -> Vec<u32> {
         let threats = self.threats(removed, &live.spiders);
         if threats.len() > 1 {
             return Vec::new();
@@ -171,7 +254,7 @@ impl Solver {
             return threats;
         }
         let mut edges: Vec<u32> =
-            (0..self.map.edges.len() as u32).filter(|&e| live.edges >> e & 1 == 1).collect();
+            (0..self.map.edges.len() as u32).filter(|&e| live.edges.has(e)).collect();
         edges.sort_by_key(|&e| {
             let (a, b) = self.map.edges[e as usize];
             (dist[a as usize].min(dist[b as usize]), e)
@@ -180,7 +263,7 @@ impl Solver {
     }
 
     /// Whether the defender, to move, wins. `None` when the deadline passed.
-    pub fn defender_wins(&mut self, removed: u64, spiders: &[u32]) -> Option<bool> {
+    pub fn defender_wins(&mut self, removed: Mask, spiders: &[u32]) -> Option<bool> {
         let mut sorted = spiders.to_vec();
         sorted.sort_unstable();
         let raw_key = (removed, sorted.iter().fold(0u64, |k, &s| k << 8 | u64::from(s + 1)));
@@ -192,7 +275,7 @@ impl Solver {
         Some(wins)
     }
 
-    fn defender_wins_fresh(&mut self, removed: u64, spiders: &[u32]) -> Option<bool> {
+    fn defender_wins_fresh(&mut self, removed: Mask, spiders: &[u32]) -> Option<bool> {
         let live = self.live(removed, spiders);
         if live.spiders.is_empty() {
             return Some(true);
@@ -208,10 +291,14 @@ impl Solver {
         self.budget.tick().ok()?;
         let mut wins = false;
         let dist = fly_distances(&self.map, &removed);
-        for e in self.candidates(removed, &live, &dist) {
-            if self.cut_wins(removed | 1 << e, &live.spiders)? {
-                wins = true;
-                break;
+        if self.seal(&live, &dist).is_some() {
+            wins = true;
+        } else {
+            for e in self.candidates(removed, &live, &dist) {
+                if self.cut_wins(removed.with(e), &live.spiders)? {
+                    wins = true;
+                    break;
+                }
             }
         }
         self.memo.insert(key, wins);
@@ -220,7 +307,7 @@ impl Solver {
 
     /// Whether the defender wins once the spiders (the live ones, sorted) answer the cut that left
     /// `removed`.
-    fn cut_wins(&mut self, removed: u64, spiders: &[u32]) -> Option<bool> {
+    fn cut_wins(&mut self, removed: Mask, spiders: &[u32]) -> Option<bool> {
         if !self.threats(removed, spiders).is_empty() {
             return Some(false);
         }
@@ -245,7 +332,7 @@ impl Solver {
 
     /// Every spider round as the spiders' new vertices (distinct up to order), steps towards the
     /// flies first so refutations come early.
-    fn rounds(&self, removed: u64, spiders: &[u32]) -> Vec<Vec<u32>> {
+    fn rounds(&self, removed: Mask, spiders: &[u32]) -> Vec<Vec<u32>> {
         // Distances after the cut: steps around a fresh cut must come first.
         let dist = fly_distances(&self.map, &removed);
         let options: Vec<Vec<u32>> = spiders
@@ -291,14 +378,17 @@ impl Solver {
 
     /// A cut that wins for the defender: `Some(Some(edge))`, `Some(None)` if every cut loses (or
     /// the game is already decided), `None` when the deadline passed.
-    pub fn winning_cut(&mut self, removed: u64, spiders: &[u32]) -> Option<Option<u32>> {
+    pub fn winning_cut(&mut self, removed: Mask, spiders: &[u32]) -> Option<Option<u32>> {
         let live = self.live(removed, spiders);
         if live.spiders.is_empty() || live.spiders.iter().any(|&s| self.map.is_fly[s as usize]) {
             return Some(None);
         }
         let dist = fly_distances(&self.map, &removed);
+        if let Some(e) = self.seal(&live, &dist) {
+            return Some(Some(e));
+        }
         for e in self.candidates(removed, &live, &dist) {
-            if self.cut_wins(removed | 1 << e, &live.spiders)? {
+            if self.cut_wins(removed.with(e), &live.spiders)? {
                 return Some(Some(e));
             }
         }
@@ -310,7 +400,7 @@ impl Solver {
     /// `None` when the deadline passed.
     pub fn winning_round(
         &mut self,
-        removed: u64,
+        removed: Mask,
         spiders: &[u32],
     ) -> Option<Option<Vec<(usize, u32)>>> {
         let live = self.live(removed, spiders);
@@ -359,7 +449,7 @@ mod tests {
     fn solve(notation: &str, policy: Policy) -> bool {
         let map = parse_map("t", notation).unwrap();
         let mut s = Solver::new(&map, policy, false).unwrap();
-        s.defender_wins(0, &map.spiders).unwrap()
+        s.defender_wins(Mask::EMPTY, &map.spiders).unwrap()
     }
 
     #[test]
@@ -414,24 +504,37 @@ mod tests {
         v
     }
 
-    fn random_tiny_map(rng: &mut ChaCha8Rng) -> SpiderMap {
-        let nodes = rng.random_range(3..=6u32);
+    /// A random graph: each pair of `nodes` vertices linked with probability `p`, at most
+    /// `max_edges` of those links kept, one or two flies, `spiders` spiders elsewhere.
+    fn random_map(
+        rng: &mut ChaCha8Rng,
+        nodes: std::ops::RangeInclusive<u32>,
+        p: f64,
+        max_edges: usize,
+        spiders: std::ops::RangeInclusive<usize>,
+    ) -> SpiderMap {
+        let nodes = rng.random_range(nodes);
         let mut edges = Vec::new();
         for a in 0..nodes {
             for b in a + 1..nodes {
-                if rng.random_bool(0.45) {
+                if rng.random_bool(p) {
                     edges.push((a, b));
                 }
             }
         }
-        edges.truncate(7);
+        rand::seq::SliceRandom::shuffle(&mut edges[..], rng);
+        edges.truncate(max_edges);
         let mut vertices: Vec<u32> = (0..nodes).collect();
         rand::seq::SliceRandom::shuffle(&mut vertices[..], rng);
         let flies = rng.random_range(1..=2usize);
-        let spiders: Vec<u32> = (0..rng.random_range(1..=2usize))
+        let spiders: Vec<u32> = (0..rng.random_range(spiders))
             .map(|_| vertices[rng.random_range(flies..nodes as usize)])
             .collect();
         SpiderMap::new(nodes as usize, edges, spiders, vertices[..flies].to_vec()).unwrap()
+    }
+
+    fn random_tiny_map(rng: &mut ChaCha8Rng) -> SpiderMap {
+        random_map(rng, 3..=6, 0.45, 7, 1..=2)
     }
 
     #[test]
@@ -447,15 +550,15 @@ mod tests {
             }
             let greedy = Solver::new(&map, Policy::Greedy, options.all_must_move)
                 .unwrap()
-                .defender_wins(0, &map.spiders)
+                .defender_wins(Mask::EMPTY, &map.spiders)
                 .unwrap();
             assert_eq!(greedy, brute(&game, &mut HashMap::new(), true), "case {case} (greedy)");
             let expected = brute(&game, &mut HashMap::new(), false);
             let mut solver = Solver::new(&map, Policy::Optimal, options.all_must_move).unwrap();
-            let got = solver.defender_wins(0, &map.spiders).unwrap();
+            let got = solver.defender_wins(Mask::EMPTY, &map.spiders).unwrap();
             assert_eq!(got, expected, "case {case}: {}", map.to_text());
             // The winning cut it names really wins.
-            if let Some(e) = solver.winning_cut(0, &map.spiders).unwrap() {
+            if let Some(e) = solver.winning_cut(Mask::EMPTY, &map.spiders).unwrap() {
                 assert!(got);
                 let mut g = game.clone();
                 let (a, b) = map.edges[e as usize];
@@ -465,6 +568,66 @@ mod tests {
                 assert!(!got);
             }
         }
+    }
+
+    /// A random graph of 5 to 8 vertices and up to 11 edges, one or two flies, one to three
+    /// spiders: big enough for sealing layers beyond the flies' own edges.
+    fn random_small_map(rng: &mut ChaCha8Rng) -> SpiderMap {
+        random_map(rng, 5..=8, 0.35, 11, 1..=3)
+    }
+
+    /// The sealing schedule is a proof, not a guess: wherever it names a first cut, plain
+    /// minimax over the rules agrees that the cut wins against perfect spiders; and the solver
+    /// that uses it agrees with minimax on every graph.
+    #[test]
+    fn a_sealing_cut_wins_against_any_spiders_and_the_solver_agrees_with_minimax() {
+        let mut rng = ChaCha8Rng::seed_from_u64(99);
+        let (mut sealed, mut searched) = (0, 0);
+        for case in 0..400 {
+            let map = random_small_map(&mut rng);
+            let options = Options { all_must_move: case % 2 == 1, defender_may_pass: false };
+            let game = SpidersGame::new(map.clone().into_arc(), options);
+            if game.over.is_some() {
+                continue;
+            }
+            let mut solver = Solver::new(&map, Policy::Optimal, options.all_must_move).unwrap();
+            let live = solver.live(Mask::EMPTY, &map.spiders);
+            let dist = fly_distances(&map, &Mask::EMPTY);
+            if let Some(e) = solver.seal(&live, &dist) {
+                sealed += 1;
+                let mut g = game.clone();
+                let (a, b) = map.edges[e as usize];
+                g.play(DEFENDER, &SpiderAction::Cut(a, b), &mut rng).unwrap();
+                assert!(brute(&g, &mut HashMap::new(), false), "case {case}: seal {a} {b}");
+            }
+            let expected = brute(&game, &mut HashMap::new(), false);
+            assert_eq!(
+                solver.defender_wins(Mask::EMPTY, &map.spiders).unwrap(),
+                expected,
+                "case {case}"
+            );
+            searched += 1;
+        }
+        assert!(sealed > 20 && searched > 200, "sealed {sealed}, searched {searched}");
+    }
+
+    /// The mask holds 256 edges: a path of 120 vertices is in reach, one of 130 is not.
+    #[test]
+    fn graphs_of_up_to_256_edges_are_solved() {
+        let path = |n: usize| {
+            let mut letters = vec!['B'; n];
+            letters[0] = 'F';
+            letters[n / 2] = 'S';
+            letters[n - 1] = 'F';
+            parse_map("p", &letters.into_iter().collect::<String>()).unwrap()
+        };
+        let long = path(250);
+        let mut solver = Solver::new(&long, Policy::Optimal, false).unwrap();
+        assert_eq!(solver.defender_wins(Mask::EMPTY, &long.spiders), Some(true));
+        let e = solver.winning_cut(Mask::EMPTY, &long.spiders).unwrap().expect("a winning cut");
+        let cut = Mask::EMPTY.with(e);
+        assert_eq!(solver.defender_wins(cut, &long.spiders), Some(true));
+        assert!(Solver::new(&path(260), Policy::Optimal, false).is_err());
     }
 
     /// For perfect spiders a pass is never better than a cut (removing an edge never hurts the
