@@ -152,7 +152,12 @@ impl Error {
 /// toml crate renders a block of several lines with a caret). The key is read from the text: the
 /// table headers above the line (`[[bots]]` counted as `bots[i]`) and the keys left of the error.
 pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
-    let message = e.message().trim().replace('\n', "; ");
+    let mut message = e.message().trim().replace('\n', "; ");
+    if message == "wanted string or table" {
+        // toml's words for a non-string where a name is expected: every such key in arena takes
+        // one of a few names, never a table.
+        message = "expected one of this key's names, as a quoted string".to_string();
+    }
     let Some(span) = e.span() else { return message };
     let start = span.start.min(text.len());
     let line_no = text[..start].matches('\n').count() + 1;

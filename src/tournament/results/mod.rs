@@ -12,7 +12,7 @@ pub(crate) mod summaries;
 
 use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -63,8 +63,7 @@ pub(crate) struct Meta {
 
 impl Meta {
     pub(crate) fn read(dir: &Path) -> Result<Meta> {
-        let path = dir.join(META_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::read(&path, e))?;
+        let (path, text) = read_meta_text(dir)?;
         serde_json::from_str(&text)
             .map_err(|e| corrupt(&path, None, format!("not a results meta file: {e}")))
     }
@@ -73,6 +72,27 @@ impl Meta {
         let path = dir.join(META_FILE);
         let text = serde_json::to_string_pretty(self).expect("meta serializes") + "\n";
         write_atomically(&path, text.as_bytes())
+    }
+}
+
+/// The path and text of a results folder's `meta.json`, for everything that opens a results
+/// folder by its name.
+pub(crate) fn read_meta_text(dir: &Path) -> Result<(PathBuf, String)> {
+    let path = dir.join(META_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok((path, text)),
+        // The usual slip is a wrong folder: say so, rather than name a file the user never heard
+        // of.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(if dir.is_dir() {
+            Error::Usage(format!(
+                "`{}` is not a results folder: it has no `{META_FILE}` (every folder `arena run` \
+                 writes has one)",
+                dir.display()
+            ))
+        } else {
+            Error::Usage(format!("results folder `{}`: no such folder", dir.display()))
+        }),
+        Err(e) => Err(Error::read(&path, e)),
     }
 }
 

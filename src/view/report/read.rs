@@ -86,8 +86,7 @@ fn results_error(path: &Path, line: Option<usize>, message: impl Into<String>) -
 
 /// Reads `meta.json`, `matches.csv` and, when present, `summary.csv` and `pairwise.csv`.
 pub(crate) fn read_results(dir: &Path) -> Result<Results> {
-    let meta_path = dir.join("meta.json");
-    let meta_text = std::fs::read_to_string(&meta_path).map_err(|e| Error::read(&meta_path, e))?;
+    let (meta_path, meta_text) = crate::tournament::results::read_meta_text(dir)?;
     let meta: serde_json::Value = serde_json::from_str(&meta_text)
         .map_err(|e| results_error(&meta_path, Some(e.line()), e.to_string()))?;
     let matches = read_matches(&dir.join("matches.csv"))?;
