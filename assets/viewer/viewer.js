@@ -588,6 +588,130 @@
     }
   }
 
+  /* ---------------------------------------------------------- the analysis */
+  // With `arena view --analyze` (or a tournament run with `analysis = true`) the page embeds every
+  // decision rated against the exact solver (src/view/analysis.rs). The timeline marks the
+  // blunders, the inaccuracies and the positions the solver did not settle; the side panel says
+  // what the current step's decision was worth.
+  const analysis = data.analysis || null;
+  const MARKED = ['blunder', 'inaccuracy', 'unknown'];
+  const SIGN = { blunder: '??', inaccuracy: '?!', unknown: '?', best: '' };
+  const rated = new Map();
+  if (analysis) for (const d of analysis.decisions) rated.set(d.step, d);
+  const markedSteps = analysis ? analysis.decisions.filter((d) => MARKED.includes(d.label)).map((d) => d.step) : [];
+  const markEls = new Map();
+  let ratingEl = null;
+  let card = null;
+
+  // A decision in words, line by line: who, what it was, what it was worth, what it could have been.
+  function ratingLines(d) {
+    const lines = [[seatLabel(d.seat) + ' · step ' + d.step, 'who'], [d.text, 'label ' + d.label]];
+    if (d.label === 'unknown') {
+      lines.push(['not settled within ' + analysis.budget + ': no value, no label guessed', 'hint']);
+    } else {
+      lines.push(['value ' + d.before + ' → ' + d.after + (d.lost && analysis.unit === 'points' ? ' (' + d.lost + ' point' + (d.lost > 1 ? 's' : '') + ' lost)' : ''), 'value']);
+    }
+    lines.push(['played ' + d.played, 'played']);
+    lines.push(['best ' + d.best, 'best']);
+    return lines;
+  }
+
+  function fillLines(el, lines) {
+    el.innerHTML = '';
+    for (const [text, cls] of lines) htmlEl('p', { class: cls }, el, text);
+  }
+
+  function buildAnalysis() {
+    const el = $('analysis');
+    htmlEl('h2', {}, el, 'analysis');
+    if (!analysis.exact) {
+      htmlEl('p', { class: 'hint', id: 'no-analysis' }, el, analysis.statement || 'no exact analysis exists for this game');
+      return;
+    }
+    if (analysis.statement) htmlEl('p', { class: 'hint' }, el, analysis.statement);
+    const ul = htmlEl('ul', { class: 'legend marks-legend', id: 'marks-legend' }, el);
+    const names = { blunder: 'blunder: a result thrown away', inaccuracy: analysis.unit === 'points' ? 'inaccuracy: points lost' : 'inaccuracy', unknown: 'unknown: not settled' };
+    for (const label of MARKED) {
+      if (label === 'inaccuracy' && analysis.unit !== 'points') continue;
+      const li = htmlEl('li', { 'data-label': label }, ul);
+      htmlEl('span', { class: 'mark-swatch ' + label }, li, SIGN[label]);
+      li.appendChild(document.createTextNode(names[label]));
+    }
+    const t = htmlEl('table', { class: 'players rated' }, el);
+    const head = htmlEl('tr', {}, t);
+    const columns = [['', ''], ['seat', ''], ['accuracy', 'best moves among the decisions rated'], ['??', 'blunders'], ['?!', 'inaccuracies'], ['?', 'unknown']];
+    for (const [h, title] of columns) htmlEl('th', title ? { title } : {}, head, h);
+    for (const s of analysis.seats) {
+      const tr = htmlEl('tr', { 'data-seat': s.seat, title: s.role + ' (' + s.bot + '): ' + s.decisions + ' decisions, ' + s.analysed + ' rated' }, t);
+      htmlEl('td', {}, tr).appendChild(htmlEl('span', { class: 'swatch s' + s.seat }));
+      htmlEl('td', {}, tr, s.role);
+      htmlEl('td', { class: 'num' }, tr, s.accuracy === null ? '–' : (s.accuracy * 100).toFixed(0) + '%');
+      htmlEl('td', { class: 'num' }, tr, s.blunders);
+      htmlEl('td', { class: 'num' }, tr, s.inaccuracies);
+      htmlEl('td', { class: 'num' }, tr, s.unknown);
+    }
+    htmlEl('p', { class: 'hint budget' }, el, 'value: ' + analysis.value + ' · solver budget ' + analysis.budget + ' per decision');
+    ratingEl = htmlEl('div', { id: 'rating' }, el);
+
+    const box = $('marks');
+    for (const d of analysis.decisions) {
+      if (!MARKED.includes(d.label)) continue;
+      const b = htmlEl('button', {
+        type: 'button', class: 'mark ' + d.label, 'data-step': d.step, 'data-label': d.label, 'data-seat': d.seat,
+        'aria-label': 'step ' + d.step + ': ' + seatName(d.seat) + ' ' + d.text,
+      }, box, SIGN[d.label]);
+      // The slider's thumb centre runs from half a thumb in to half a thumb short of the end.
+      b.style.left = 'calc(8px + (100% - 16px) * ' + (count ? d.step / count : 0) + ')';
+      b.addEventListener('click', () => { pause(); goto(d.step); });
+      b.addEventListener('mouseenter', () => showCard(b, d));
+      b.addEventListener('focus', () => showCard(b, d));
+      b.addEventListener('mouseleave', hideCard);
+      b.addEventListener('blur', hideCard);
+      markEls.set(d.step, b);
+    }
+    card = htmlEl('div', { id: 'mark-card', hidden: '' }, document.body);
+  }
+
+  function showCard(mark, d) {
+    fillLines(card, ratingLines(d));
+    card.className = d.label;
+    card.hidden = false;
+    const r = mark.getBoundingClientRect();
+    const w = card.offsetWidth, h = card.offsetHeight;
+    card.style.left = Math.max(4, Math.min(window.innerWidth - w - 4, r.left + r.width / 2 - w / 2)) + 'px';
+    card.style.top = Math.max(4, r.top - h - 6) + 'px';
+  }
+
+  function hideCard() {
+    if (card) card.hidden = true;
+  }
+
+  let currentMark = null;
+  function drawAnalysis() {
+    if (!analysis || !analysis.exact) return;
+    const mark = markEls.get(index) || null;
+    if (mark !== currentMark) {
+      if (currentMark) currentMark.classList.remove('current');
+      if (mark) mark.classList.add('current');
+      currentMark = mark;
+    }
+    const d = rated.get(index);
+    if (index === 0) {
+      fillLines(ratingEl, [['at the start: ' + analysis.start, 'value']]);
+    } else if (d) {
+      fillLines(ratingEl, ratingLines(d));
+    } else {
+      fillLines(ratingEl, [['step ' + index + ' was not rated', 'hint']]);
+    }
+    ratingEl.className = d ? d.label : '';
+  }
+
+  // The next (dir 1) or previous (dir -1) marked step from here.
+  function gotoMark(dir) {
+    const next = dir > 0 ? markedSteps.find((s) => s > index) : markedSteps.slice().reverse().find((s) => s < index);
+    if (next !== undefined) goto(next);
+  }
+
   function drawResult() {
     const el = $('result');
     const overlay = $('overlay');
@@ -630,6 +754,7 @@
     drawInput();
     drawLog();
     drawResult();
+    drawAnalysis();
     slider.value = index;
     $('counter').textContent = index + ' / ' + count;
   }
@@ -673,10 +798,12 @@
   document.addEventListener('keydown', (e) => {
     if (e.target.tagName === 'SELECT' || e.altKey || e.ctrlKey || e.metaKey) return;
     const keys = { ArrowLeft: () => goto(index - 1), ArrowRight: () => goto(index + 1), Home: () => goto(0), End: () => goto(count) };
+    if (analysis && analysis.exact) { keys.n = () => gotoMark(1); keys.p = () => gotoMark(-1); }
     if (keys[e.key]) { e.preventDefault(); pause(); keys[e.key](); }
     else if (e.key === ' ') { e.preventDefault(); play(); }
   });
 
+  if (analysis) buildAnalysis();
   window.arenaViewer = { goto, setPov, count, get index() { return index; } };
   draw();
 })();

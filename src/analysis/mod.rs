@@ -13,6 +13,7 @@ mod painters;
 pub mod separating;
 mod skynet;
 mod spiders;
+mod text;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -25,6 +26,8 @@ use crate::game::{Game, Seat, Status};
 use crate::games::GameId;
 use crate::replay::{Header, Replay, game_of_header};
 use crate::seed::rules_rng;
+
+pub use text::{best_text, label_text, limits_text, value_text};
 
 /// What a position is worth with perfect play on both sides.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

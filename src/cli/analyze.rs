@@ -5,7 +5,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::analysis::{Decision, Label, Limits, Report, SeatSummary, Value};
+use crate::analysis::{Limits, Report, SeatSummary, best_text, label_text, limits_text};
+// `arena gen --separating` writes values the same way.
+pub(super) use crate::analysis::value_text;
 use crate::error::{Error, Result, exit};
 
 #[derive(clap::Args, Debug)]
@@ -35,15 +37,6 @@ pub(super) fn run(args: AnalyzeArgs, out: &mut dyn Write) -> Result<i32> {
     };
     out.write_all(text.as_bytes()).map_err(Error::stdout)?;
     Ok(exit::OK)
-}
-
-/// A value in words: who wins, or the final score.
-pub(super) fn value_text(value: &Option<Value>) -> String {
-    match value {
-        None => "?".to_string(),
-        Some(Value::WonBy(role)) => format!("won by {role}"),
-        Some(Value::Score(s)) => format!("{s:+}"),
-    }
 }
 
 fn render(name: &str, r: &Report) -> String {
@@ -93,42 +86,6 @@ fn render(name: &str, r: &Report) -> String {
         s += &format!("  {}\n", summary_text(seat, &r.unit));
     }
     s
-}
-
-fn limits_text(l: &Limits) -> String {
-    match (l.time_ms, l.positions) {
-        (Some(ms), Some(p)) => format!("{ms} ms or {p} positions, whichever comes first"),
-        (Some(ms), None) => format!("{ms} ms"),
-        (None, Some(p)) => format!("{p} positions"),
-        (None, None) => "unlimited".to_string(),
-    }
-}
-
-fn label_text(d: &Decision, unit: &str) -> String {
-    match (d.label, d.lost) {
-        (Label::Inaccuracy | Label::Blunder, Some(k)) if unit == "points" => {
-            format!("{} -{k}", d.label.as_str())
-        }
-        (label, _) => label.as_str().to_string(),
-    }
-}
-
-fn best_text(d: &Decision) -> String {
-    if d.label == Label::Unknown && d.best.is_empty() {
-        return "?".to_string();
-    }
-    if d.best_complete && d.moves == Some(d.best.len()) && d.best.len() > 1 {
-        return "any move".to_string();
-    }
-    const SHOWN: usize = 6;
-    let mut text = d.best.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
-    if d.best.len() > SHOWN {
-        text += &format!(", ... ({} in all)", d.best.len());
-    }
-    if !d.best_complete {
-        text += if d.best.is_empty() { "(not all moves tried)" } else { " (not all moves tried)" };
-    }
-    text
 }
 
 fn summary_text(s: &SeatSummary, unit: &str) -> String {

@@ -10,7 +10,8 @@ pub(super) struct ReportArgs {
     /// The results folder (with `matches.csv`, `summary.csv`, `pairwise.csv`, `meta.json`).
     dir: PathBuf,
     /// Also draw every kept replay (`replays/<id>.jsonl`) that has no page yet, so the report
-    /// links to pages.
+    /// links to pages; after a run with `analysis = true`, with the solver's marks on their
+    /// timelines.
     #[arg(long)]
     views: bool,
     /// Open the report in the default browser.

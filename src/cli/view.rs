@@ -1,9 +1,13 @@
-//! `arena view REPLAY.jsonl [-o FILE.html] [--open]`: a replay as one self-contained HTML page.
+//! `arena view REPLAY.jsonl [-o FILE.html] [--open] [--analyze [--positions N] [--time-ms MS]]`:
+//! a replay as one self-contained HTML page, its timeline marking the decisions the exact solver
+//! calls blunders and inaccuracies when asked.
 
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::analysis::Limits;
 use crate::error::{Error, Result};
+use crate::view::Analysis;
 
 #[derive(clap::Args, Debug)]
 pub(super) struct ViewArgs {
@@ -15,11 +19,33 @@ pub(super) struct ViewArgs {
     /// Open the page in the default browser (`xdg-open`, `open` on macOS).
     #[arg(long)]
     open: bool,
+    /// Rate every decision against the game's exact solver (as `arena analyze`) and mark the
+    /// blunders, inaccuracies and unsettled positions on the timeline. Skynet Episode 2,
+    /// Painters' Duel and Greedy Spiders only.
+    #[arg(long)]
+    analyze: bool,
+    /// Solver positions per decision with --analyze (default 1000000, as tournaments use): the
+    /// same count gives the same page on any machine.
+    #[arg(long, value_name = "N", requires = "analyze")]
+    positions: Option<u64>,
+    /// Also stop each decision's search after this many milliseconds (the page may then differ
+    /// from run to run).
+    #[arg(long, value_name = "MS", requires = "analyze")]
+    time_ms: Option<u64>,
 }
 
 pub(super) fn run(args: ViewArgs, out: &mut dyn Write) -> Result<i32> {
     let output = args.output.unwrap_or_else(|| crate::view::default_output(&args.replay));
-    crate::view::write_view(&args.replay, &output)?;
+    let analysis = if args.analyze {
+        let positions = match (args.positions, args.time_ms) {
+            (None, None) => Some(crate::tournament::results::analysis::POSITIONS),
+            (positions, _) => positions,
+        };
+        Analysis::Required(Limits { time_ms: args.time_ms, positions })
+    } else {
+        Analysis::Off
+    };
+    crate::view::write_view(&args.replay, &output, analysis)?;
     writeln!(out, "{}", output.display()).map_err(Error::stdout)?;
     if args.open {
         open_in_browser(&output)?;

@@ -38,6 +38,9 @@ pub(crate) struct ViewData {
     pub initial: Value,
     pub steps: Vec<StepData>,
     pub result: MatchSummary,
+    /// Every decision rated against the exact solver, when the page was asked for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<super::analysis::ViewAnalysis>,
 }
 
 /// One recorded action and what it did.
@@ -111,6 +114,7 @@ pub(crate) fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewDat
         initial,
         steps,
         result: replay.result.clone(),
+        analysis: None,
     })
 }
 

@@ -8,7 +8,10 @@
 //! only what changed ([`frames`]), so a 1,000-action Risk replay stays small; the JavaScript in
 //! `assets/viewer/` rebuilds the states and draws them as SVG. Nothing is fetched at view time: the
 //! data, the script and the style are inline and a Content-Security-Policy forbids every load.
+//! Asked for, the page also embeds every decision rated by the exact solver ([`analysis`]), which
+//! the timeline marks.
 
+pub(crate) mod analysis;
 pub(crate) mod frames;
 pub(crate) mod layout;
 mod page;
@@ -24,6 +27,7 @@ use crate::game::MapText;
 use crate::game::{Game, Seat};
 use crate::registry::GameDef;
 
+pub(crate) use analysis::Analysis;
 pub(crate) use frames::ViewData;
 
 /// What a game contributes to the viewer. Implemented in each game's `view.rs`.
@@ -78,11 +82,12 @@ impl Event {
     }
 }
 
-/// The page of one replay, as HTML text.
-pub(crate) fn render_replay(replay_path: &Path) -> Result<String> {
+/// The page of one replay, as HTML text, with the analysis `how` asks for.
+pub(crate) fn render_replay(replay_path: &Path, how: Analysis) -> Result<String> {
     let replay = crate::replay::read(replay_path)?;
-    let data =
+    let mut data =
         crate::with_game!(replay.header.game, D => frames::build::<D>(replay_path, &replay))?;
+    data.analysis = analysis::for_page(replay_path, &replay, how)?;
     Ok(page::viewer(&data))
 }
 
@@ -92,8 +97,8 @@ pub(crate) fn default_output(replay_path: &Path) -> PathBuf {
 }
 
 /// `arena view`: writes the page of `replay_path` to `out`.
-pub(crate) fn write_view(replay_path: &Path, out: &Path) -> Result<()> {
-    let html = render_replay(replay_path)?;
+pub(crate) fn write_view(replay_path: &Path, out: &Path, how: Analysis) -> Result<()> {
+    let html = render_replay(replay_path, how)?;
     std::fs::write(out, html).map_err(|e| Error::write(out, e))
 }
 

@@ -29,6 +29,8 @@ pub(crate) fn head(title: &str, css: &str) -> Markup {
 
 pub(crate) fn viewer(data: &ViewData) -> String {
     let title = format!("{} · {} {} on {}", data.source, data.game, data.variant, data.map);
+    // Marks and their keys only where a solver rated the decisions.
+    let marked = data.analysis.as_ref().is_some_and(|a| a.exact);
     let players: Vec<String> =
         data.seats.iter().map(|s| format!("{}: {}", s.role, s.bot)).collect();
     let page = html! {
@@ -50,6 +52,9 @@ pub(crate) fn viewer(data: &ViewData) -> String {
                     }
                     aside #side {
                         section #now aria-live="polite" {}
+                        @if data.analysis.is_some() {
+                            section #analysis {}
+                        }
                         section #game-panel {}
                         details #input-panel {
                             summary { "protocol input" }
@@ -68,7 +73,12 @@ pub(crate) fn viewer(data: &ViewData) -> String {
                     button #play type="button" title="play / pause (space)" { "▶ play" }
                     button #forward type="button" title="step forward (→)" { "▶" }
                     button #last type="button" title="last step (End)" { "▶|" }
-                    input #slider type="range" min="0" max="0" value="0" aria-label="step";
+                    div #timeline {
+                        @if marked {
+                            div #marks role="group" aria-label="rated decisions" {}
+                        }
+                        input #slider type="range" min="0" max="0" value="0" aria-label="step";
+                    }
                     span #counter {}
                     label {
                         "speed "
@@ -79,7 +89,10 @@ pub(crate) fn viewer(data: &ViewData) -> String {
                             option value="16" { "60/s" }
                         }
                     }
-                    span.keys { "keys: ← → space Home End" }
+                    span.keys {
+                        "keys: ← → space Home End"
+                        @if marked { " · P N: previous, next marked decision" }
+                    }
                 }
                 script #replay-data type="application/json" {
                     (PreEscaped(super::script_json(data)))

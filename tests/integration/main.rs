@@ -20,3 +20,4 @@ mod sprt;
 mod support;
 mod tournament;
 mod viewer;
+mod viewer_analysis;

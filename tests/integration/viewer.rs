@@ -16,14 +16,19 @@ use crate::browser::{self, Browser};
 use crate::support::{Arena, root};
 
 /// One browser at a time: two Chromiums on two cores starve each other's pages.
-static ONE_BROWSER: Mutex<()> = Mutex::new(());
+pub(crate) static ONE_BROWSER: Mutex<()> = Mutex::new(());
 
 fn screenshots() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/").join("screenshots")
 }
 
 /// Saves a screenshot under `target/screenshots/`, and as `docs/img/<doc_name>` when asked to.
-fn photograph(b: &mut Browser, name: &str, doc_name: Option<&str>, page_height: Option<u32>) {
+pub(crate) fn photograph(
+    b: &mut Browser,
+    name: &str,
+    doc_name: Option<&str>,
+    page_height: Option<u32>,
+) {
     let path = screenshots().join(format!("{name}.png"));
     b.screenshot(&path, page_height);
     if let Some(doc) = doc_name
@@ -40,7 +45,7 @@ fn shipped(name: &str) -> PathBuf {
 }
 
 /// `arena view REPLAY -o DIR/NAME.html`, returning the page's path.
-fn view(replay: &Path, dir: &Path) -> PathBuf {
+pub(crate) fn view(replay: &Path, dir: &Path) -> PathBuf {
     let out = dir.join(replay.file_stem().unwrap()).with_extension("html");
     let run = Arena::new()
         .args(
@@ -54,7 +59,7 @@ fn view(replay: &Path, dir: &Path) -> PathBuf {
 }
 
 /// Opens a page and checks that it loaded cleanly and fetched nothing but itself.
-fn open_clean(b: &mut Browser, page: &Path) {
+pub(crate) fn open_clean(b: &mut Browser, page: &Path) {
     let since = b.open(page);
     let problems = b.problems(since);
     assert!(problems.is_empty(), "{}: {problems:#?}", page.display());

@@ -42,7 +42,19 @@ pub(crate) fn write_report(dir: &Path) -> Result<PathBuf> {
 
 /// Writes the viewer page of every kept replay that has none yet (`replays/<id>.html`), so the
 /// report links to pages rather than to JSON Lines. Returns how many were written.
+///
+/// A run with `analysis = true` (it wrote `analysis.csv`) gets pages with the analysis, at the
+/// budget `analysis.csv` was made with, so the marks on a page add up to the match's rows.
 pub(crate) fn write_replay_views(dir: &Path) -> Result<usize> {
+    use crate::tournament::results::analysis::{ANALYSIS_FILE, POSITIONS};
+    let analysis = if dir.join(ANALYSIS_FILE).is_file() {
+        crate::view::Analysis::IfExact(crate::analysis::Limits {
+            time_ms: None,
+            positions: Some(POSITIONS),
+        })
+    } else {
+        crate::view::Analysis::Off
+    };
     let replays = dir.join(REPLAYS_DIR);
     let names = replay_names(&replays)?;
     let mut written = 0;
@@ -51,7 +63,7 @@ pub(crate) fn write_replay_views(dir: &Path) -> Result<usize> {
             && !names.contains(&format!("{stem}.html"))
         {
             let source = replays.join(name);
-            crate::view::write_view(&source, &crate::view::default_output(&source))?;
+            crate::view::write_view(&source, &crate::view::default_output(&source), analysis)?;
             written += 1;
         }
     }

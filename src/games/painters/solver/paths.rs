@@ -1,47 +1,61 @@
 //! Longest simple paths in a region of open rooms, and the bounds that cut their search: what a
 //! painter can still paint once the painters' regions are apart.
 
-use super::Solver;
-use super::table::PathEntry;
+use super::{Solver, settled};
 use crate::games::painters::board::{Rooms, bit, rooms};
 use crate::seed::mix_key;
 
 impl Solver {
-    /// An upper bound on the rooms a painter at `from` can still paint in `region` (the open
-    /// rooms it can reach): the rooms entered alternate colours (the museum graph is bipartite).
+    /// The most rooms a path from a room of colour `from_up` can enter among `region`'s rooms,
+    /// counting colours only: the rooms entered alternate colours (the museum graph is
+    /// bipartite), starting with the other colour.
     #[inline]
-    pub fn colour_bound(&self, from: u8, region: Rooms) -> i32 {
-        let up = self.geo.up;
-        let (same, opposite) = if up & bit(from) != 0 {
-            (region & up, region & !up)
-        } else {
-            (region & !up, region & up)
-        };
-        let same = same.count_ones() as i32;
-        let opposite = opposite.count_ones() as i32;
+    fn colour_count(&self, from_up: bool, region: Rooms) -> i32 {
+        let up = (region & self.geo.up).count_ones() as i32;
+        let down = (region & !self.geo.up).count_ones() as i32;
+        let (same, opposite) = if from_up { (up, down) } else { (down, up) };
         // Rooms entered alternate opposite, same, opposite, ...
         (same + opposite).min(2 * opposite).min(2 * same + 1)
     }
 
+    /// An upper bound on the rooms a painter at `from` can still paint in `region` (the open
+    /// rooms it can reach), by colours: the museum graph is bipartite.
+    #[inline]
+    pub fn colour_bound(&self, from: u8, region: Rooms) -> i32 {
+        self.colour_count(self.geo.up & bit(from) != 0, region)
+    }
+
     /// [`Solver::colour_bound`] refined by dead ends: a room with one open door (counting
-    /// `from`'s) can only be a path's last room, so all but one dead end stay unpainted.
+    /// `from`'s) can only be a path's last room, so the path before its last room keeps to the
+    /// other rooms, and the colour count applies to them.
     #[inline]
     pub fn path_bound(&self, from: u8, region: Rooms) -> i32 {
-        let by_colour = self.colour_bound(from, region);
-        let dead_ends =
-            (region & self.geo.at_most_one_neighbour_in(region | bit(from))).count_ones();
-        by_colour.min(region.count_ones() as i32 - (dead_ends as i32 - 1).max(0))
+        let from_up = self.geo.up & bit(from) != 0;
+        let by_colour = self.colour_count(from_up, region);
+        let dead_ends = region & self.geo.at_most_one_neighbour_in(region | bit(from));
+        if dead_ends == 0 {
+            return by_colour;
+        }
+        by_colour.min(self.colour_count(from_up, region & !dead_ends) + 1)
     }
 
     /// The longest simple path from `from` into `region` (the open rooms reachable from it),
     /// counted in rooms entered. Exact; memoised on `(region, from)`.
     pub fn longest(&mut self, from: u8, region: Rooms) -> i32 {
+        self.longest_within(from, region, -1, i32::from(u8::MAX))
+    }
+
+    /// [`Solver::longest`] asked only whether it lies below, inside or above `(low, high)`,
+    /// fail-soft like the game search: a result `<= low` is an upper bound, `>= high` a lower
+    /// bound, anything between exact. A narrow window stops at the first path long enough, and
+    /// skips exits that cannot reach the window. The memo keeps both bounds.
+    pub(super) fn longest_within(&mut self, from: u8, region: Rooms, low: i32, high: i32) -> i32 {
         let exits = self.geo.neighbours[from as usize] & region;
         if exits == 0 {
             return 0;
         }
-        let bound = self.path_bound(from, region);
-        if bound <= 1 {
+        let mut bound = self.path_bound(from, region);
+        if bound <= 1 || bound <= low {
             return bound;
         }
         self.stats.path_nodes += 1;
@@ -50,34 +64,98 @@ impl Solver {
         }
         let slot = (mix_key(region, from, 0xFF) as usize) & (self.paths.len() - 1);
         let e = self.paths[slot];
+        let mut best = 0;
         if e.used && e.open == region && e.from == from {
-            return e.length as i32;
+            let (lower, upper) = (e.lower as i32, e.upper as i32);
+            if let Some(v) = settled((lower, upper), (low, high)) {
+                return v;
+            }
+            bound = bound.min(upper);
+            best = lower;
         }
         // A greedy walk is a path: if it meets the bound it is a longest one, else it is the
         // length the search has to beat.
-        let mut best = self.walk(from, region);
-        if best >= bound {
+        best = best.max(self.walk(from, region));
+        if best >= bound || best >= high {
             return best;
         }
+        // Each exit's own bound (the rooms still reachable once it is painted) tightens the
+        // whole bound, and the most promising exit is searched first.
+        let mut children = [(0i32, 0u8, 0 as Rooms); 3];
+        let mut count = 0;
         for next in rooms(exits) {
             let rest = region & !bit(next);
             let sub = self.geo.component(rest, self.geo.neighbours[next as usize] & rest);
-            if self.path_bound(next, sub) < best {
-                continue;
-            }
-            best = best.max(1 + self.longest(next, sub));
-            if best >= bound {
+            children[count] = (self.path_bound(next, sub), next, sub);
+            count += 1;
+        }
+        let children = &mut children[..count];
+        children.sort_unstable_by_key(|c| std::cmp::Reverse(c.0));
+        bound = bound.min(1 + children[0].0);
+        // `upper`: the most any exit can give, as far as the searches below have proved.
+        let mut upper = best;
+        for &(child_bound, next, sub) in children.iter() {
+            let floor = best.max(low);
+            if best >= bound || best >= high {
                 break;
             }
-        }
-        if !self.budget.is_out() {
-            self.paths_used += usize::from(!self.paths[slot].used);
-            self.paths[slot] = PathEntry { open: region, from, length: best as u8, used: true };
-            if self.paths_used * 4 > self.paths.len() * 3 && self.paths.len() < self.max_len {
-                self.grow_paths();
+            if child_bound < floor {
+                // Exits are sorted by bound: none left can beat the floor.
+                upper = upper.max(1 + child_bound);
+                break;
             }
+            let v = 1 + self.longest_within(next, sub, floor - 1, high - 1);
+            if v > floor {
+                // Exact or failed high: a path that long exists.
+                best = best.max(v);
+            }
+            upper = upper.max(v);
         }
-        best
+        let upper = if best >= high { bound } else { upper.min(bound).max(best) };
+        if !self.budget.is_out() {
+            self.store_path(slot, region, from, best, upper);
+        }
+        if best >= high { best } else { upper }
+    }
+
+    /// A path the painter at `from` can paint whatever the other painter, at `rival`, does: its
+    /// `i`-th room is one the rival cannot reach in `i - 1 + rival_first` moves (`rival_first`:
+    /// the rival moves before this painter's first move), so this painter gets there first.
+    /// Chosen by Warnsdorff's rule among such rooms. Returns the rooms, in no order.
+    pub fn safe_walk(&self, from: u8, rival: u8, region: Rooms, rival_first: bool) -> Rooms {
+        let geo = &self.geo;
+        // `reach`: the rooms the rival reaches within `step` moves before this painter's next.
+        let mut frontier = bit(rival);
+        let mut reach: Rooms = 0;
+        let advance = |frontier: &mut Rooms, reach: &mut Rooms| {
+            let mut next = 0;
+            for r in rooms(*frontier) {
+                next |= geo.neighbours[r as usize];
+            }
+            let next = next & region & !*reach;
+            *reach |= next;
+            *frontier = next;
+        };
+        if rival_first {
+            advance(&mut frontier, &mut reach);
+        }
+        let (mut at, mut path) = (from, 0);
+        loop {
+            let safe = geo.neighbours[at as usize] & region & !path & !reach;
+            if safe == 0 {
+                return path;
+            }
+            advance(&mut frontier, &mut reach);
+            let left = region & !path & !reach;
+            let next = rooms(safe)
+                .min_by_key(|&r| {
+                    let onward = (geo.neighbours[r as usize] & left & !bit(r)).count_ones();
+                    (onward == 0, onward)
+                })
+                .expect("a safe room");
+            path |= bit(next);
+            at = next;
+        }
     }
 
     /// The length of one path from `from` into `region`, by Warnsdorff's rule: always into the

@@ -45,7 +45,9 @@ impl Entry {
 pub(super) struct PathEntry {
     pub(super) open: Rooms,
     pub(super) from: u8,
-    pub(super) length: u8,
+    /// `lower <= longest path <= upper`; equal when exact.
+    pub(super) lower: u8,
+    pub(super) upper: u8,
     pub(super) used: bool,
 }
 
@@ -58,6 +60,30 @@ impl Solver {
             let slot = (mix_key(e.open, e.from, 0xFF) as usize) & (len - 1);
             self.paths_used += usize::from(!self.paths[slot].used);
             self.paths[slot] = e;
+        }
+    }
+
+    /// Records what a longest-path search proved at `slot` (one slot per key, always
+    /// replaced): merged with the entry's bounds when it holds the same region and start.
+    pub(super) fn store_path(
+        &mut self,
+        slot: usize,
+        open: Rooms,
+        from: u8,
+        lower: i32,
+        upper: i32,
+    ) {
+        let e = &mut self.paths[slot];
+        let (mut lower, mut upper) = (lower as u8, upper as u8);
+        if e.used && e.open == open && e.from == from {
+            lower = lower.max(e.lower);
+            upper = upper.min(e.upper);
+        } else {
+            self.paths_used += usize::from(!e.used);
+        }
+        *e = PathEntry { open, from, lower, upper, used: true };
+        if self.paths_used * 4 > self.paths.len() * 3 && self.paths.len() < self.max_len {
+            self.grow_paths();
         }
     }
 

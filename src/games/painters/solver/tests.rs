@@ -1,4 +1,9 @@
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
+
+use rand::seq::IndexedRandom;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 use super::table::BoundKind;
 use super::*;
@@ -14,6 +19,32 @@ fn minimax(geo: &Geometry, open: Rooms, mover: u8, other: u8) -> i32 {
         (0, _) => -minimax(geo, open, other, mover),
         _ => rooms(mine).map(|m| 1 - minimax(geo, open & !bit(m), other, m)).max().expect("a move"),
     }
+}
+
+/// Plain negamax memoised on the whole position: the reference for boards of side 6, where
+/// [`minimax`] alone takes too long.
+fn memoised(
+    geo: &Geometry,
+    open: Rooms,
+    mover: u8,
+    other: u8,
+    memo: &mut HashMap<(Rooms, u8, u8), i32>,
+) -> i32 {
+    if let Some(&v) = memo.get(&(open, mover, other)) {
+        return v;
+    }
+    let mine = geo.neighbours[mover as usize] & open;
+    let theirs = geo.neighbours[other as usize] & open;
+    let v = match (mine, theirs) {
+        (0, 0) => 0,
+        (0, _) => -memoised(geo, open, other, mover, memo),
+        _ => rooms(mine)
+            .map(|m| 1 - memoised(geo, open & !bit(m), other, m, memo))
+            .max()
+            .expect("a move"),
+    };
+    memo.insert((open, mover, other), v);
+    v
 }
 
 fn brute_longest(geo: &Geometry, from: u8, open: Rooms) -> i32 {
@@ -57,6 +88,88 @@ fn matches_plain_minimax_on_random_boards() {
 }
 
 #[test]
+fn matches_a_memoised_minimax_up_to_side_6_for_either_painter_and_any_window() {
+    let mut sides = [0usize; 7];
+    for seed in 0..250u64 {
+        let size = 2 + (seed % 5) as u32;
+        let blocked = if size == 6 {
+            [0.3, 0.4][(seed % 2) as usize]
+        } else {
+            [0.0, 0.15, 0.3][(seed % 3) as usize]
+        };
+        let board = random_board(size, blocked, 1000 + seed);
+        let geo = &board.geometry;
+        let [a, b] = board.starts;
+        let open = geo.all & !board.blocked & !bit(a) & !bit(b);
+        sides[size as usize] += 1;
+        let mut memo = HashMap::new();
+        for (mover, other) in [(a, b), (b, a)] {
+            let expected = memoised(geo, open, mover, other, &mut memo);
+            let mut tiny = Solver::new(geo.clone(), 4);
+            assert_eq!(
+                tiny.value(open, mover, other, Budget::unlimited()),
+                Some(expected),
+                "seed {seed}"
+            );
+            // One solver answers every window, so bounds stored by one search serve the next: a
+            // fail-soft answer must lie between the window's edge and the true value.
+            let mut solver = Solver::new(geo.clone(), 12);
+            for edge in expected - 3..=expected + 3 {
+                let v = solver.search(open, mover, other, edge, edge + 1);
+                if expected <= edge {
+                    assert!(
+                        expected <= v && v <= edge,
+                        "seed {seed}: window at {edge}, got {v}, value {expected}"
+                    );
+                } else {
+                    assert!(
+                        edge < v && v <= expected,
+                        "seed {seed}: window at {edge}, got {v}, value {expected}"
+                    );
+                }
+            }
+            assert_eq!(solver.search(open, mover, other, -INF, INF), expected, "seed {seed}");
+            let range =
+                Solver::new(geo.clone(), 8).value_range(open, mover, other, Budget::unlimited());
+            assert_eq!(range, (expected, expected), "seed {seed}");
+        }
+    }
+    assert!(sides[6] >= 40, "{sides:?}");
+}
+
+#[test]
+fn territory_bounds_hold_in_random_positions() {
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    let mut cut = 0;
+    for seed in 0..300u64 {
+        let board = random_board(3 + (seed % 3) as u32, [0.0, 0.2][(seed % 2) as usize], seed);
+        let geo = &board.geometry;
+        let [mut mover, mut other] = board.starts;
+        let mut open = geo.all & !board.blocked & !bit(mover) & !bit(other);
+        // Play a few random moves for a position in mid-game.
+        for _ in 0..rng.random_range(0..6) {
+            let moves: Vec<u8> = rooms(geo.neighbours[mover as usize] & open).collect();
+            let Some(&m) = moves.choose(&mut rng) else { break };
+            open &= !bit(m);
+            (mover, other) = (other, m);
+        }
+        if geo.neighbours[mover as usize] & open == 0 || geo.neighbours[other as usize] & open == 0
+        {
+            continue;
+        }
+        let solver = Solver::new(geo.clone(), 4);
+        let relevant = solver.canonical(open, mover, other);
+        let value = minimax(geo, open, mover, other);
+        let high = solver.territory(relevant, other, mover, true);
+        let low = -solver.territory(relevant, mover, other, false);
+        assert!(low <= value && value <= high, "seed {seed}: {low} <= {value} <= {high}");
+        cut += usize::from(high - low <= 4);
+    }
+    // The bounds are not vacuous: some positions are pinned to a narrow range.
+    assert!(cut > 0);
+}
+
+#[test]
 fn every_table_entry_holds_a_true_bound() {
     let mut checked = [0usize; 4];
     for seed in 0..60u64 {
@@ -97,6 +210,22 @@ fn longest_paths_match_brute_force_and_bounds_hold() {
         assert_eq!(solver.longest(from, region), exact, "seed {seed}");
         assert!(solver.path_bound(from, region) >= exact, "seed {seed}");
         assert!(solver.walk(from, region) <= exact, "seed {seed}");
+        // Asked through a window, with a memo that keeps what earlier windows proved: a result
+        // at or below the window bounds the length from above, at or above it from below, and
+        // anything between is the length.
+        let mut windowed = Solver::new(geo.clone(), 4);
+        for edge in (exact - 3..=exact + 3).rev() {
+            for width in [1, 3] {
+                let v = windowed.longest_within(from, region, edge, edge + width);
+                if v <= edge {
+                    assert!(exact <= v, "seed {seed}: ({edge}, +{width}) gave {v}, length {exact}");
+                } else if v >= edge + width {
+                    assert!(exact >= v, "seed {seed}: ({edge}, +{width}) gave {v}, length {exact}");
+                } else {
+                    assert_eq!(v, exact, "seed {seed}: ({edge}, +{width})");
+                }
+            }
+        }
         // The bitboard dead-end count agrees with counting doors room by room.
         let reach = region | bit(from);
         let slow: Rooms = rooms(region)
@@ -113,6 +242,9 @@ fn a_deadline_in_the_past_aborts() {
     let open = board.geometry.all & !bit(a) & !bit(b);
     let mut solver = Solver::new(board.geometry.clone(), 10);
     assert_eq!(solver.best_move(open, a, b, Budget::until(Instant::now())), None);
+    // A range cut short is still a true range, and wider than one value.
+    let (lower, upper) = solver.value_range(open, a, b, Budget::until(Instant::now()));
+    assert!(lower < upper && lower <= -60 && upper >= 60, "{lower}..={upper}");
 }
 
 #[test]
