@@ -4,7 +4,8 @@
 //! marked unknown (never best), the legend shows, a mark jumps to its turn and says what the
 //! decision was worth; the page is the same byte for byte for the same budget in positions; a game
 //! without an exact solver is refused with one line; a tournament's pages add up to its
-//! `analysis.csv`, and say so where the game has no solver. Screenshots: `target/screenshots/analysis-*.png`.
+//! `analysis.csv`, and say so where the game has no solver. Screenshots:
+//! `target/screenshots/analysis-*.png` (the Painters' one is also `docs/img/analysis.png`).
 
 use std::path::{Path, PathBuf};
 
@@ -192,7 +193,7 @@ fn inaccuracies_blunders_and_unsettled_positions_are_marked_apart() {
     let rating = b.eval("document.getElementById('rating').innerText");
     assert!(rating.as_str().unwrap().contains("point"), "{rating}");
     assert!(rating.as_str().unwrap().contains("inaccuracy -"), "{rating}");
-    photograph(&mut b, "analysis-painters-inaccuracy", None, None);
+    photograph(&mut b, "analysis-painters-inaccuracy", Some("analysis.png"), None);
 
     // A budget of one position settles little: what it does not settle is marked unknown, the
     // same as `arena analyze` says, and never shown as best.
