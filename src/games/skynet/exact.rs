@@ -22,6 +22,8 @@
 //!   agent arrives. If, counting each such node k - 1 times, at most t + s of them have g <= t
 //!   for every t (s = 1 when the virus's next cut is free, else 0), the virus wins by cutting,
 //!   at each free turn, a node of smallest g.
+//! - *Dead sides.* The agent never needs to step into a component of the network minus its node
+//!   with no node of danger 2 or more: it cannot win there and can only come back, poorer.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -172,8 +174,8 @@ struct Survey {
 /// hold it has won; if the agent stands on a node of danger 1 that cut is forced; otherwise it
 /// tries the nodes of danger 1 or more the agent can reach, most urgent first, skipping those
 /// outside the relevance zones of the cuts already refuted. The agent to move wins at once along
-/// a forced chain, loses at once if the deadlines hold, and otherwise tries every neighbour, most
-/// dangerous first. See the module's documentation for why each shortcut is sound.
+/// a forced chain, loses at once if the deadlines hold, and otherwise tries every neighbour whose
+/// side holds a node of danger 2, most dangerous first. See the module's documentation for why each shortcut is sound.
 pub struct ExactSolver<'m> {
     map: &'m SkynetMap,
     net: Network,
@@ -576,6 +578,52 @@ impl<'m> ExactSolver<'m> {
         Ok(Known::Agent(union))
     }
 
+    /// For each neighbour of `agent` (in `plain_adj` order), whether its side of the network
+    /// without `agent` (its component in the graph minus `agent`) holds a node of danger 2 or
+    /// more.
+    ///
+    /// A step into a dead side (none) never needs trying (docs/skynet.md). Inside it the agent
+    /// cannot win against a virus that cuts under it whenever it stands on a link (dangers only
+    /// fall, and the agent wins only on a node of danger 2 with the virus to move), so a winning
+    /// step there comes back to `agent`, the agent to move, after at least two cuts: a position
+    /// with fewer gateway links, which the agent therefore wins, and by monotony so does this
+    /// one with that position's winning step. Every round cuts a link, so repeating the argument
+    /// ends at a winning step into a live side.
+    fn live_sides(&mut self, agent: u32) -> Vec<bool> {
+        let stamp = self.next_stamp();
+        self.seen[agent as usize] = stamp;
+        let mut side_live: Vec<bool> = Vec::new();
+        let mut live = Vec::with_capacity(self.net.plain_adj[agent as usize].len());
+        for j in 0..self.net.plain_adj[agent as usize].len() {
+            let n = self.net.plain_adj[agent as usize][j];
+            if self.seen[n as usize] == stamp {
+                live.push(side_live[self.parent[n as usize] as usize]);
+                continue;
+            }
+            // A new side: flood it, labelling its nodes with its index in `parent`.
+            let side = side_live.len() as u32;
+            let mut alive = false;
+            self.seen[n as usize] = stamp;
+            self.parent[n as usize] = side;
+            self.deque.clear();
+            self.deque.push_back(n);
+            while let Some(v) = self.deque.pop_front() {
+                alive |= self.danger_of(v) >= 2;
+                for i in 0..self.net.plain_adj[v as usize].len() {
+                    let w = self.net.plain_adj[v as usize][i];
+                    if self.seen[w as usize] != stamp {
+                        self.seen[w as usize] = stamp;
+                        self.parent[w as usize] = side;
+                        self.deque.push_back(w);
+                    }
+                }
+            }
+            side_live.push(alive);
+            live.push(alive);
+        }
+        live
+    }
+
     /// The agent to move at `agent` (the virus has just cut).
     fn agent(&mut self, agent: u32) -> Result<Known, OutOfTime> {
         if self.map.is_gateway[agent as usize] {
@@ -603,9 +651,13 @@ impl<'m> ExactSolver<'m> {
         if self.deadlines_hold(0) {
             return Ok(Known::Virus(Win::AnyCut));
         }
+        let live = self.live_sides(agent);
         // The steps after which the deadlines fail worst first: they refute a cut soonest.
         let mut moves: Vec<(i64, u32)> = Vec::new();
-        for j in 0..self.net.plain_adj[agent as usize].len() {
+        for (j, &alive) in live.iter().enumerate() {
+            if !alive {
+                continue;
+            }
             let n = self.net.plain_adj[agent as usize][j];
             self.survey(n);
             let spare = u32::from(self.danger_of(n) == 0);

@@ -285,6 +285,33 @@ fn each_shortcut_decides_the_position_it_is_for() {
     assert_eq!(PlainSolver::new(&near).virus_to_move(&mut cut, 0), Verdict::AgentWins);
 }
 
+/// Sides of the network minus the agent's node: only those with a node of danger 2 are live,
+/// and neighbours joined away from the agent share their side.
+#[test]
+fn only_sides_with_a_double_are_live() {
+    // From 0: 1 leads to 2 (danger 1), 3 to 4 (danger 2), 7 to nothing.
+    let links = vec![(0, 1), (1, 2), (2, 5), (0, 3), (3, 4), (4, 5), (4, 6), (0, 7)];
+    let apart = SkynetMap::new(8, links.clone(), vec![5, 6], 0).unwrap();
+    let mut solver = ExactSolver::new(&apart);
+    let mut cut = vec![false; apart.links.len()];
+    solver.load(&cut);
+    assert_eq!(solver.live_sides(0), vec![false, true, false]);
+    // Cutting one of 4's links kills its side too.
+    cut[5] = true;
+    solver.load(&cut);
+    assert_eq!(solver.live_sides(0), vec![false, false, false]);
+    // A link from 2 to 3 joins the first two sides.
+    let joined = SkynetMap::new(8, [links, vec![(2, 3)]].concat(), vec![5, 6], 0).unwrap();
+    let mut solver = ExactSolver::new(&joined);
+    solver.load(&vec![false; joined.links.len()]);
+    assert_eq!(solver.live_sides(0), vec![true, true, false]);
+    for map in [&apart, &joined] {
+        let mut cut = vec![false; map.links.len()];
+        let expected = PlainSolver::new(map).virus_to_move(&mut cut.clone(), 0);
+        assert_eq!(ExactSolver::new(map).virus_to_move(&mut cut, 0), Ok(expected));
+    }
+}
+
 /// A non-gateway link cut (which no legal Episode-2 game holds) still gets the plain answer.
 #[test]
 fn a_cut_plain_link_rebuilds_the_network() {
