@@ -41,7 +41,7 @@ use table::{Entry, PathEntry};
 
 /// How often a search reads the clock, in nodes: a node of a big museum costs microseconds, and
 /// reading the clock tens of nanoseconds.
-const CLOCK_EVERY: u64 = 16;
+const CLOCK_EVERY: u64 = 64;
 
 /// Larger than any score difference (at most 121 rooms).
 pub(crate) const INF: i32 = 1000;
@@ -307,6 +307,7 @@ impl Solver {
             return 0;
         }
         let relevant = my_region | self.geo.component(open & !my_region, theirs);
+        self.prefetch(relevant, mover, other);
         // I paint at least the room I move into, at most my path bound; the other likewise.
         let high = self.path_bound(mover, my_region);
         if high <= alpha {

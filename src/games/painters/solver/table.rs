@@ -104,6 +104,31 @@ impl Solver {
         (mix_key(open, mover, other) as usize) & (self.table.len() - 2)
     }
 
+    /// Asks the memory for `(open, mover, other)`'s bucket without waiting, so the cheap bounds
+    /// computed before [`Solver::probe`] overlap the cache miss (the table is far larger than
+    /// the caches: a quarter of the search's time was this wait).
+    #[inline]
+    pub(super) fn prefetch(&self, open: Rooms, mover: u8, other: u8) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let i = self.bucket(open, mover, other);
+            // The bucket's two entries (64 bytes) need not start a cache line: ask for the
+            // lines of its first and last bytes.
+            let first: *const Entry = &self.table[i];
+            let last: *const Entry = &self.table[i + 1];
+            // SAFETY: a prefetch is only a hint: it never faults nor changes memory, and the
+            // pointers are to live entries of the table anyway.
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(first.cast());
+                _mm_prefetch::<_MM_HINT_T0>(last.cast::<i8>().add(size_of::<Entry>() - 1));
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (open, mover, other);
+    }
+
     pub(super) fn probe(&self, open: Rooms, mover: u8, other: u8) -> Option<Entry> {
         let i = self.bucket(open, mover, other);
         [self.table[i], self.table[i + 1]]
