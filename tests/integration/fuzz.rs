@@ -7,7 +7,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
-use arena::game::{Game, MapText, Setup, Status};
+use arena::game::{Game, MapText, Seat, Setup, Status};
 use arena::games::painters::Painters;
 use arena::games::risk::Risk;
 use arena::games::skynet::Skynet;
@@ -144,9 +144,8 @@ fn set_up<D: GameDef>(map: String, options: &[(&str, &str)]) {
     assert!(outcome.is_ok(), "new_game panicked on:\n{}", setup.map.text);
 }
 
-/// Feeds `lines` to the protocol parser of the seat to act in `D`'s default match, and plays
-/// what parses (legal or not) on a copy; neither may panic.
-fn parse_lines<D: GameDef>(lines: &[String]) {
+/// `D`'s default match at its start, and the seat to act.
+fn default_match<D: GameDef>() -> (D::G, Seat) {
     let variant = D::VARIANTS[0];
     let setup = Setup {
         variant: variant.to_string(),
@@ -156,6 +155,13 @@ fn parse_lines<D: GameDef>(lines: &[String]) {
     };
     let (game, _) = D::new_game(&setup).expect("the default match sets up");
     let Status::ToAct(seat) = game.status() else { panic!("the default match is not over") };
+    (game, seat)
+}
+
+/// Feeds `lines` to the protocol parser of the seat to act in `D`'s default match, and plays
+/// what parses (legal or not) on a copy; neither may panic.
+fn parse_lines<D: GameDef>(lines: &[String]) {
+    let (game, seat) = default_match::<D>();
     let view = game.view(seat);
     let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1);
     for line in lines {
@@ -171,15 +177,7 @@ fn parse_lines<D: GameDef>(lines: &[String]) {
 
 /// A legal action of `D`'s default match, as a bot would write it, to mutate.
 fn legal_line<D: GameDef>() -> String {
-    let variant = D::VARIANTS[0];
-    let setup = Setup {
-        variant: variant.to_string(),
-        options: Default::default(),
-        map: D::default_map(variant),
-        seed: 3,
-    };
-    let (game, _) = D::new_game(&setup).expect("the default match sets up");
-    let Status::ToAct(seat) = game.status() else { panic!("not over") };
+    let (game, seat) = default_match::<D>();
     let actions = game.legal_actions(seat);
     actions.first().map(D::G::format_action).unwrap_or_default()
 }

@@ -59,6 +59,20 @@ impl Arena {
     }
 }
 
+/// Writes `text` as `NAME.toml` in `dir`, runs `arena run NAME.toml -q` there and fails the test
+/// unless it succeeds; returns the results folder, `dir/results/NAME`.
+pub(crate) fn run_arena_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let file = format!("{name}.toml");
+    std::fs::write(dir.join(&file), text).expect("the arena file is written");
+    let run = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", &file, "-q"])
+        .current_dir(dir)
+        .output()
+        .expect("arena runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    dir.join("results").join(name)
+}
+
 impl Run {
     pub(crate) fn stdout(&self) -> String {
         String::from_utf8_lossy(&self.output.stdout).into_owned()

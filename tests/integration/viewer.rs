@@ -13,7 +13,7 @@ use arena::replay::Replay;
 use serde_json::Value;
 
 use crate::browser::{self, Browser};
-use crate::support::{Arena, root};
+use crate::support::{Arena, root, run_arena_file};
 
 /// One browser at a time: two Chromiums on two cores starve each other's pages.
 pub(crate) static ONE_BROWSER: Mutex<()> = Mutex::new(());
@@ -364,14 +364,7 @@ fn tournament(dir: &Path, games: u32) -> PathBuf {
          [[bots]]\nname = \"gamma\"\nspec = \"random\"\nroles = [\"virus\"]\n",
         maps.display()
     );
-    std::fs::write(dir.join("viewed.toml"), text).unwrap();
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["run", "viewed.toml", "-q"])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    dir.join("results/viewed")
+    run_arena_file(dir, "viewed", &text)
 }
 
 fn report(results: &Path, views: bool) -> PathBuf {

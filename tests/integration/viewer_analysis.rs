@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::browser;
-use crate::support::{Arena, root};
+use crate::support::{Arena, root, run_arena_file};
 use crate::viewer::{ONE_BROWSER, open_clean, photograph};
 
 /// A position won for the virus that one first cut throws away. Episode 2's virus cuts gateway
@@ -272,14 +272,7 @@ fn a_tournament_with_analysis_draws_pages_whose_marks_add_up_to_its_analysis_csv
          [[bots]]\nname = \"cg\"\nspec = \"cg-ep2\"\nroles = [\"agent\"]\n",
         dir.path().join("planted.txt").display()
     );
-    std::fs::write(dir.path().join("rated.toml"), text).unwrap();
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["run", "rated.toml", "-q"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    let results = dir.path().join("results/rated");
+    let results = run_arena_file(dir.path(), "rated", &text);
     Arena::new().args(["report", results.to_str().unwrap(), "--views"]).run().success();
     let csv = std::fs::read_to_string(results.join("analysis.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
@@ -322,14 +315,7 @@ fn a_tournament_page_of_a_game_without_a_solver_says_no_analysis_exists() {
          [[bots]]\nname = \"greedy\"\n[[bots]]\nname = \"random\"\n",
         root().join("arenas/maps/risk/classic.txt").display()
     );
-    std::fs::write(dir.path().join("risky.toml"), text).unwrap();
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["run", "risky.toml", "-q"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    let results = dir.path().join("results/risky");
+    let results = run_arena_file(dir.path(), "risky", &text);
     Arena::new().args(["report", results.to_str().unwrap(), "--views"]).run().success();
     let page = results.join("replays/0.html");
     let Some(mut b) = browser::launch() else { return };
