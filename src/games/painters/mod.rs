@@ -2,8 +2,9 @@
 //! every room they enter, and the one who paints more wins. See `docs/painters.md` for the
 //! rules, the formats, the protocol, the bots and the solver.
 
-pub mod board;
 pub(crate) mod bots;
+pub mod map;
+pub(crate) mod oracle;
 pub(crate) mod rules;
 pub mod solve;
 pub(crate) mod solver;
@@ -18,7 +19,7 @@ use crate::bot::TimeLimits;
 use crate::game::{MapText, Setting, SetupError, bounded};
 use crate::registry::{BotEntry, GameDef, RandomBot};
 
-pub use board::Board;
+pub use map::Board;
 pub use rules::{Painters, PaintersAction, PaintersView};
 pub use solve::solve_cases;
 pub use solver::Solver;
@@ -72,7 +73,7 @@ impl GameDef for Painters {
             make: |b| Box::new(bots::SearchBot::new(b.seed)),
         },
     ];
-    const GENERATOR: &'static [Setting] = board::SETTINGS;
+    const GENERATOR: &'static [Setting] = map::SETTINGS;
 
     fn default_limits(_variant: &str) -> TimeLimits {
         TimeLimits::new(1000, 100)
@@ -90,7 +91,7 @@ impl GameDef for Painters {
         params: &BTreeMap<String, String>,
         seed: u64,
     ) -> Result<MapText, SetupError> {
-        let board = board::generate(params, seed)?;
+        let board = map::generate(params, seed)?;
         let settings: Vec<String> = params.iter().map(|(k, v)| format!("--{k} {v}")).collect();
         let comment = format!("arena gen painters --seed {seed} {}", settings.join(" "));
         Ok(MapText {
@@ -105,13 +106,13 @@ impl GameDef for Painters {
         map: &MapText,
         _seed: u64,
     ) -> Result<(Painters, Vec<String>), SetupError> {
-        let board = board::parse_board(&map.name, &map.text, options.case)?;
+        let board = map::parse_board(&map.name, &map.text, options.case)?;
         let mut warnings = Vec::new();
-        if board.size() > board::KICKSTART_MAX_SIZE {
+        if board.size() > map::KICKSTART_MAX_SIZE {
             warnings.push(format!(
                 "side {} is beyond the original problem's limit ({})",
                 board.size(),
-                board::KICKSTART_MAX_SIZE
+                map::KICKSTART_MAX_SIZE
             ));
         }
         Ok((Painters::new(Arc::new(board)), warnings))

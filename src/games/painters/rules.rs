@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rand::Rng;
 
-use super::board::{Board, Rooms, bit, coords, index, rooms};
+use super::map::{Board, Rooms, bit, coords, index, rooms};
 use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
 
 pub(crate) const ALMA: Seat = 0;
@@ -224,10 +224,10 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
-    use crate::games::painters::board::{random_board, rooms};
+    use crate::games::painters::map::{random_board, rooms};
 
     fn game(text: &str) -> Painters {
-        Painters::new(Arc::new(super::super::board::parse_board("t", text, 1).unwrap()))
+        Painters::new(Arc::new(super::super::map::parse_board("t", text, 1).unwrap()))
     }
 
     #[test]

@@ -3,15 +3,16 @@
 //! where the statements are silent.
 
 pub mod agent;
-pub(crate) mod analysis;
 pub mod bots;
 pub(crate) mod episode;
-pub mod exact;
 pub mod generator;
 pub mod map;
+pub(crate) mod oracle;
 pub(crate) mod planner;
 pub(crate) mod rules;
+pub(crate) mod search;
 pub mod solve;
+pub mod solver;
 pub mod trap;
 pub(crate) mod view;
 

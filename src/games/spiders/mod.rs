@@ -6,6 +6,7 @@
 pub mod bots;
 pub mod greedy;
 pub mod map;
+pub(crate) mod oracle;
 pub mod paths;
 pub mod rules;
 pub mod solve;
