@@ -166,7 +166,7 @@ mod tests {
     use super::*;
     use crate::bot::TimeLimits;
     use crate::game::{Game, Status};
-    use crate::games::painters::map::random_board;
+    use crate::games::painters::generator::random_board;
     use crate::referee::play_match;
 
     fn bot(name: &str, seed: u64) -> Box<dyn Bot<Painters>> {
