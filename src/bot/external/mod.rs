@@ -142,26 +142,42 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             State::NotStarted(error) => return Err(BotFailure::StartupFailed(error.to_string())),
             State::Finished => return Err(BotFailure::Crash("the bot was already stopped".into())),
         };
+        let limits = Limits::of(&self.options);
         let mut input = String::new();
         if !process.pipes.init_sent() {
             input.push_str(&G::init_input(view));
         }
         input.push_str(&G::turn_input(view));
-        let cpu = match ctx.clock {
-            TurnClock::Wall => None,
-            TurnClock::Cpu => process.cpu.read().map(|start| CpuAllowance {
+        let start = process.cpu.read();
+        // CPU time spent since its last turn (pondering) counts against the match's seconds.
+        if let Some(failure) = limits.spent(process, start) {
+            return Err(failure);
+        }
+        let match_left = limits.cpu_left(start);
+        let cpu = match (ctx.clock, start) {
+            (TurnClock::Cpu, Some(start)) => Some(CpuAllowance {
                 clock: &process.cpu,
                 start,
-                hard: ctx.cpu_hard_allowance,
+                hard: match_left.map_or(ctx.cpu_hard_allowance, |l| l.min(ctx.cpu_hard_allowance)),
             }),
+            (TurnClock::Wall, Some(start)) => {
+                match_left.map(|hard| CpuAllowance { clock: &process.cpu, start, hard })
+            }
+            (_, None) => None,
         };
         let timer = TurnTimer { cpu, ..TurnTimer::wall(ctx.hard_deadline) };
-        let line = match process.pipes.exchange(
+        let answer = process.pipes.exchange(
             input.as_bytes(),
             process.exit.signal(),
             &timer,
             self.options.max_line,
-        ) {
+        );
+        // Over a limit of its own, whatever its answer: the limit is the reason.
+        if let Some(failure) = limits.spent(process, process.cpu.read()) {
+            process.group.kill();
+            return Err(failure);
+        }
+        let line = match answer {
             Ok(line) => line,
             Err(NoAnswer::Failure(failure)) => return Err(failure),
             Err(NoAnswer::Gone) => {
@@ -196,6 +212,45 @@ impl<G: Game> Drop for ExternalBot<G> {
             process.group.kill();
             stop(*process, Duration::ZERO, 0);
         }
+    }
+}
+
+/// A bot's limits for the whole match, beyond a turn's: the CPU seconds and the memory of all
+/// its processes together.
+struct Limits {
+    cpu_seconds: Option<u64>,
+    memory_mb: Option<u64>,
+}
+
+impl Limits {
+    fn of(options: &ExternalOptions) -> Limits {
+        Limits { cpu_seconds: options.cpu_seconds, memory_mb: options.memory_mb }
+    }
+
+    /// The CPU time the bot may still use in the match, given what it used (`None`: no limit).
+    fn cpu_left(&self, used: Option<Duration>) -> Option<Duration> {
+        let limit = Duration::from_secs(self.cpu_seconds?);
+        Some(limit.saturating_sub(used.unwrap_or_default()))
+    }
+
+    /// The failure of a bot past one of its limits: its CPU seconds (its clock reads `used`,
+    /// or `RLIMIT_CPU`, the backstop, ended it), its memory (the kernel's cap killed one of its
+    /// processes, or they hold more than the limit together).
+    fn spent(&self, process: &Process, used: Option<Duration>) -> Option<BotFailure> {
+        if let Some(seconds) = self.cpu_seconds {
+            let over = used.is_some_and(|u| u >= Duration::from_secs(seconds));
+            if over || process.exit.killed_by(nix::sys::signal::Signal::SIGXCPU) {
+                return Some(BotFailure::CpuLimit { seconds });
+            }
+        }
+        let limit_mb = self.memory_mb?;
+        let confinement = process.confinement.as_ref();
+        let over = if confinement.is_some_and(sandbox::Confinement::caps_memory) {
+            confinement.is_some_and(sandbox::Confinement::hit_memory_cap)
+        } else {
+            sandbox::tree_memory(process.group.id().as_raw()) > limit_mb.saturating_mul(1 << 20)
+        };
+        over.then_some(BotFailure::MemoryLimit { limit_mb })
     }
 }
 

@@ -1,0 +1,293 @@
+//! The sandbox against the second round of attacks (docs/security.md): a bot changing what it
+//! may only read (modes, times, extended attributes of its opponent's files, the results, the
+//! arena file, arena's binary; a setuid copy), seeing beyond itself (other processes, cgroup
+//! counters, a nested user namespace, `AF_VSOCK`), two bots talking through what they share
+//! (netlink, locks, extended attributes, times), the uids of a root arena's bots, and what a bot
+//! leaves behind. Each runs as the machine's user runs the tests (root in CI; the same tests pass
+//! as an ordinary user), with `--sandbox require`, and where an attack is harmless without the
+//! sandbox the same bot runs once with `--sandbox off` to show the test sees it succeed.
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::external::{assert_no_process_left, bot, marked_processes, marker_in};
+use crate::sandbox::{play_with, report};
+use crate::support::root;
+
+const REQUIRE: [&str; 2] = ["--sandbox", "require"];
+const OFF: [&str; 2] = ["--sandbox", "off"];
+
+fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// `key=value` of a report.
+fn field<'a>(report: &'a str, key: &str) -> &'a str {
+    report
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no {key} in {report}"))
+}
+
+/// What a bot could change of a file: its mode, its modification time (`utime` sets it with
+/// the access time, which arena's own `exec` of its binary moves), its `user.arena` attribute.
+#[derive(Debug, PartialEq, Eq)]
+struct Stamp {
+    mode: u32,
+    modified: i64,
+    attribute: Option<Vec<u8>>,
+}
+
+fn stamp(path: &Path) -> Stamp {
+    let meta = std::fs::metadata(path).expect("the target exists");
+    Stamp {
+        mode: meta.permissions().mode(),
+        modified: meta.mtime(),
+        attribute: get_attribute(path, "user.arena"),
+    }
+}
+
+fn get_attribute(path: &Path, name: &str) -> Option<Vec<u8>> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let name = std::ffi::CString::new(name).ok()?;
+    let mut buf = [0u8; 256];
+    // SAFETY: NUL-terminated strings and a buffer of the length given.
+    #[allow(unsafe_code)]
+    let n =
+        unsafe { libc::getxattr(path.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    (n >= 0).then(|| buf[..n as usize].to_vec())
+}
+
+/// The files of the world test: an opponent with a program and a data file, a results folder,
+/// an arena file, a copy of arena's binary (which plays the match), and a root-owned copy of a
+/// program for the setuid attempt.
+struct World {
+    dir: tempfile::TempDir,
+    arena: PathBuf,
+    opponent: PathBuf,
+    data: PathBuf,
+    results: PathBuf,
+    matches: PathBuf,
+    arena_file: PathBuf,
+    setuid_copy: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        // Outside the temporary folder, whose content a bot does not see at all: these files
+        // are to be seen, and read by those allowed to, as a league's files are.
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let d = dir.path();
+        // Everyone may read the folder, as a bot's files are where a league keeps them.
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let arena = d.join("arena");
+        std::fs::copy(env!("CARGO_BIN_EXE_arena"), &arena).unwrap();
+        let opponent = d.join("opponent.py");
+        std::fs::write(&opponent, "import time  # a secret strategy\ntime.sleep(1000)\n").unwrap();
+        let data = d.join("opponent-data.txt");
+        std::fs::write(&data, "opening book\n").unwrap();
+        let results = d.join("results");
+        std::fs::create_dir_all(results.join("t")).unwrap();
+        let matches = results.join("t/matches.csv");
+        std::fs::write(&matches, "id,seed\n1,77\n").unwrap();
+        let arena_file = d.join("t.toml");
+        std::fs::write(&arena_file, "name = \"t\"\ngame = \"skynet\"\n").unwrap();
+        let setuid_copy = d.join("true-copy");
+        std::fs::copy("/bin/true", &setuid_copy).unwrap();
+        std::fs::set_permissions(&setuid_copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        World { dir, arena, opponent, data, results, matches, arena_file, setuid_copy }
+    }
+
+    fn targets(&self) -> Vec<&Path> {
+        vec![
+            &self.opponent,
+            &self.data,
+            &self.results,
+            &self.matches,
+            &self.arena_file,
+            &self.arena,
+            &self.setuid_copy,
+        ]
+    }
+
+    fn stamps(&self) -> Vec<Stamp> {
+        self.targets().into_iter().map(stamp).collect()
+    }
+
+    /// The hostile bot's spec: the targets, the setuid copy, arena's marker word.
+    fn hostile(&self, marker: &str) -> String {
+        let mut args: Vec<String> =
+            self.targets().iter().map(|t| format!("--target={}", t.display())).collect();
+        args.push(format!("--setuid={}", self.setuid_copy.display()));
+        args.push(format!("--arena-word={}", self.dir.path().join("arena").display()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        bot("python3", "hostile_world.py", marker, &args)
+    }
+
+    fn opponent_spec(&self) -> String {
+        format!("cmd:python3 {} {}", self.opponent.display(), self.data.display())
+    }
+}
+
+#[test]
+fn a_bot_changes_nothing_it_may_only_read_and_sees_nothing_beyond_itself() {
+    let world = World::new();
+    let dir = world.dir.path();
+    let marker = marker_in(dir);
+    let before = world.stamps();
+    let o = play_with(&world.arena, dir, &world.hostile(&marker), &world.opponent_spec(), &REQUIRE);
+    o.expect("garbage", Some("virus"));
+    let line = report(&o).to_string();
+    assert_eq!(world.stamps(), before, "{line}");
+    assert!(line.starts_with("REPORT changed=0 of 21 errors=Read-only_file_system "), "{line}");
+    assert_eq!(field(&line, "setuid"), "refused(Read-only", "{line}");
+    assert_eq!(field(&line, "userns"), "refused(Operation", "{line}");
+    assert_eq!(field(&line, "vsock"), "refused(Operation", "{line}");
+    assert_eq!(field(&line, "arena_seen"), "no", "{line}");
+    assert_eq!(field(&line, "cgroups"), "0", "{line}");
+    // Its own namespace: its init, itself and the processes of its interpreter, no more.
+    let procs: u32 = field(&line, "procs").parse().unwrap();
+    assert!((1..=4).contains(&procs), "{line}");
+    if is_root() {
+        assert_ne!(field(&line, "uid"), "0", "a root arena's bot runs as a user of its own");
+    }
+    assert_no_process_left(&marker);
+
+    // Without the sandbox the same bot changes every one of them: the test sees it happen.
+    let o = play_with(&world.arena, dir, &world.hostile(&marker), &world.opponent_spec(), &OFF);
+    let line = report(&o).to_string();
+    // (As an ordinary user its own chmod 000 of a file then keeps its attribute from being set.)
+    assert!(field(&line, "changed").parse::<u32>().unwrap() >= 14, "{line}");
+    assert_eq!(field(&line, "setuid"), "done", "{line}");
+    assert_ne!(world.stamps(), before);
+}
+
+#[test]
+fn two_bots_find_no_channel_between_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let marker = marker_in(dir.path());
+    let shared = dir.path().join("shared.txt");
+    std::fs::write(&shared, "a file both bots may read\n").unwrap();
+    let path = shared.display().to_string();
+    let spec = |role: &str| bot("python3", "hostile_channel.py", &marker, &[role, &path]);
+    let before = stamp(&shared);
+    let o = play_with(
+        &PathBuf::from(env!("CARGO_BIN_EXE_arena")),
+        dir.path(),
+        &spec("recv"),
+        &spec("send"),
+        &REQUIRE,
+    );
+    o.expect("garbage", Some("virus"));
+    let line = report(&o).to_string();
+    assert_eq!(line, "REPORT netlink=none flock=free xattr=none mtime=other", "{}", o.stdout);
+    assert_eq!(stamp(&shared), before);
+    assert_eq!(get_attribute(&shared, "user.channel"), None);
+    assert_no_process_left(&marker);
+
+    // Without the sandbox they talk (netlink too, in the one network namespace of the machine).
+    let o = play_with(
+        &PathBuf::from(env!("CARGO_BIN_EXE_arena")),
+        dir.path(),
+        &spec("recv"),
+        &spec("send"),
+        &OFF,
+    );
+    let line = report(&o).to_string();
+    for heard in ["netlink=heard", "flock=held", "xattr=heard", "mtime=heard"] {
+        assert!(line.contains(heard), "{line}");
+    }
+}
+
+#[test]
+fn bots_running_at_the_same_time_run_as_users_of_their_own() {
+    if !is_root() {
+        eprintln!("skipped: only a root arena gives its bots users of their own");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    let sleeper = format!("cmd:sh -c 'read line; sleep 60' {}", shell_words::quote(&marker));
+    // Two matches at once, two bots each: four bots alive together.
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\nsandbox = \"require\"\n\
+         [limits]\nfirst_turn_ms = 60000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = \"a\"\nspec = {sleeper:?}\n[[bots]]\nname = \"b\"\nspec = {sleeper:?}\n",
+        map.display().to_string()
+    );
+    std::fs::write(dir.path().join("t.toml"), toml).unwrap();
+    let mut arena =
+        crate::external::start_arena(dir.path(), &["run", "t.toml", "-q", "-j", "2"], &marker, 4);
+    let uids: Vec<u32> = marked_processes(&marker)
+        .into_iter()
+        .filter_map(|pid| std::fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid()))
+        .collect();
+    arena.kill().expect("kill -9");
+    arena.wait().expect("reaped");
+    let started = Instant::now();
+    while !marked_processes(&marker).is_empty() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(uids.len(), 4, "{uids:?}");
+    let distinct: std::collections::BTreeSet<u32> = uids.iter().copied().collect();
+    assert_eq!(distinct.len(), 4, "four bots, four users: {uids:?}");
+    assert!(!distinct.contains(&0), "{uids:?}");
+}
+
+#[test]
+fn whatever_a_bot_leaves_in_its_private_directory_is_removed_without_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    // The private directories go to a temporary folder of the test's own, to be seen empty.
+    let temp = dir.path().join("tmp");
+    std::fs::create_dir(&temp).unwrap();
+    std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let mess = bot("sh", "leaves_a_mess.sh", &marker, &[]);
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 2\nsandbox = \"require\"\n\
+         [limits]\nfirst_turn_ms = 30000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = \"mess\"\nspec = {mess:?}\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"opponent\"\nspec = \"cg-ep2\"\n",
+        map.display().to_string()
+    );
+    std::fs::write(dir.path().join("t.toml"), toml).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "t.toml", "-q", "-j", "2"])
+        .current_dir(dir.path())
+        .env("TMPDIR", &temp)
+        .output()
+        .expect("arena runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("cannot remove"), "{stderr}");
+    let matches = std::fs::read_to_string(dir.path().join("results/t/matches.csv")).unwrap();
+    assert_eq!(matches.matches(",garbage,mess,virus,").count(), 2, "{matches}");
+    let left: Vec<_> = std::fs::read_dir(&temp).unwrap().flatten().map(|e| e.path()).collect();
+    assert!(left.is_empty(), "left in the temporary folder: {left:?}");
+    assert_no_process_left(&marker);
+}
+
+#[test]
+fn a_bots_memory_and_cpu_limits_hold_for_all_its_processes_together() {
+    // Four children of 48 MiB each: 192 MiB, over a limit of 128 that each one is far under.
+    let o = crate::external::play_virus(
+        |m| bot("python3", "spreads_over_children.py", m, &["memory", "4", "48"]),
+        &["--memory-mb", "128", "--address-space-mb", "1024", "--first-turn-ms", "30000"],
+    );
+    o.expect("memory_limit", Some("virus"));
+    assert!(o.detail().contains("128 MiB"), "{}", o.detail());
+
+    // Four spinning children: a CPU second for the match is gone in a quarter of one (on four
+    // cores; more on fewer), far within the turn's five.
+    let o = crate::external::play_virus(
+        |m| bot("python3", "spreads_over_children.py", m, &["cpu", "4"]),
+        &["--cpu-seconds", "1", "--first-turn-ms", "5000", "--clock", "cpu"],
+    );
+    o.expect("cpu_limit", Some("virus"));
+    assert!(o.detail().contains("1 CPU seconds"), "{}", o.detail());
+}
