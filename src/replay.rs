@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use rand_chacha::ChaCha8Rng;
 
-use crate::bot::{BotFailure, BotReport, Termination, TimeLimits};
+use crate::bot::{BotFailure, BotReport, Termination, TimeLimits, TurnLog};
 use crate::error::{Error, Result};
 use crate::game::{Game, MapText, Outcome, Seat, Setup, Status};
 use crate::games::GameId;
@@ -185,6 +185,20 @@ pub struct ActionLine {
     /// replays written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_micros: Option<u64>,
+    /// What the bot wrote to stderr during the decision, capped with the cut marked (absent
+    /// when it wrote nothing, when stderr was not kept, and from earlier replays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// The metrics its `@metric` lines reported during the decision.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, f64>,
+}
+
+impl ActionLine {
+    /// The decision's log, as the referee recorded it.
+    pub fn log(&self) -> TurnLog {
+        TurnLog { stderr: self.stderr.clone(), metrics: self.metrics.clone() }
+    }
 }
 
 /// The last line of a replay.
@@ -208,6 +222,8 @@ pub fn write(
             action: step.action.clone(),
             micros: step.micros,
             cpu_micros: step.cpu_micros,
+            stderr: step.log.stderr.clone(),
+            metrics: step.log.metrics.clone(),
         };
         out.write_all(json(&line).as_bytes())?;
     }
@@ -513,6 +529,7 @@ mod tests {
                     action: a.action.clone(),
                     micros: a.micros,
                     cpu_micros: a.cpu_micros,
+                    log: a.log(),
                 })
                 .collect();
             let mut written = Vec::new();

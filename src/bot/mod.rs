@@ -9,6 +9,7 @@
 
 pub(crate) mod codingame;
 pub mod external;
+pub mod log;
 pub mod spec;
 
 use std::time::{Duration, Instant};
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::Game;
 
 pub use external::Supervisor;
+pub use log::TurnLog;
 pub use spec::BotSpec;
 
 /// What a bot knows about the time it has for this decision.
@@ -271,6 +273,13 @@ pub trait Bot<G: Game>: Send {
     /// thread's CPU time; an external bot reads its processes' (`None` once they are gone).
     fn cpu_time(&self) -> Option<Duration> {
         Some(crate::budget::thread_cpu_time())
+    }
+
+    /// What the bot wrote to stderr during its last decision and the metrics it reported there
+    /// (external bots; empty for others). The referee asks once after each decision, answered
+    /// or failed; a second call returns an empty log.
+    fn take_log(&mut self) -> TurnLog {
+        TurnLog::default()
     }
 
     /// The match is over: release everything (an external bot's processes are killed here).

@@ -54,6 +54,12 @@ pub(crate) struct StepData {
     pub patch: Map<String, Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<Event>,
+    /// What the seat wrote to stderr during the decision, as the replay recorded it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// The metrics it reported during the decision.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub metrics: std::collections::BTreeMap<String, f64>,
 }
 
 /// Replays `replay` through the rules and collects what the page needs. A replay whose actions
@@ -97,6 +103,8 @@ pub(crate) fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewDat
             input,
             patch: patch(&state, &next),
             events: D::events(&before, &game, seat, &action),
+            stderr: a.stderr.clone(),
+            metrics: a.metrics.clone(),
         });
         state = next;
     }

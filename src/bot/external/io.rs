@@ -337,7 +337,7 @@ pub(super) fn wait_fd(
 }
 
 /// A pipe end in non-blocking mode, as a file.
-fn nonblocking(fd: OwnedFd) -> std::io::Result<File> {
+pub(super) fn nonblocking(fd: OwnedFd) -> std::io::Result<File> {
     use nix::fcntl::{FcntlArg, OFlag, fcntl};
     let flags = OFlag::from_bits_retain(fcntl(&fd, FcntlArg::F_GETFL)?);
     fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
