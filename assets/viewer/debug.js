@@ -198,12 +198,12 @@
     svgEl('line', { x1: PAD_L, y1: PAD_T, x2: PAD_L, y2: H - PAD_B, class: 'axis' }, plot);
     svgEl('line', { x1: PAD_L, y1: H - PAD_B, x2: W - PAD_R, y2: H - PAD_B, class: 'axis' }, plot);
     for (const [v, y] of [[hi, PAD_T + 4], [lo, H - PAD_B]]) {
-      const t = svgEl('text', { x: PAD_L - 4, y, 'text-anchor': 'end', class: 'tick' }, plot);
+      const t = svgEl('text', { x: PAD_L - 4, y, class: 'tick' }, plot);
       t.textContent = fmt(v);
     }
-    const t = svgEl('text', { x: W - PAD_R, y: H - 7, 'text-anchor': 'end', class: 'tick' }, plot);
+    const t = svgEl('text', { x: W - PAD_R, y: H - 7, class: 'tick' }, plot);
     t.textContent = 'step ' + count;
-    const t0 = svgEl('text', { x: PAD_L, y: H - 7, class: 'tick' }, plot);
+    const t0 = svgEl('text', { x: PAD_L, y: H - 7, class: 'tick start' }, plot);
     t0.textContent = '0';
     points.forEach((pts, seat) => {
       if (!pts.length) return;

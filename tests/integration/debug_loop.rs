@@ -3,11 +3,12 @@
 //! board; `@metric` lines plotted per turn.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::browser;
-use crate::external::fixture;
+use crate::external::{bot, fixture, play_virus};
 use crate::support::{Arena, root};
 use crate::viewer::{ONE_BROWSER, open_clean, photograph, view};
 
@@ -167,4 +168,34 @@ fn search(b: &mut browser::Browser, text: &str) {
          s.dispatchEvent(new Event('input')) }}",
         Value::from(text)
     ));
+}
+
+#[test]
+fn a_bot_that_reads_one_line_too_many_ends_at_once_with_its_own_detail() {
+    // The sh bot slips on its second turn (sh reads a byte at a time), the Python one in its
+    // first (a buffered read); both on the CPU clock, whose wall-clock cap is 11 s here.
+    let cases = [
+        ("sh", "reads_one_line_too_many.sh", "auto", "(1 this turn)"),
+        ("sh", "reads_one_line_too_many.sh", "off", "(1 this turn)"),
+        ("python3", "reads_one_line_too_many.py", "auto", "this turn)"),
+    ];
+    for (interpreter, name, sandbox, this_turn) in cases {
+        let extra = ["--sandbox", sandbox, "--clock", "cpu", "--first-turn-ms", "1000"];
+        let o = play_virus(|p| bot(interpreter, name, p, &[]), &extra);
+        o.expect("timeout", Some("virus"));
+        let detail = o.detail();
+        assert!(
+            detail.starts_with("waiting for input that will never come: it had read all ")
+                && detail.contains(this_turn),
+            "{name} {sandbox}: {detail}"
+        );
+        // Every line sent: the init block and one per turn.
+        let lines: u64 = detail["waiting for input that will never come: it had read all ".len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!(lines > 3, "{detail}");
+        assert!(o.max_turn(0) < Duration::from_secs(1), "{name} {sandbox}: {:?}", o.max_turn(0));
+    }
 }

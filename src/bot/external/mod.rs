@@ -32,6 +32,7 @@ mod options;
 mod runtime;
 pub mod sandbox;
 mod spawn;
+mod stall;
 mod stderr;
 mod supervision;
 
@@ -156,7 +157,12 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
                 hard: ctx.cpu_hard_allowance,
             }),
         };
-        let timer = TurnTimer { cpu, ..TurnTimer::wall(ctx.hard_deadline) };
+        let stall = stall::StallWatch {
+            leader: process.group.id().as_raw(),
+            clock: &process.cpu,
+            every: stall::interval(ctx.allowance()),
+        };
+        let timer = TurnTimer { cpu, stall: Some(stall), ..TurnTimer::wall(ctx.hard_deadline) };
         let exchanged = process.pipes.exchange(
             input.as_bytes(),
             process.exit.signal(),
