@@ -3,7 +3,6 @@
 //! board; `@metric` lines plotted per turn.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::Value;
 
