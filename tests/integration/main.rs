@@ -10,6 +10,7 @@ mod docs;
 mod external;
 mod fuzz;
 mod help;
+mod layers;
 mod painters;
 mod protocols;
 mod risk;
