@@ -8,7 +8,7 @@
 //! function of its id.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -20,10 +20,11 @@ use super::progress::Progress;
 use super::results::analysis::AnalysisRows;
 use super::results::matches::{IdSet, MatchRow, RowWriter, SeatRow, drop_torn_line, read_rows};
 use super::results::replays::{ReplayKeeper, ReplayPolicy};
-use super::results::{MATCHES_FILE, Meta, RESULTS_VERSION, corrupt, prepare_dir, write_summaries};
+use super::results::{
+    Folder, MATCHES_FILE, Meta, RESULTS_VERSION, corrupt, prepare_dir, write_summaries,
+};
 use super::schedule::{Planned, Shard};
 use super::stats::standings::Standings;
-use super::stats::tally::Tally;
 use crate::bot::Supervisor;
 use crate::error::{Error, Result};
 use crate::game::MapText;
@@ -187,18 +188,6 @@ pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
         bots: arena.bots.iter().map(|b| b.name.clone()).collect(),
         bot_files: Some(arena.bots.iter().map(|b| b.files.clone()).collect()),
     }
-}
-
-/// Reads a whole `matches.csv` into a tally of the folder's bots and roles.
-pub(crate) fn tally_rows(path: &Path, meta: &Meta) -> Result<Tally> {
-    let mut tally = Tally::new(meta.bots.clone(), meta.roles.clone());
-    read_rows(path, meta.roles.len(), |line, row| {
-        let placing =
-            row.placing(&meta.bots).map_err(|e| corrupt(path, Some(line), e.to_string()))?;
-        tally.add(&placing);
-        Ok(())
-    })?;
-    Ok(tally)
 }
 
 /// How a recorded row differs from the match its id plans (its game, seats, bots, map, seed), if
@@ -398,8 +387,9 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     if let Some(a) = analysis {
         a.write(&dir)?;
     }
-    let standings = Standings::of(&tally_rows(&matches_path, &meta)?);
+    let standings = Standings::of(&Folder { dir: dir.clone(), meta: meta.clone() }.tally()?);
     write_summaries(&dir, &standings)?;
+    crate::view::report::write_report(&dir)?;
     if let Some(warning) = timeouts.warning() {
         eprintln!("warning: {warning}");
     }

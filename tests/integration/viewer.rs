@@ -437,7 +437,17 @@ fn a_report_of_ten_thousand_matches_is_small_and_opens() {
     eprintln!("report of {rows} matches: {} KiB", size / 1024);
     assert!(size < 5 * 1024 * 1024, "{size} bytes");
     open_clean(&mut b, &page);
-    assert_eq!(b.eval("window.arenaReport.rows"), rows);
+    // Every match counted, a bounded page of them listed (no bot faults here: the first 5,000 by
+    // id), and the page names `matches.csv` as the full list.
+    assert_eq!(b.eval("window.arenaReport.total"), rows);
+    assert_eq!(b.eval("window.arenaReport.rows"), 5000);
+    assert!(
+        b.eval("document.querySelector('#matches .note').textContent")
+            .as_str()
+            .is_some_and(|t| t.contains("first 5000") && t.contains("matches.csv")),
+        "{}",
+        b.eval("document.querySelector('#matches .note').textContent")
+    );
     assert_eq!(b.eval("document.querySelectorAll('#match-table tbody tr').length"), 100);
 }
 
