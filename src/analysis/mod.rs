@@ -9,10 +9,7 @@
 //! that keep the value, and the label. A position the solver cannot settle within the budget is
 //! `unknown`, never guessed. `docs/analysis.md` is the user's guide.
 
-mod painters;
 pub mod separating;
-mod skynet;
-mod spiders;
 mod text;
 
 use std::path::Path;
@@ -177,7 +174,7 @@ pub fn analyze_actions(
         GameId::Skynet if header.variant == "ep2" => {
             let game = game_of_header::<crate::games::skynet::Skynet>(run.source, run.header)?;
             let map = game.map.clone();
-            run.analyse(game, skynet::SkynetOracle::new(&map), "wins", None)
+            run.analyse(game, crate::games::skynet::oracle::SkynetOracle::new(&map), "wins", None)
         }
         GameId::Skynet => run.without_solver(
             "no exact analysis exists for Skynet Episode 1: the exact solver plays Episode 2 only \
@@ -186,12 +183,12 @@ pub fn analyze_actions(
         ),
         GameId::Painters => {
             let game = game_of_header::<crate::games::painters::Painters>(run.source, run.header)?;
-            let oracle = painters::PaintersOracle::new(&game);
+            let oracle = crate::games::painters::oracle::PaintersOracle::new(&game);
             run.analyse(game, oracle, "points", None)
         }
         GameId::Spiders => {
             let game = game_of_header::<crate::games::spiders::Spiders>(run.source, run.header)?;
-            let (oracle, statement) = spiders::SpidersOracle::new(&game);
+            let (oracle, statement) = crate::games::spiders::oracle::SpidersOracle::new(&game);
             run.analyse(game, oracle, "wins", statement)
         }
         GameId::Risk => run.without_solver(
@@ -201,7 +198,7 @@ pub fn analyze_actions(
 }
 
 /// What a game gives the analysis: the value of any state of its rules, from its solver.
-trait Oracle<G: Game> {
+pub(crate) trait Oracle<G: Game> {
     /// What `game` is worth with perfect play (over or not, whoever is to act), searching within
     /// `allowance`.
     fn value(&mut self, game: &G, allowance: &mut Allowance) -> Result<Worth, OutOfTime>;
@@ -218,14 +215,14 @@ trait Oracle<G: Game> {
 
 /// A value as the oracles compute it, with seats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Worth {
+pub(crate) enum Worth {
     Win(Seat),
     Score(i32),
 }
 
 impl Worth {
     /// What it is worth to `seat`: 1 or 0 for a win, the score from its side.
-    fn to(self, seat: Seat) -> i32 {
+    pub(crate) fn to(self, seat: Seat) -> i32 {
         match self {
             Worth::Win(w) => i32::from(w == seat),
             Worth::Score(s) if seat == 0 => s,
@@ -268,7 +265,7 @@ fn rate(seat: Seat, before: Option<Worth>, after: Option<Worth>) -> (Label, Opti
 
 /// One decision's search allowance: a deadline and a count of positions, shared by every solver
 /// call the decision makes.
-struct Allowance {
+pub(crate) struct Allowance {
     deadline: Option<Instant>,
     positions_left: Option<u64>,
     used: u64,
@@ -284,7 +281,7 @@ impl Allowance {
     }
 
     /// A budget for the next solver call: what is left of both limits.
-    fn budget(&self) -> Budget {
+    pub(crate) fn budget(&self) -> Budget {
         let budget = match self.deadline {
             Some(deadline) => Budget::until(deadline),
             None => Budget::unlimited(),
@@ -296,7 +293,7 @@ impl Allowance {
     }
 
     /// Counts the positions a solver call searched.
-    fn spend(&mut self, positions: u64) {
+    pub(crate) fn spend(&mut self, positions: u64) {
         self.used += positions;
         self.positions_left = self.positions_left.map(|left| left.saturating_sub(positions));
     }

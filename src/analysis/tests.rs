@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use super::*;
 use crate::bot::TimeLimits;
 use crate::game::MapText;
-use crate::games::painters::{Painters, board::random_board};
+use crate::games::painters::{Painters, generator::random_board};
 use crate::games::skynet::Skynet;
 use crate::games::spiders::{Spiders, SpidersGame};
 use crate::registry::GameDef;
