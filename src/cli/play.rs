@@ -113,6 +113,10 @@ pub(super) struct ExternalArgs {
     /// whole match (past it the bot ends with `cpu_limit`).
     #[arg(long, value_name = "SECONDS")]
     cpu_seconds: Option<u64>,
+    /// Let external bots run between their turns (by default their processes are stopped from
+    /// their answer to their next turn); what they use then counts in `--cpu-seconds`.
+    #[arg(long)]
+    ponder: bool,
     /// Run external bots in the sandbox: `auto` (every layer this machine offers), `require`
     /// (all of them, or refuse) or `off` (docs/security.md) [default: auto].
     #[arg(long, value_name = "MODE")]
@@ -128,24 +132,29 @@ pub(super) struct ExternalArgs {
     /// [default: 256].
     #[arg(long, value_name = "N")]
     max_processes: Option<u32>,
+    /// Keep no external bot's stderr with its decisions in the replay (a smaller replay).
+    #[arg(long)]
+    no_stderr: bool,
 }
 
 impl ExternalArgs {
     fn options(&self) -> ExternalOptions {
         let d = ExternalOptions::default();
-        ExternalOptions {
+        let options = ExternalOptions {
             max_line: self.max_line.unwrap_or(d.max_line),
             kill_grace_ms: self.kill_grace_ms.unwrap_or(d.kill_grace_ms),
             workdir: self.workdir.clone(),
             address_space_mb: self.address_space_mb,
             memory_mb: self.memory_mb,
+            ponder: self.ponder,
             cpu_seconds: self.cpu_seconds,
             sandbox: self.sandbox,
             files: self.allow_read.clone(),
             network: self.network,
             max_processes: self.max_processes.unwrap_or(d.max_processes),
             ..d
-        }
+        };
+        if self.no_stderr { options.without_stderr() } else { options }
     }
 }
 

@@ -282,8 +282,13 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         read_rows(&matches_path, seats, |line, row| {
             let problem = if row.id >= planned {
                 Some("is not in the schedule".to_string())
-            } else if !shard.contains(row.id) {
-                Some("is not in this shard".to_string())
+            } else if !schedule.shard_holds(shard, row.id) {
+                // Also a shard folder of an earlier arena, which dealt shard K the ids
+                // `id mod N = K - 1`.
+                Some(format!(
+                    "is not in shard {shard} (the folder of another shard, or of an earlier arena \
+                     that dealt the shards otherwise)"
+                ))
             } else if !done.insert(row.id) {
                 Some("is recorded twice".to_string())
             } else {
@@ -300,10 +305,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         })?;
     }
     let resumed = done.len();
-    let in_shard = (0..shard.count.min(planned))
-        .filter(|&i| shard.contains(i))
-        .map(|first| (planned - first).div_ceil(shard.count))
-        .sum::<u64>();
+    let in_shard = schedule.shard_len(shard);
     let to_play = in_shard - resumed;
     let keeper = ReplayKeeper::open(&dir, opts.replays.unwrap_or(arena.replays), &done)?;
     let writer = RowWriter::open(&matches_path, seats)?;
@@ -340,10 +342,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
             scope.spawn(|| {
                 while !stop.load(Ordering::Relaxed) {
                     let j = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(id) = (shard.index - 1).checked_add(j * shard.count) else { break };
-                    if id >= planned {
-                        break;
-                    }
+                    let Some(id) = schedule.shard_match(shard, j) else { break };
                     if done.contains(id) {
                         continue;
                     }

@@ -174,12 +174,13 @@ fn two_bots_find_no_channel_between_them() {
     let path = shared.display().to_string();
     let spec = |role: &str| bot("python3", "hostile_channel.py", &marker, &[role, &path]);
     let before = stamp(&shared);
+    // Both may run between their turns (`--ponder`): stopped, they could not even try at once.
     let o = play_with(
         &PathBuf::from(env!("CARGO_BIN_EXE_arena")),
         dir.path(),
         &spec("recv"),
         &spec("send"),
-        &REQUIRE,
+        &[&REQUIRE[..], &["--ponder"]].concat(),
     );
     o.expect("garbage", Some("virus"));
     let line = report(&o).to_string();
@@ -194,7 +195,7 @@ fn two_bots_find_no_channel_between_them() {
         dir.path(),
         &spec("recv"),
         &spec("send"),
-        &OFF,
+        &[&OFF[..], &["--ponder"]].concat(),
     );
     let line = report(&o).to_string();
     for heard in ["netlink=heard", "flock=held", "xattr=heard", "mtime=heard"] {
@@ -290,4 +291,64 @@ fn a_bots_memory_and_cpu_limits_hold_for_all_its_processes_together() {
     );
     o.expect("cpu_limit", Some("virus"));
     assert!(o.detail().contains("1 CPU seconds"), "{}", o.detail());
+}
+
+/// An arena file of `games` Skynet matches of the CPU-theft test: an honest virus that uses
+/// 60 ms of CPU a turn (of 100) against an agent whose 120 spinning children run on its
+/// opponent's time; `ponder` lets the bots run between their turns.
+fn theft_arena(dir: &Path, marker: &str, games: u32, ponder: bool) -> String {
+    let honest = bot("python3", "thinks_each_turn.py", marker, &["60"]);
+    let thief = bot("python3", "cpu_thief.py", marker, &["120"]);
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"theft\"\ngame = \"skynet\"\ngames_per_pairing = {games}\nsandbox = \"require\"\n\
+         [limits]\nclock = \"cpu\"\nfirst_turn_ms = 1000\nturn_ms = 100\nwall_cap_ms = 2500\n\
+         [maps]\nfiles = [{map:?}]\n\
+         [[bots]]\nname = \"honest\"\nspec = {honest:?}\nroles = [\"virus\"]\n\
+         external = {{ ponder = {ponder} }}\n\
+         [[bots]]\nname = \"thief\"\nspec = {thief:?}\nroles = [\"agent\"]\n\
+         limits = {{ first_turn_ms = 20000, turn_ms = 20000, wall_cap_ms = 60000 }}\n\
+         external = {{ ponder = {ponder}, max_processes = 200 }}\n",
+        map = map.display().to_string(),
+    );
+    std::fs::write(dir.join("theft.toml"), toml).unwrap();
+    "theft.toml".to_string()
+}
+
+/// The rows of the matches the honest bot lost by its own fault, in `results/theft/matches.csv`.
+fn honest_faults(dir: &Path) -> Vec<String> {
+    let matches = std::fs::read_to_string(dir.join("results/theft/matches.csv")).unwrap();
+    let mut lines = matches.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let culprit = header.iter().position(|&c| c == "culprit").expect("a culprit column");
+    lines.filter(|l| l.split(',').nth(culprit) == Some("honest")).map(str::to_string).collect()
+}
+
+#[test]
+fn a_bot_stealing_cpu_on_its_opponents_time_makes_it_time_out_only_when_bots_may_ponder() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    let run = |file: &str| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["run", file, "-q", "-j", "1"])
+            .current_dir(dir.path())
+            .output()
+            .expect("arena runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert_no_process_left(&marker);
+    };
+    // Its processes stopped between its turns, the honest bot never times out in 20 matches.
+    run(&theft_arena(dir.path(), &marker, 20, false));
+    let matches = std::fs::read_to_string(dir.path().join("results/theft/matches.csv")).unwrap();
+    assert_eq!(matches.lines().count(), 21, "{matches}");
+    assert_eq!(honest_faults(dir.path()), Vec::<String>::new(), "{matches}");
+
+    // Allowed to ponder, the thief's spinners take the machine in the honest bot's turns: it
+    // hits the wall-clock cap, with little of its CPU time used (the test sees the attack).
+    std::fs::remove_dir_all(dir.path().join("results")).unwrap();
+    run(&theft_arena(dir.path(), &marker, 1, true));
+    let losses = honest_faults(dir.path());
+    assert_eq!(losses.len(), 1, "{losses:?}");
+    assert!(losses[0].contains(",timeout,honest,virus,"), "{losses:?}");
 }

@@ -32,22 +32,27 @@ mod io;
 pub(crate) mod job;
 pub(crate) use io::EXTRA_LINE_REASON;
 mod options;
+mod pause;
 mod runtime;
 pub mod sandbox;
 mod spawn;
 mod spawn_error;
+mod stall;
 mod stderr;
 mod supervision;
 
 use std::marker::PhantomData;
 use std::time::Duration;
 
-pub use options::{DEFAULT_MAX_PROCESSES, ExternalOptions, MAX_LINE};
+pub use options::{
+    DEFAULT_MAX_PROCESSES, DEFAULT_STDERR_MATCH_BYTES, DEFAULT_STDERR_TURN_BYTES, ExternalOptions,
+    MAX_LINE,
+};
 pub use sandbox::{SandboxMode, SandboxUnavailable};
 pub use spawn::{BotIdentity, ENV_ALLOW_LIST, SpawnError, program_problem};
 pub use supervision::{Interrupted, StopSignal, Supervisor};
 
-use super::{Bot, BotFailure, BotReport, TurnClock, TurnContext};
+use super::{Bot, BotFailure, BotReport, TurnClock, TurnContext, TurnLog};
 use crate::game::Game;
 use io::{CpuAllowance, NoAnswer, TurnTimer};
 use spawn::Process;
@@ -73,6 +78,8 @@ const STDERR_FLUSH_WAIT: Duration = Duration::from_millis(200);
 pub struct ExternalBot<G: Game> {
     state: State,
     options: ExternalOptions,
+    /// The stderr of the last decision, read as it ended.
+    log: TurnLog,
     _game: PhantomData<fn() -> G>,
 }
 
@@ -95,10 +102,16 @@ impl<G: Game> ExternalBot<G> {
         supervisor: &Supervisor,
     ) -> ExternalBot<G> {
         let state = match spawn::spawn(command, identity, &options, supervisor) {
-            Ok(process) => State::Running(Box::new(process)),
+            Ok(mut process) => {
+                // No CPU before its first turn either: its start-up runs in that turn.
+                if !options.ponder {
+                    process.pause(false);
+                }
+                State::Running(Box::new(process))
+            }
             Err(error) => State::NotStarted(error),
         };
-        ExternalBot { state, options, _game: PhantomData }
+        ExternalBot { state, options, log: TurnLog::default(), _game: PhantomData }
     }
 
     /// The process group id, while the bot runs.
@@ -148,6 +161,7 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             input.push_str(&G::init_input(view));
         }
         input.push_str(&G::turn_input(view));
+        process.resume();
         let start = process.cpu.read();
         // CPU time spent since its last turn (pondering) counts against the match's seconds.
         if let Some(failure) = limits.spent(process, start) {
@@ -165,23 +179,39 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             }
             (_, None) => None,
         };
-        let timer = TurnTimer { cpu, ..TurnTimer::wall(ctx.hard_deadline) };
-        let answer = process.pipes.exchange(
+        let stall = stall::StallWatch {
+            leader: process.group.id().as_raw(),
+            clock: &process.cpu,
+            every: stall::interval(ctx.allowance()),
+        };
+        let timer = TurnTimer { cpu, stall: Some(stall), ..TurnTimer::wall(ctx.hard_deadline) };
+        let exchanged = process.pipes.exchange(
             input.as_bytes(),
             process.exit.signal(),
             &timer,
             self.options.max_line,
         );
+        // Everything it wrote before its answer is this decision's: read before anything else
+        // happens to the bot.
+        self.log = process.stderr.end_decision();
         // Over a limit of its own, whatever its answer: the limit is the reason.
         if let Some(failure) = limits.spent(process, process.cpu.read()) {
             process.group.kill();
             return Err(failure);
         }
-        let line = match answer {
+        if !self.options.ponder {
+            process.pause(true);
+        }
+        let line = match exchanged {
             Ok(line) => line,
             Err(NoAnswer::Failure(failure)) => return Err(failure),
             Err(NoAnswer::Gone) => {
                 let failure = process.exit.failure(ctx.hard_deadline);
+                // Its last words (a traceback) belong to this decision too.
+                if process.exit.exit().is_some() {
+                    process.stderr.wait_closed(STDERR_FLUSH_WAIT);
+                    self.log.append(process.stderr.end_decision());
+                }
                 // A sandboxed bot whose program could not start is gone at once.
                 let startup =
                     process.confinement.as_ref().and_then(sandbox::Confinement::startup_failure);
@@ -193,6 +223,10 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
 
     fn cpu_time(&self) -> Option<Duration> {
         ExternalBot::cpu_time(self)
+    }
+
+    fn take_log(&mut self) -> TurnLog {
+        std::mem::take(&mut self.log)
     }
 
     fn finish(&mut self) -> BotReport {
@@ -256,8 +290,10 @@ impl Limits {
 
 /// Ends a bot: its input closes, then its group is stopped (`ProcessGroup::stop`). Returns the
 /// stderr tail.
-fn stop(process: Process, grace: Duration, stderr_lines: usize) -> BotReport {
-    let Process { group, mut pipes, exit, stderr, cpu: _, confinement } = process;
+fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport {
+    // A stopped bot could neither read its end of input nor act on SIGTERM.
+    process.resume();
+    let Process { group, mut pipes, exit, stderr, cpu: _, confinement, paused: _ } = process;
     // What it wrote until now explains the match; what it writes on being stopped does not.
     if exit.exit().is_some() {
         stderr.wait_closed(STDERR_FLUSH_WAIT);

@@ -16,7 +16,7 @@
 //! delegated, empty cgroup of its own.
 
 use std::fs::File;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -133,6 +133,9 @@ struct MemoryCgroup {
     kills_before: u64,
     /// The cap it has now, in bytes.
     limit: Option<u64>,
+    /// An eventfd the kernel signals each time the cgroup runs out of memory (`None`: the
+    /// kernel would not register it).
+    oom_event: Option<OwnedFd>,
 }
 
 impl BotCgroup {
@@ -160,8 +163,14 @@ impl BotCgroup {
             if make_dir(&dir).is_ok() {
                 cgroup.procs.push(open(&dir.join("cgroup.procs"))?.into());
                 let oom_control = open(&dir.join("memory.oom_control"))?;
-                cgroup.memory =
-                    Some(MemoryCgroup { dir, oom_control, kills_before: 0, limit: None });
+                let oom_event = oom_event(&dir, &oom_control).ok();
+                cgroup.memory = Some(MemoryCgroup {
+                    dir,
+                    oom_control,
+                    kills_before: 0,
+                    limit: None,
+                    oom_event,
+                });
             }
         }
         Ok(cgroup)
@@ -180,8 +189,19 @@ impl BotCgroup {
         if let Some(cgroup) = &mut self.memory {
             cgroup.set_limit(memory)?;
             cgroup.kills_before = cgroup.kills();
+            if let Some(event) = &cgroup.oom_event {
+                // What an earlier bot of the slot ran into is not this one's.
+                let mut count = [0u8; 8];
+                let _ = File::from(event.try_clone()?).read_at(&mut count, 0);
+            }
         }
         Ok(())
+    }
+
+    /// The eventfd signalled when the bot runs out of memory, while its memory is capped.
+    pub(super) fn oom_event(&self) -> Option<RawFd> {
+        let memory = self.memory.as_ref().filter(|m| m.limit.is_some())?;
+        memory.oom_event.as_ref().map(AsRawFd::as_raw_fd)
     }
 
     /// The descriptors the relay writes itself into.
@@ -199,9 +219,16 @@ impl BotCgroup {
         self.memory.as_ref().is_some_and(|m| m.limit.is_some())
     }
 
-    /// How many of the bot's processes the OOM killer of its `memory` cgroup killed.
-    pub(super) fn oom_kills(&self) -> u64 {
-        self.memory.as_ref().map_or(0, |m| m.kills().saturating_sub(m.kills_before))
+    /// Whether the bot ran out of memory: its cgroup's OOM killer killed one of its processes,
+    /// or the kernel signalled the event (the relay then ended the bot, maybe before the OOM
+    /// killer chose).
+    pub(super) fn ran_out_of_memory(&self) -> bool {
+        let Some(memory) = &self.memory else { return false };
+        let signalled = memory.oom_event.as_ref().is_some_and(|event| {
+            let mut fd = [nix::poll::PollFd::new(event.as_fd(), nix::poll::PollFlags::POLLIN)];
+            nix::poll::poll(&mut fd, nix::poll::PollTimeout::ZERO).is_ok_and(|n| n > 0)
+        });
+        signalled || memory.kills() > memory.kills_before
     }
 
     /// Whether no process is left in it (the slot can take its next bot).
@@ -247,6 +274,16 @@ impl MemoryCgroup {
         self.limit = limit;
         Ok(())
     }
+}
+
+/// An eventfd registered (`cgroup.event_control`) for the OOM notifications of the `memory`
+/// cgroup at `dir`.
+fn oom_event(dir: &Path, oom_control: &File) -> std::io::Result<OwnedFd> {
+    use nix::sys::eventfd::{EfdFlags, EventFd};
+    let event = EventFd::from_flags(EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)?;
+    let line = format!("{} {}", event.as_fd().as_raw_fd(), oom_control.as_raw_fd());
+    std::fs::write(dir.join("cgroup.event_control"), line)?;
+    Ok(event.into())
 }
 
 /// Creates a cgroup folder, or finds it there (a slot's, left empty by an earlier bot).

@@ -60,6 +60,16 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) cgroup_procs: Vec<RawFd>,
     /// The Landlock ruleset to enforce.
     pub(in crate::bot::external) ruleset: Option<RawFd>,
+    /// An eventfd the kernel signals when the bot's `memory` cgroup runs out: the relay then
+    /// ends the whole bot at once (the OOM killer alone would kill one of its processes and
+    /// leave the others waiting for it).
+    pub(in crate::bot::external) oom_event: Option<RawFd>,
+    /// The read end of the bot's control pipe, on which arena asks the relay to stop
+    /// ([`PAUSE`]) or continue ([`RESUME`]) the bot's processes.
+    pub(in crate::bot::external) control: Option<RawFd>,
+    /// The write end of the pipe on which the init acknowledges each stop or continue, once
+    /// it has signalled every process (arena waits for it: a stop done late is CPU stolen).
+    pub(in crate::bot::external) pause_ack: Option<RawFd>,
     /// The access the bot's own `/proc` gets in its ruleset (in its view).
     pub(in crate::bot::external) proc_access: u64,
     /// The seccomp filter to install.
@@ -344,6 +354,9 @@ impl Plan {
         // memory mappings and the namespaces of this process are ours to change.
         unsafe {
             default_signals();
+            // The init's stop and continue signal waits until it can handle it (the init starts
+            // with this mask): its default action would end it.
+            block_pause_signal(libc::SIG_BLOCK);
             for &fd in &self.cgroup_procs {
                 // `0` moves the writer: the relay, and so everything it starts.
                 check(libc::write(fd, b"0".as_ptr().cast(), 1) as libc::c_int)?;
@@ -395,7 +408,14 @@ impl Plan {
             libc::close(handover.status.1);
             libc::close(handover.ready.1);
             // The standard library's error pipe is among these: the spawn in arena returns.
-            close_all_but(&[handover.status.0, handover.ready.0, self.lifeline, self.startup]);
+            close_all_but(&[
+                handover.status.0,
+                handover.ready.0,
+                self.lifeline,
+                self.startup,
+                self.oom_event.unwrap_or(self.lifeline),
+                self.control.unwrap_or(self.lifeline),
+            ]);
             // End of file: the bot exec'd (its end is close-on-exec). An error number: it could
             // not, and the init is ending.
             let mut errno: libc::c_int = 0;
@@ -407,7 +427,7 @@ impl Plan {
                 libc::_exit(127);
             }
             libc::close(self.startup);
-            relay_bot(init, handover.status.0, self.lifeline)
+            relay_bot(init, handover.status.0, self.lifeline, self.oom_event, self.control)
         }
     }
 
@@ -512,16 +532,96 @@ pub(super) fn probe(
     }
 }
 
-/// The relay, once the bot's program runs: closes everything but its status pipe and the
-/// lifeline, and ends as the bot ended.
+/// What arena writes on a bot's control pipe to stop every process of the bot (between its
+/// turns); the relay passes the request to the init, which stops everything else in the bot's
+/// PID namespace.
+pub(in crate::bot::external) const PAUSE: u8 = b'S';
+/// What continues them (at the start of its turn).
+pub(in crate::bot::external) const RESUME: u8 = b'C';
+
+/// The signal by which the relay tells the init to look at [`PAUSED`].
+const PAUSE_SIGNAL: libc::c_int = libc::SIGUSR1;
+
+/// Whether the bot is to be stopped: set by the relay, read by the init (they share memory).
+/// A state rather than two signals: signals are not delivered in the order they were sent, a
+/// state read after the last signal is always the last one asked for.
+static PAUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The init's end of the acknowledgement pipe (`Plan::pause_ack`), for its signal handler.
+static PAUSE_ACK: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// Blocks (`SIG_BLOCK`) or unblocks (`SIG_UNBLOCK`) [`PAUSE_SIGNAL`].
+///
+/// # Safety
+///
+/// In a process of the sandbox.
+unsafe fn block_pause_signal(how: libc::c_int) {
+    // SAFETY: this thread's own signal mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, PAUSE_SIGNAL);
+        libc::sigprocmask(how, &set, std::ptr::null_mut());
+    }
+}
+
+/// The init's handler of [`PAUSE_SIGNAL`]: stops or continues every other process of the
+/// namespace, as [`PAUSED`] says. (`kill(-1)` reaches a process being forked too: the fork
+/// starts again once its parent continues, so no new process escapes a stop.)
+extern "C" fn init_pause(_: libc::c_int) {
+    let paused = PAUSED.load(std::sync::atomic::Ordering::SeqCst);
+    let to = if paused { libc::SIGSTOP } else { libc::SIGCONT };
+    let ack = PAUSE_ACK.load(std::sync::atomic::Ordering::SeqCst);
+    // SAFETY: kill and write are async-signal-safe; -1 from a namespace's init is everything
+    // else in it.
+    unsafe {
+        libc::kill(-1, to);
+        if ack >= 0 {
+            libc::write(ack, b"x".as_ptr().cast(), 1);
+        }
+    }
+}
+
+/// Reads what arena wrote on the control pipe and passes the last request to the init; whether
+/// the pipe is still open.
+///
+/// # Safety
+///
+/// In the relay, `control` the control pipe's read end.
+unsafe fn pass_pause_on(control: RawFd, init: libc::pid_t) -> bool {
+    let mut buf = [0u8; 64];
+    // SAFETY: a read into a local buffer, a signal to the relay's own child.
+    unsafe {
+        let n = read_retrying(control, buf.as_mut_ptr().cast(), buf.len());
+        let Ok(n @ 1..) = usize::try_from(n) else { return false };
+        PAUSED.store(buf[n - 1] == PAUSE, std::sync::atomic::Ordering::SeqCst);
+        libc::kill(init, PAUSE_SIGNAL);
+    }
+    true
+}
+
+/// The relay, once the bot's program runs: closes everything but its status pipe, the lifeline,
+/// the OOM event and the control pipe, passes stop and continue on to the init, and ends as the
+/// bot ended.
 ///
 /// # Safety
 ///
 /// Only in the relay process.
-unsafe fn relay_bot(init: libc::pid_t, status_r: RawFd, lifeline: RawFd) -> ! {
+unsafe fn relay_bot(
+    init: libc::pid_t,
+    status_r: RawFd,
+    lifeline: RawFd,
+    oom_event: Option<RawFd>,
+    mut control: Option<RawFd>,
+) -> ! {
     // SAFETY: the relay's own descriptors and signals.
     unsafe {
-        close_all_but(&[status_r, lifeline]);
+        close_all_but(&[
+            status_r,
+            lifeline,
+            oom_event.unwrap_or(lifeline),
+            control.unwrap_or(lifeline),
+        ]);
         // The end of a match sends SIGTERM to the group: the init passes it on; the relay
         // must stay to report the exit.
         libc::signal(libc::SIGTERM, libc::SIG_IGN);
@@ -530,12 +630,18 @@ unsafe fn relay_bot(init: libc::pid_t, status_r: RawFd, lifeline: RawFd) -> ! {
             let mut fds = [
                 libc::pollfd { fd: status_r, events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: lifeline, events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: oom_event.unwrap_or(-1), events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: control.unwrap_or(-1), events: libc::POLLIN, revents: 0 },
             ];
-            if libc::poll(fds.as_mut_ptr(), 2, -1) < 0 {
+            if libc::poll(fds.as_mut_ptr(), 4, -1) < 0 {
                 continue;
             }
-            if fds[1].revents != 0 {
-                // arena is gone: so is the bot.
+            if fds[3].revents != 0 && !pass_pause_on(fds[3].fd, init) {
+                // arena closed it: no more requests.
+                control = None;
+            }
+            if fds[1].revents != 0 || fds[2].revents != 0 {
+                // arena is gone, or the bot ran out of memory: so is the bot.
                 libc::kill(init, libc::SIGKILL);
                 break;
             }
@@ -606,7 +712,8 @@ extern "C" fn init_main(arg: *mut c_void) -> libc::c_int {
         // status pipe. (The standard library's error pipe is among the others: the spawn in
         // arena returns.)
         let ruleset = handover.plan.ruleset.unwrap_or(0);
-        close_all_but(&[0, 1, 2, status_w, ready_w, ruleset]);
+        let ack = handover.plan.pause_ack.unwrap_or(0);
+        close_all_but(&[0, 1, 2, status_w, ready_w, ruleset, ack]);
         let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
         let bot = libc::clone(bot_main, handover.bot_stack, flags, arg);
         if bot == -1 {
@@ -614,7 +721,7 @@ extern "C" fn init_main(arg: *mut c_void) -> libc::c_int {
             libc::_exit(126);
         }
         libc::close(ready_w);
-        init(bot, status_w)
+        init(bot, status_w, handover.plan.pause_ack)
     }
 }
 
@@ -652,11 +759,13 @@ unsafe fn report_error(ready_w: RawFd, error: io::Error) {
     }
 }
 
-/// The init's `SIGTERM` handler: passes the signal on to the whole namespace.
+/// The init's `SIGTERM` handler: passes the signal on to the whole namespace (and continues
+/// what is stopped, to act on it).
 extern "C" fn pass_term_on(_: libc::c_int) {
     // SAFETY: kill is async-signal-safe; -1 from a namespace's init is everything else in it.
     unsafe {
         libc::kill(-1, libc::SIGTERM);
+        libc::kill(-1, libc::SIGCONT);
     }
 }
 
@@ -665,14 +774,21 @@ extern "C" fn pass_term_on(_: libc::c_int) {
 /// # Safety
 ///
 /// Only in the init process.
-unsafe fn init(bot: libc::pid_t, status_w: RawFd) -> ! {
+unsafe fn init(bot: libc::pid_t, status_w: RawFd, pause_ack: Option<RawFd>) -> ! {
     // SAFETY: the init's own descriptors and signals.
     unsafe {
-        close_all_but(&[status_w]);
+        close_all_but(&[status_w, pause_ack.unwrap_or(status_w)]);
+        PAUSE_ACK.store(pause_ack.unwrap_or(-1), std::sync::atomic::Ordering::SeqCst);
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = pass_term_on as extern "C" fn(libc::c_int) as libc::sighandler_t;
         libc::sigemptyset(&mut action.sa_mask);
         libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = init_pause as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigaction(PAUSE_SIGNAL, &action, std::ptr::null_mut());
+        block_pause_signal(libc::SIG_UNBLOCK);
         loop {
             let mut status = 0;
             let pid = libc::waitpid(-1, &mut status, libc::__WALL);

@@ -190,6 +190,12 @@ impl Prepared {
     }
 }
 
+/// The longest arena waits for a bot's init to acknowledge a stop or a continue: microseconds
+/// on a quiet machine, more on a loaded one, where a stop not yet done would be its opponent's
+/// time stolen. (The wait is nobody's turn; a bot that is gone ends it at once.)
+#[cfg(target_os = "linux")]
+const PAUSE_ACK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// What a sandboxed bot holds while it runs, and releases when its match ends: the private
 /// directory (removed, whatever the bot left in it) or a job's workspace (given back to arena's
 /// user), its slot (its cgroups, network namespace and uid, for the next bot).
@@ -203,6 +209,13 @@ pub(super) struct Confinement {
     startup: Option<(std::fs::File, String)>,
     #[cfg(target_os = "linux")]
     slot: Option<slots::Slot>,
+    /// The write end of the bot's control pipe, when a relay and an init stand between arena
+    /// and the bot (namespaces): they stop and continue the bot's processes between its turns.
+    #[cfg(target_os = "linux")]
+    control: Option<std::fs::File>,
+    /// The read end of the init's acknowledgements of stops and continues.
+    #[cfg(target_os = "linux")]
+    pause_ack: Option<std::fs::File>,
 }
 
 impl Confinement {
@@ -217,19 +230,49 @@ impl Confinement {
     /// Whether the kernel caps the memory of the bot's processes together (a `memory` cgroup).
     pub(super) fn caps_memory(&self) -> bool {
         #[cfg(target_os = "linux")]
-        return self.slot.as_ref().and_then(|s| s.cgroup.as_ref()).is_some_and(|c| c.caps_memory());
+        return self
+            .slot
+            .as_ref()
+            .and_then(|s| s.cgroup.as_ref())
+            .is_some_and(cgroup::BotCgroup::caps_memory);
         #[cfg(not(target_os = "linux"))]
         false
     }
 
-    /// Whether the OOM killer of the bot's `memory` cgroup killed one of its processes.
+    /// Asks the bot's relay to stop (`paused`) or continue every process of the bot, and with
+    /// `wait` waits (at most [`PAUSE_ACK_WAIT`]) until its init says it has; `false` when it has
+    /// no relay (arena then stops its process group itself).
+    pub(super) fn request_pause(&self, paused: bool, wait: bool) -> bool {
+        #[cfg(target_os = "linux")]
+        if let (Some(control), Some(ack)) = (&self.control, &self.pause_ack) {
+            use std::io::{Read, Write};
+            use std::os::fd::AsFd;
+            // Acknowledgements of requests not waited for are not this one's.
+            let mut stale = [0u8; 64];
+            while (&*ack).read(&mut stale).is_ok_and(|n| n > 0) {}
+            let request = if paused { child::PAUSE } else { child::RESUME };
+            // A relay already gone has nothing left to stop: the error is not one.
+            if (&*control).write(&[request]).is_ok() && wait {
+                // Woken by the acknowledgement, or by the end of file once the init is gone.
+                let mut fd = [nix::poll::PollFd::new(ack.as_fd(), nix::poll::PollFlags::POLLIN)];
+                let limit = nix::poll::PollTimeout::try_from(PAUSE_ACK_WAIT.as_millis() as i32)
+                    .unwrap_or(nix::poll::PollTimeout::MAX);
+                let _ = nix::poll::poll(&mut fd, limit);
+            }
+            return true;
+        }
+        let _ = (paused, wait);
+        false
+    }
+
+    /// Whether the bot ran out of the memory of its `memory` cgroup.
     pub(super) fn hit_memory_cap(&self) -> bool {
         #[cfg(target_os = "linux")]
         return self
             .slot
             .as_ref()
             .and_then(|s| s.cgroup.as_ref())
-            .is_some_and(|c| c.oom_kills() > 0);
+            .is_some_and(cgroup::BotCgroup::ran_out_of_memory);
         #[cfg(not(target_os = "linux"))]
         false
     }
@@ -423,6 +466,11 @@ pub(super) fn prepare(
     };
     let (startup_r, startup_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|e| setup("cannot create its startup pipe", e.into()))?;
+    let (control_r, control_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| setup("cannot create its control pipe", e.into()))?;
+    let (ack_r, ack_w) =
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC | nix::fcntl::OFlag::O_NONBLOCK)
+            .map_err(|e| setup("cannot create its acknowledgement pipe", e.into()))?;
     let netns = if support.netns_per_slot() && !options.network {
         Some(slot.netns().map_err(|e| setup("cannot make its network namespace", e))?)
     } else {
@@ -435,12 +483,17 @@ pub(super) fn prepare(
         ns.unshare &= !libc::CLONE_NEWNET;
     }
     let cgroup = slot.cgroup.as_ref();
+    // A relay and an init stand between arena and the bot when it has namespaces.
+    let relayed = namespaces.is_some();
     let plan = ChildPlan {
         namespaces,
         lifeline: support::lifeline(),
         startup: startup_w.as_raw_fd(),
         cgroup_procs: cgroup.iter().flat_map(|c| c.procs_fds()).collect(),
         ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
+        oom_event: cgroup.and_then(cgroup::BotCgroup::oom_event),
+        control: relayed.then(|| control_r.as_raw_fd()),
+        pause_ack: relayed.then(|| ack_w.as_raw_fd()),
         proc_access: landlock_rules::proc_access(),
         seccomp: seccomp::filters().unwrap_or_default(),
         max_processes: (support.nproc_limits_the_bot() && cgroup.is_none())
@@ -451,16 +504,20 @@ pub(super) fn prepare(
         view,
         user,
     };
+    let control = plan.control.is_some().then(|| std::fs::File::from(control_w));
+    let pause_ack = plan.pause_ack.is_some().then(|| std::fs::File::from(ack_r));
     Ok(Prepared {
         command: resolved.command,
         dir: visible,
         plan,
-        _until_spawned: ruleset.into_iter().chain([startup_w]).collect(),
+        _until_spawned: ruleset.into_iter().chain([startup_w, control_r, ack_w]).collect(),
         confinement: Confinement {
             dir,
             uid: user.map(|u| u.uid),
             startup: Some((startup_r.into(), command[0].clone())),
             slot: Some(slot),
+            control,
+            pause_ack,
         },
     })
 }
