@@ -102,13 +102,9 @@ impl<G: Game> ExternalBot<G> {
         supervisor: &Supervisor,
     ) -> ExternalBot<G> {
         let state = match spawn::spawn(command, identity, &options, supervisor) {
-            Ok(mut process) => {
-                // No CPU before its first turn either: its start-up runs in that turn.
-                if !options.ponder {
-                    process.pause(false);
-                }
-                State::Running(Box::new(process))
-            }
+            // Its start-up runs before its first turn, as other bots start: it is stopped from
+            // its first answer on.
+            Ok(process) => State::Running(Box::new(process)),
             Err(error) => State::NotStarted(error),
         };
         ExternalBot { state, options, log: TurnLog::default(), _game: PhantomData }
@@ -200,7 +196,7 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             return Err(failure);
         }
         if !self.options.ponder {
-            process.pause(true);
+            process.pause();
         }
         let line = match exchanged {
             Ok(line) => line,

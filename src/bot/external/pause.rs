@@ -14,21 +14,20 @@ use nix::sys::signal::{Signal, killpg};
 use super::spawn::Process;
 
 impl Process {
-    /// Stops every process of the bot (until [`Process::resume`]); with `wait`, returns once
-    /// they are stopped (at the start of a match the bot is still starting: nothing to wait for).
-    pub(super) fn pause(&mut self, wait: bool) {
-        self.set_paused(true, wait);
+    /// Stops every process of the bot (until [`Process::resume`]), and returns once they are.
+    pub(super) fn pause(&mut self) {
+        self.set_paused(true);
     }
 
     /// Continues the bot's processes, if they were stopped, and returns once they are.
     pub(super) fn resume(&mut self) {
         if self.paused {
-            self.set_paused(false, true);
+            self.set_paused(false);
         }
     }
 
-    fn set_paused(&mut self, paused: bool, wait: bool) {
-        let relayed = self.confinement.as_ref().is_some_and(|c| c.request_pause(paused, wait));
+    fn set_paused(&mut self, paused: bool) {
+        let relayed = self.confinement.as_ref().is_some_and(|c| c.request_pause(paused));
         if !relayed {
             // A bot already gone has nothing to stop: the error is not one.
             let signal = if paused { Signal::SIGSTOP } else { Signal::SIGCONT };

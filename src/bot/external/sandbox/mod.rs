@@ -239,10 +239,10 @@ impl Confinement {
         false
     }
 
-    /// Asks the bot's relay to stop (`paused`) or continue every process of the bot, and with
-    /// `wait` waits (at most [`PAUSE_ACK_WAIT`]) until its init says it has; `false` when it has
-    /// no relay (arena then stops its process group itself).
-    pub(super) fn request_pause(&self, paused: bool, wait: bool) -> bool {
+    /// Asks the bot's relay to stop (`paused`) or continue every process of the bot, and waits
+    /// (at most [`PAUSE_ACK_WAIT`]) until its init says it has; `false` when it has no relay
+    /// (arena then stops its process group itself).
+    pub(super) fn request_pause(&self, paused: bool) -> bool {
         #[cfg(target_os = "linux")]
         if let (Some(control), Some(ack)) = (&self.control, &self.pause_ack) {
             use std::io::{Read, Write};
@@ -252,7 +252,7 @@ impl Confinement {
             while (&*ack).read(&mut stale).is_ok_and(|n| n > 0) {}
             let request = if paused { child::PAUSE } else { child::RESUME };
             // A relay already gone has nothing left to stop: the error is not one.
-            if (&*control).write(&[request]).is_ok() && wait {
+            if (&*control).write(&[request]).is_ok() {
                 // Woken by the acknowledgement, or by the end of file once the init is gone.
                 let mut fd = [nix::poll::PollFd::new(ack.as_fd(), nix::poll::PollFlags::POLLIN)];
                 let limit = nix::poll::PollTimeout::try_from(PAUSE_ACK_WAIT.as_millis() as i32)
@@ -261,7 +261,7 @@ impl Confinement {
             }
             return true;
         }
-        let _ = (paused, wait);
+        let _ = paused;
         false
     }
 
