@@ -20,6 +20,9 @@ pub(super) struct MergeArgs {
 
 pub(super) fn run(args: MergeArgs, out: &mut dyn Write) -> Result<i32> {
     let report = crate::tournament::merge(&args.dirs, args.out)?;
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
     if args.json {
         super::render::json(&report, out)?;
         return Ok(0);
