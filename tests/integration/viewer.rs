@@ -88,7 +88,7 @@ fn map_counts(replay: &Replay) -> (usize, usize, usize) {
             (m.nodes, m.edges.len(), 0)
         }
         GameId::Painters => {
-            let b = arena::games::painters::board::parse_board(&map.name, &map.text, 1).unwrap();
+            let b = arena::games::painters::map::parse_board(&map.name, &map.text, 1).unwrap();
             (b.geometry.rooms(), 0, b.blocked.count_ones() as usize)
         }
         GameId::Risk => {

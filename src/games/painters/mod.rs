@@ -2,8 +2,12 @@
 //! every room they enter, and the one who paints more wins. See `docs/painters.md` for the
 //! rules, the formats, the protocol, the bots and the solver.
 
-pub mod board;
 pub(crate) mod bots;
+pub(crate) mod game;
+pub mod generator;
+pub mod map;
+pub(crate) mod oracle;
+pub(crate) mod protocol;
 pub(crate) mod rules;
 pub mod solve;
 pub(crate) mod solver;
@@ -12,35 +16,18 @@ pub(crate) mod view;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde::Deserialize;
-
 use crate::bot::TimeLimits;
-use crate::game::{MapText, Setting, SetupError, bounded};
+use crate::game::{MapText, Setting, SetupError};
 use crate::registry::{BotEntry, GameDef, RandomBot};
 
-pub use board::Board;
-pub use rules::{Painters, PaintersAction, PaintersView};
+pub use map::Board;
+pub use rules::{Options, Painters, PaintersAction, PaintersView};
 pub use solve::solve_cases;
 pub use solver::Solver;
 
-/// The game options of a Painters' Duel match (`--opt key=value`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PaintersOptions {
-    /// The case of a Kick Start input with several, from 1.
-    #[serde(deserialize_with = "bounded::<_, 1, { u32::MAX as u64 }>")]
-    pub case: usize,
-}
-
-impl Default for PaintersOptions {
-    fn default() -> PaintersOptions {
-        PaintersOptions { case: 1 }
-    }
-}
-
 impl GameDef for Painters {
     type G = Painters;
-    type Options = PaintersOptions;
+    type Options = Options;
 
     const NAME: &'static str = "painters";
     const SUMMARY: &'static str =
@@ -72,7 +59,7 @@ impl GameDef for Painters {
             make: |b| Box::new(bots::SearchBot::new(b.seed)),
         },
     ];
-    const GENERATOR: &'static [Setting] = board::SETTINGS;
+    const GENERATOR: &'static [Setting] = generator::SETTINGS;
 
     fn default_limits(_variant: &str) -> TimeLimits {
         TimeLimits::new(1000, 100)
@@ -90,7 +77,7 @@ impl GameDef for Painters {
         params: &BTreeMap<String, String>,
         seed: u64,
     ) -> Result<MapText, SetupError> {
-        let board = board::generate(params, seed)?;
+        let board = generator::generate(params, seed)?;
         let settings: Vec<String> = params.iter().map(|(k, v)| format!("--{k} {v}")).collect();
         let comment = format!("arena gen painters --seed {seed} {}", settings.join(" "));
         Ok(MapText {
@@ -101,17 +88,17 @@ impl GameDef for Painters {
 
     fn create(
         _variant: &str,
-        options: &PaintersOptions,
+        options: &Options,
         map: &MapText,
         _seed: u64,
     ) -> Result<(Painters, Vec<String>), SetupError> {
-        let board = board::parse_board(&map.name, &map.text, options.case)?;
+        let board = map::parse_board(&map.name, &map.text, options.case)?;
         let mut warnings = Vec::new();
-        if board.size() > board::KICKSTART_MAX_SIZE {
+        if board.size() > map::KICKSTART_MAX_SIZE {
             warnings.push(format!(
                 "side {} is beyond the original problem's limit ({})",
                 board.size(),
-                board::KICKSTART_MAX_SIZE
+                map::KICKSTART_MAX_SIZE
             ));
         }
         Ok((Painters::new(Arc::new(board)), warnings))

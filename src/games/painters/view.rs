@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::board::{bit, coords};
+use super::map::{bit, coords};
 use super::rules::{ALMA, BERTHE, Painters, PaintersAction, ROLES};
 use crate::game::MapText;
 use crate::game::Seat;

@@ -3,21 +3,22 @@
 //! where the statements are silent.
 
 pub mod agent;
-pub(crate) mod analysis;
 pub mod bots;
 pub(crate) mod episode;
-pub mod exact;
+pub(crate) mod game;
 pub mod generator;
 pub mod map;
+pub(crate) mod oracle;
 pub(crate) mod planner;
+pub(crate) mod protocol;
 pub(crate) mod rules;
+pub(crate) mod search;
 pub mod solve;
+pub mod solver;
 pub mod trap;
 pub(crate) mod view;
 
 use std::collections::BTreeMap;
-
-use serde::Deserialize;
 
 use crate::bot::TimeLimits;
 use crate::game::{MapText, Setting, SetupError};
@@ -26,35 +27,11 @@ use crate::registry::{BotEntry, GameDef, RandomBot};
 pub use agent::{AgentModel, TieBreak};
 pub use episode::Episode;
 pub use map::SkynetMap;
-pub use rules::{Skynet, SkynetAction, SkynetView};
-
-/// The game options of a Skynet match (`--opt key=value`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SkynetOptions {
-    /// How the built-in CodinGame agents (and the `solver` virus's model of them) break ties:
-    /// `last` (CodinGame's) or `first`.
-    pub tiebreak: TieBreak,
-    /// What a cut of a missing or already cut link does: `lose` (the default) or `ignore`.
-    pub invalid_cut: InvalidCut,
-}
-
-/// What the referee does with a virus's cut of a link that does not exist or was already cut.
-/// CodinGame does not publish its referee; `ignore` models the guess that it lets such a cut
-/// pass (`docs/skynet.md`, "Choices where the sources are silent", has the evidence).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum InvalidCut {
-    /// The cut is an illegal action: the virus loses.
-    #[default]
-    Lose,
-    /// The turn is a pass: nothing is cut and the agent steps (at most N passes a game).
-    Ignore,
-}
+pub use rules::{InvalidCut, Options, Skynet, SkynetAction, SkynetView};
 
 impl GameDef for Skynet {
     type G = Skynet;
-    type Options = SkynetOptions;
+    type Options = Options;
 
     const NAME: &'static str = "skynet";
     const SUMMARY: &'static str =
@@ -141,7 +118,7 @@ impl GameDef for Skynet {
 
     fn create(
         variant: &str,
-        options: &SkynetOptions,
+        options: &Options,
         map: &MapText,
         _seed: u64,
     ) -> Result<(Skynet, Vec<String>), SetupError> {

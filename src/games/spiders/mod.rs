@@ -4,9 +4,13 @@
 //! solver.
 
 pub mod bots;
+pub(crate) mod game;
+pub mod generator;
 pub mod greedy;
 pub mod map;
+pub(crate) mod oracle;
 pub mod paths;
+pub(crate) mod protocol;
 pub mod rules;
 pub mod solve;
 pub mod solver;
@@ -70,7 +74,7 @@ impl GameDef for Spiders {
             make: |b| Box::new(bots::SolverBot::new(&b.game.map, b.game.options)),
         },
     ];
-    const GENERATOR: &'static [Setting] = map::SETTINGS;
+    const GENERATOR: &'static [Setting] = generator::SETTINGS;
     const SAMPLE_OPTIONS: &'static [&'static [(&'static str, &'static str)]] = &[
         &[("all_must_move", "true")],
         &[("defender_may_pass", "true")],
@@ -93,7 +97,7 @@ impl GameDef for Spiders {
         params: &BTreeMap<String, String>,
         seed: u64,
     ) -> Result<MapText, SetupError> {
-        map::generate(params, seed)
+        generator::generate(params, seed)
     }
 
     fn create(

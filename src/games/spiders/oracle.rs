@@ -5,7 +5,7 @@
 //! the round limit they bring is not modelled: spiders that win do so within |E| rounds of cuts
 //! (see `docs/spiders.md`).
 
-use super::{Allowance, Oracle, Worth};
+use crate::analysis::{Allowance, Oracle, Worth};
 use crate::budget::OutOfTime;
 use crate::game::{Game, Seat};
 use crate::games::spiders::rules::{DEFENDER, SPIDERS};
@@ -17,13 +17,13 @@ use crate::games::spiders::{SpiderAction, SpidersGame};
 const MAX_ROUNDS_LISTED: u64 = 512;
 
 /// The exact solver, kept for the whole match; `None` when the map is beyond it.
-pub(super) struct SpidersOracle {
+pub(crate) struct SpidersOracle {
     solver: Option<Solver>,
 }
 
 impl SpidersOracle {
     /// The oracle of a game, and why it cannot settle anything when the map is beyond the solver.
-    pub(super) fn new(game: &SpidersGame) -> (SpidersOracle, Option<String>) {
+    pub(crate) fn new(game: &SpidersGame) -> (SpidersOracle, Option<String>) {
         match Solver::new(&game.map, Policy::Optimal, game.options.all_must_move) {
             Ok(solver) => (SpidersOracle { solver: Some(solver) }, None),
             Err(e) => {
