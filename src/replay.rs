@@ -653,7 +653,8 @@ mod tests {
             write_file(&replay.header, &steps_of(&replay), &replay.result, &path).expect("written");
             path
         };
-        let cases: [(&str, &dyn Fn(&mut Replay), &str); 4] = [
+        type Edit = dyn Fn(&mut Replay);
+        let cases: [(&str, &Edit, &str); 4] = [
             (
                 "illegal.jsonl",
                 &|r| r.actions[0].action = "0 99".into(),
