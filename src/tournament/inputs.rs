@@ -387,8 +387,13 @@ impl<'a> RowCheck<'a> {
         let id = row.id;
         let problem = if id >= self.planned || id >= self.schedule.total() {
             Some("is not in the schedule".to_string())
-        } else if !shard.contains(id) {
-            Some(format!("is not in shard {shard}"))
+        } else if !self.schedule.shard_holds(shard, id) {
+            // Also a shard folder of an earlier arena, which dealt shard K the ids
+            // `id mod N = K - 1`.
+            Some(format!(
+                "is not in shard {shard} (the folder of another shard, or of an earlier arena \
+                 that dealt the shards otherwise)"
+            ))
         } else if !self.seen.insert(id) {
             Some("is recorded more than once".to_string())
         } else {

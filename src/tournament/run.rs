@@ -101,7 +101,8 @@ pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard, kind: Kind) -> 
     }
 }
 
-/// A tournament as the engine plays it: unit `j` is the `j`-th match id of the shard.
+/// A tournament as the engine plays it: unit `j` is the `j`-th match of the shard (a whole run:
+/// match `j`).
 struct Tournament<'a> {
     arena: &'a Arena,
     schedule: Schedule,
@@ -113,12 +114,11 @@ struct Tournament<'a> {
 
 impl EngineSchedule for Tournament<'_> {
     fn units(&self) -> u64 {
-        let (planned, first) = (self.schedule.total(), self.shard.index - 1);
-        if first >= planned { 0 } else { (planned - first).div_ceil(self.shard.count) }
+        self.schedule.shard_len(self.shard)
     }
 
     fn jobs(&self, j: u64) -> Result<Vec<Job>> {
-        let id = self.shard.index - 1 + j * self.shard.count;
+        let Some(id) = self.schedule.shard_match(self.shard, j) else { return Ok(Vec::new()) };
         if self.done.contains(id) {
             return Ok(Vec::new());
         }
