@@ -566,6 +566,7 @@ mod tests {
     /// `cargo test --release --lib games::risk::bots -- --ignored --nocapture`.
     #[test]
     #[ignore = "a measurement: hundreds of full games"]
+    #[allow(clippy::print_stdout)] // a measurement: it prints its figures
     fn measure_strength() {
         let (w, l) = wins("planner", "random", 2, 400, 1);
         println!(
