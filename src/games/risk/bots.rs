@@ -542,7 +542,7 @@ mod tests {
                 // In-process bots on a shared machine: generous limits, measured elsewhere.
                 limits: LimitOverrides {
                     first_turn_ms: Some(60_000),
-                    per_turn_ms: Some(60_000),
+                    turn_ms: Some(60_000),
                     ..LimitOverrides::default()
                 },
             };
