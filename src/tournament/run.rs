@@ -19,6 +19,7 @@ use super::load::{TimeoutWatch, default_concurrency, oversubscription};
 use super::progress::Progress;
 use super::results::analysis::AnalysisRows;
 use super::results::matches::{IdSet, MatchRow, RowWriter, SeatRow, drop_torn_line, read_rows};
+use super::results::metrics::{self, MetricsWriter};
 use super::results::replays::{ReplayKeeper, ReplayPolicy};
 use super::results::{
     Folder, MATCHES_FILE, Meta, RESULTS_VERSION, corrupt, prepare_dir, write_summaries,
@@ -310,6 +311,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     let keeper = ReplayKeeper::open(&dir, opts.replays.unwrap_or(arena.replays), &done)?;
     let writer = RowWriter::open(&matches_path, seats)?;
     let analysis = arena.analysis.then(AnalysisRows::default);
+    let metric_rows = MetricsWriter::open(&dir)?;
 
     let concurrency = opts
         .concurrency
@@ -359,6 +361,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
                             if let Some(a) = &analysis {
                                 a.add(id, &p)?;
                             }
+                            metric_rows.append(&dir, id, &p)?;
                             writer.append(&row_of(arena, &m, &labels[m.pairing], &p))
                         });
                     match result {
@@ -380,9 +383,13 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     });
     progress.finish();
     writer.sync()?;
+    // Sorted even after a failure: the rows of the matches played are kept in order.
+    drop(metric_rows);
+    let sorted = metrics::sort(&dir);
     if let Some(e) = failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
         return Err(e);
     }
+    sorted?;
 
     if let Some(a) = analysis {
         a.write(&dir)?;

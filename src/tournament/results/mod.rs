@@ -9,6 +9,7 @@
 //! | `summary.csv`, `pairwise.csv` (the standings) | [`summaries`] |
 //! | `replays/<id>.jsonl` (the replays kept) | [`replays`] |
 //! | `analysis.csv`, `analysis-summary.csv` (`analysis = true`) | [`analysis`] |
+//! | `metrics.csv` (the bots' `@metric` lines, per match and seat) | [`metrics`] |
 //! | `sprt.json` (a test's verdict), `report.html` (drawn by `crate::view::report`) | names only |
 //!
 //! This module also holds the lock that keeps two runs out of one folder, the atomic writes, and
@@ -19,6 +20,7 @@
 pub(crate) mod analysis;
 pub(crate) mod matches;
 pub(crate) mod meta;
+pub(crate) mod metrics;
 pub(crate) mod replays;
 pub(crate) mod summaries;
 
@@ -56,6 +58,7 @@ const RUN_FILES: &[&str] = &[
     REPORT_FILE,
     analysis::ANALYSIS_FILE,
     analysis::ANALYSIS_SUMMARY_FILE,
+    metrics::METRICS_FILE,
 ];
 
 /// The version of the files' layout. 2: `matches.csv` has the `seat*_max_turn_cpu_ms` columns.
@@ -233,6 +236,11 @@ impl Folder {
     /// `pairwise.csv`'s rows; `None` before the first summary is written.
     pub(crate) fn pairwise(&self) -> Result<Option<Vec<PairRow>>> {
         summaries::read_pairwise(&self.dir)
+    }
+
+    /// `metrics.csv`'s rows (none when the folder has none).
+    pub(crate) fn metrics(&self) -> Result<Vec<metrics::MetricRow>> {
+        metrics::read(&self.dir)
     }
 
     /// The file names in `replays/` (replays and the pages drawn of them).
