@@ -36,8 +36,10 @@ use crate::bot::{BotSpec, TimeLimits};
 use crate::registry::GameDef;
 
 /// The version of the list of inputs: a change to what [`RunInputs`] holds, or to how it is
-/// hashed, is a new version (and a new results format).
-pub(crate) const INPUTS_VERSION: u32 = 1;
+/// hashed, or to what they plan, is a new version (and a new results format). 2: match ids are
+/// drawn from each match's identity (its game and its seats' bots by name), not from positions
+/// in the bot list.
+pub(crate) const INPUTS_VERSION: u32 = 2;
 
 /// Everything that decides a run's results.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,6 +67,9 @@ pub struct PlanInputs {
     pub candidate: Option<String>,
     pub games_per_pairing: u64,
     pub seed: u64,
+    /// A league's `min_games` and `window`: they decide which matches it plays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<[u64; 2]>,
 }
 
 /// A map: its name in results and the hash of its text.
@@ -207,6 +212,7 @@ impl RunInputs {
                 .map(|m| MapInput { name: m.name.clone(), sha256: hex(&Sha256::digest(&m.text)) })
                 .collect(),
             format: match arena.format {
+                _ if arena.league.is_some() => "league",
                 Format::RoundRobin => "round-robin",
                 Format::Gauntlet { .. } => "gauntlet",
             }
@@ -217,6 +223,7 @@ impl RunInputs {
             },
             games_per_pairing: arena.games_per_pairing,
             seed: arena.seed,
+            league: arena.league.map(|l| [l.min_games, l.window]),
         };
         let bots = arena
             .bots
@@ -268,8 +275,10 @@ impl RunInputs {
             None => Format::RoundRobin,
         };
         let bot_roles: Vec<Vec<String>> = self.bots.iter().map(|b| b.roles.clone()).collect();
+        let names: Vec<String> = self.bots.iter().map(|b| b.name.clone()).collect();
         Schedule::new(Plan {
             format: &format,
+            names: &names,
             roles: &self.plan.roles,
             bot_roles: &bot_roles,
             games_per_pairing: self.plan.games_per_pairing,
@@ -371,28 +380,58 @@ impl RunInputs {
 pub(crate) struct RowCheck<'a> {
     inputs: &'a RunInputs,
     schedule: Schedule,
-    planned: u64,
+    /// The schedule's indices of the rows counted.
     seen: IdSet,
 }
 
 impl<'a> RowCheck<'a> {
-    /// A check of rows of a plan of `planned` matches.
-    pub(crate) fn new(inputs: &'a RunInputs, planned: u64) -> RowCheck<'a> {
-        RowCheck { inputs, schedule: inputs.schedule(), planned, seen: IdSet::new(planned) }
+    /// A check of rows of the plan of `inputs`.
+    pub(crate) fn new(inputs: &'a RunInputs) -> RowCheck<'a> {
+        let schedule = inputs.schedule();
+        let seen = IdSet::new(schedule.total());
+        RowCheck { inputs, schedule, seen }
     }
 
-    /// Why `row`, read from a folder of `shard`, cannot be counted as the match its id plans
-    /// (the error's message), or `None` when it can; a row counted once is a duplicate after.
+    /// The schedule the rows are checked against.
+    pub(crate) fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// Why `row`, read from a folder of `shard`, cannot be counted as the match its game and
+    /// seats name (the error's message), or `None` when it can; a row counted once is a
+    /// duplicate after.
     pub(crate) fn problem(&mut self, shard: Shard, row: &MatchRow) -> Option<String> {
         let id = row.id;
-        let problem = if id >= self.planned || id >= self.schedule.total() {
-            Some("is not in the schedule".to_string())
-        } else if !shard.contains(id) {
-            Some(format!("is not in shard {shard}"))
-        } else if !self.seen.insert(id) {
-            Some("is recorded more than once".to_string())
-        } else {
-            self.inputs.row_differs(&self.schedule.get(id), row)
+        let seats: Vec<&str> = row.seats.iter().map(|s| s.bot.as_str()).collect();
+        let described: Vec<String> = row
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, s)| format!("`{}` as {} in seat {seat}", s.bot, s.role))
+            .collect();
+        let described = described.join(", ");
+        let problem = match self.schedule.find(row.game, &seats) {
+            None => Some(format!(
+                "is not in the schedule: the plan has no game {} with {described}",
+                row.game
+            )),
+            Some(index) if !self.schedule.shard_holds(shard, index) => {
+                Some(format!("is not in shard {shard}"))
+            }
+            Some(index) => {
+                let m = self.schedule.get(index);
+                if m.id != id {
+                    Some(format!(
+                        "is recorded with game {} and {described}: that is match {}, not the \
+                         one its id plans",
+                        row.game, m.id
+                    ))
+                } else if !self.seen.insert(index) {
+                    Some("is recorded more than once".to_string())
+                } else {
+                    self.inputs.row_differs(&m, row)
+                }
+            }
         };
         problem.map(|p| {
             format!(

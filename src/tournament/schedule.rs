@@ -10,13 +10,25 @@
 //! the seat orders are the role swap; with more seats they are the rotations of the group, so every
 //! bot sits in every seat once.
 //!
+//! A match's identity is its game number and the bots of its seats, by name; its id
+//! ([`match_id`]), map and seed are drawn from that identity alone, never from a bot's place in
+//! the list, so adding, removing or reordering bots leaves every other match as it was (what lets
+//! a results folder grow with its arena: `super::update`). The schedule numbers its matches
+//! `0..total()` for the run's own bookkeeping (an *index*, one bit each in memory); the index is
+//! never written anywhere.
+//!
+//! Shards are dealt by identity too ([`Schedule::shard_holds`]): a seat order's games go round
+//! the shards map by map from an offset drawn from the seat order's names, so each shard plays
+//! every seat order of every pairing, on every map, in proportion, and a bot added later leaves
+//! every match in the shard it was in.
+//!
 //! The schedule sees only what decides the pairings ([`Plan`]), not the arena file: the arena's
 //! validation asks the schedule whether anything can be played, so the dependency runs one way,
 //! config → schedule.
 
 use serde::Serialize;
 
-use crate::seed::game_seed;
+use crate::seed::{game_seed, match_id, mix64};
 
 /// How bots are paired.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -33,6 +45,8 @@ pub enum Format {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Plan<'a> {
     pub format: &'a Format,
+    /// The bots' names: a match's id is drawn from them.
+    pub names: &'a [String],
     /// The game's roles, in seat order.
     pub roles: &'a [String],
     /// The roles each bot plays.
@@ -49,12 +63,15 @@ pub(crate) struct Pairing {
     pub bots: Vec<usize>,
     /// Each seat order: the bot of every seat.
     pub orders: Vec<Vec<usize>>,
+    /// Each seat order's offset in the deal of the shards, drawn from its bots' names.
+    deal: Vec<u64>,
 }
 
 /// One planned match.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Planned {
-    /// The stable match id: `0..Schedule::total()`.
+    /// The match id: [`match_id`] of its game and seats' names (a tournament's), or the
+    /// test's own numbering (an SPRT's).
     pub id: u64,
     /// The game number `k`: the matches of one game share the map and the seed.
     pub game: u64,
@@ -66,8 +83,8 @@ pub(crate) struct Planned {
     pub seed: u64,
 }
 
-/// A deterministic slice of the schedule: shard `index` (1-based) of `count` takes the ids
-/// `id mod count == index - 1`, which spreads every pairing evenly over the shards.
+/// A deterministic slice of the schedule: shard `index` (1-based) of `count`; which matches it
+/// takes is [`Schedule::shard_holds`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     pub index: u64,
@@ -77,10 +94,6 @@ pub struct Shard {
 impl Shard {
     pub fn all() -> Shard {
         Shard { index: 1, count: 1 }
-    }
-
-    pub fn contains(&self, id: u64) -> bool {
-        id % self.count == self.index - 1
     }
 
     pub fn is_all(&self) -> bool {
@@ -124,6 +137,9 @@ pub(crate) struct Schedule {
     games: u64,
     maps: usize,
     master_seed: u64,
+    names: Vec<String>,
+    /// A gauntlet's candidate: first in each of its pairings.
+    candidate: Option<usize>,
 }
 
 impl Schedule {
@@ -148,7 +164,15 @@ impl Schedule {
                 .filter(|order| order.iter().enumerate().all(|(seat, &bot)| plays(bot, seat)))
                 .collect();
             if !orders.is_empty() {
-                pairings.push(Pairing { bots: group, orders });
+                let deal = orders
+                    .iter()
+                    .map(|order| {
+                        let names: Vec<&str> =
+                            order.iter().map(|&b| plan.names[b].as_str()).collect();
+                        mix64(match_id(0, &names))
+                    })
+                    .collect();
+                pairings.push(Pairing { bots: group, orders, deal });
             }
         }
         let mut offsets = Vec::with_capacity(pairings.len());
@@ -164,6 +188,11 @@ impl Schedule {
             games: plan.games_per_pairing,
             maps: plan.maps,
             master_seed: plan.seed,
+            names: plan.names.to_vec(),
+            candidate: match *plan.format {
+                Format::RoundRobin => None,
+                Format::Gauntlet { candidate } => Some(candidate),
+            },
         }
     }
 
@@ -176,21 +205,93 @@ impl Schedule {
         self.games * self.per_game
     }
 
-    /// Match `id` (`id < total()`).
-    pub(crate) fn get(&self, id: u64) -> Planned {
-        assert!(id < self.total(), "match id {id} is beyond the schedule");
-        let game = id / self.per_game;
-        let within = id % self.per_game;
+    /// The game, pairing and seat order of the match at `index`.
+    fn place(&self, index: u64) -> (u64, usize, usize) {
+        assert!(index < self.total(), "match index {index} is beyond the schedule");
+        let game = index / self.per_game;
+        let within = index % self.per_game;
         let pairing = self.offsets.partition_point(|&o| o <= within) - 1;
-        let order = (within - self.offsets[pairing]) as usize;
+        (game, pairing, (within - self.offsets[pairing]) as usize)
+    }
+
+    /// The match at `index` (`index < total()`).
+    pub(crate) fn get(&self, index: u64) -> Planned {
+        let (game, pairing, order) = self.place(index);
+        let seats = self.pairings[pairing].orders[order].clone();
+        let names: Vec<&str> = seats.iter().map(|&b| self.names[b].as_str()).collect();
         Planned {
-            id,
+            id: match_id(game, &names),
             game,
             pairing,
-            seats: self.pairings[pairing].orders[order].clone(),
             map: (game % self.maps as u64) as usize,
             seed: game_seed(self.master_seed, game),
+            seats,
         }
+    }
+
+    /// The index of the match of game `game` with these bots in its seats (by name), if the
+    /// schedule plans it.
+    pub(crate) fn find(&self, game: u64, seat_bots: &[&str]) -> Option<u64> {
+        if game >= self.games {
+            return None;
+        }
+        let seats: Vec<usize> = seat_bots
+            .iter()
+            .map(|name| self.names.iter().position(|n| n == name))
+            .collect::<Option<_>>()?;
+        // Pairings are listed in lexicographic order of their bots (a gauntlet's candidate
+        // first, then the others in order), so the group's place is found by bisection.
+        let mut group = seats.clone();
+        group.sort_unstable();
+        if let Some(candidate) = self.candidate {
+            let at = group.iter().position(|&b| b == candidate)?;
+            group.remove(at);
+            group.insert(0, candidate);
+        }
+        let pairing = self.pairings.binary_search_by(|p| p.bots.cmp(&group)).ok()?;
+        let order = self.pairings[pairing].orders.iter().position(|o| *o == seats)?;
+        Some(game * self.per_game + self.offsets[pairing] + order as u64)
+    }
+
+    /// Whether `shard` plays the match at `index`. Each seat order's games are dealt to the
+    /// shards in turn, map by map — game `k` is cycle `k / maps` on map `k mod maps` — from an
+    /// offset drawn from the seat order's names: `(offset + map + cycle) mod count`. So a shard
+    /// plays every seat order's games on every map in proportion (the cycles of one map go to
+    /// consecutive shards), and a shard's matches depend on no other seat order: adding a bot
+    /// moves none. (Shard sizes are equal up to the rounding of each seat order's share.)
+    pub(crate) fn shard_holds(&self, shard: Shard, index: u64) -> bool {
+        if shard.is_all() {
+            return true;
+        }
+        let (game, pairing, order) = self.place(index);
+        let maps = self.maps.max(1) as u64;
+        let offset = self.pairings[pairing].deal[order];
+        let dealt = (offset % shard.count + game % maps % shard.count + game / maps % shard.count)
+            % shard.count;
+        dealt == shard.index - 1
+    }
+
+    /// The number of matches `shard` plays.
+    pub(crate) fn shard_len(&self, shard: Shard) -> u64 {
+        if shard.is_all() {
+            return self.total();
+        }
+        let (n, maps) = (shard.count, self.maps.max(1) as u64);
+        let mut len = 0;
+        for pairing in &self.pairings {
+            for &offset in &pairing.deal {
+                // Map `m` has `cycles` games; those of cycle `c` with
+                // `(offset + m + c) mod n == index - 1` are the shard's.
+                for m in 0..maps.min(self.games) {
+                    let cycles = self.games / maps + u64::from(m < self.games % maps);
+                    let first = (shard.index - 1 + n - (offset % n + m % n) % n) % n;
+                    if first < cycles {
+                        len += (cycles - 1 - first) / n + 1;
+                    }
+                }
+            }
+        }
+        len
     }
 
     /// The label of a pairing: its bots' names (`names[bot]`) joined by ` vs `.
@@ -243,8 +344,10 @@ pub(crate) fn paired_configs(
         .enumerate()
         .map(|(i, r)| if i == candidate || opponents.contains(&i) { r.clone() } else { Vec::new() })
         .collect();
+    let names: Vec<String> = (0..bot_roles.len()).map(|b| b.to_string()).collect();
     let schedule = Schedule::new(Plan {
         format: &Format::Gauntlet { candidate },
+        names: &names,
         roles,
         bot_roles: &bot_roles,
         games_per_pairing: 1,
@@ -256,6 +359,8 @@ pub(crate) fn paired_configs(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     /// A two-seat game's roles, as Skynet's.
@@ -267,6 +372,11 @@ mod tests {
         names.iter().map(std::string::ToString::to_string).collect()
     }
 
+    /// Bots named `b0`, `b1`, ...
+    fn names(n: usize) -> Vec<String> {
+        (0..n).map(|b| format!("b{b}")).collect()
+    }
+
     /// A schedule of three maps and master seed 11.
     fn schedule(
         format: Format,
@@ -276,6 +386,7 @@ mod tests {
     ) -> Schedule {
         Schedule::new(Plan {
             format: &format,
+            names: &names(bot_roles.len()),
             roles,
             bot_roles,
             games_per_pairing: games,
@@ -352,15 +463,90 @@ mod tests {
         assert!(seat_count.iter().all(|c| *c == [6, 6, 6]), "{seat_count:?}");
     }
 
+    /// A Skynet round robin of `bots` bots (two viruses only, one agent only, the rest both).
+    fn league(bots: usize, games: u64, maps: usize) -> Schedule {
+        let (v, a, both) = (roles(&["virus"]), roles(&["agent"]), skynet_roles());
+        let mut bot_roles = vec![v.clone(), both.clone(), v, a];
+        bot_roles.extend(std::iter::repeat_n(both, bots.saturating_sub(4)));
+        bot_roles.truncate(bots);
+        Schedule::new(Plan {
+            format: &Format::RoundRobin,
+            names: &names(bots),
+            roles: &skynet_roles(),
+            bot_roles: &bot_roles,
+            games_per_pairing: games,
+            maps,
+            seed: 7,
+        })
+    }
+
     #[test]
-    fn shards_partition_the_ids() {
-        let shards: Vec<Shard> = ["1/3", "2/3", "3/3"].iter().map(|s| s.parse().unwrap()).collect();
-        for id in 0..100 {
-            assert_eq!(shards.iter().filter(|s| s.contains(id)).count(), 1);
+    fn shards_partition_the_matches_and_share_every_seat_order_and_map() {
+        for (games, maps, count) in [(400, 400, 16), (10, 4, 16), (7, 3, 2), (30, 5, 4), (1, 1, 3)]
+        {
+            let s = league(6, games, maps);
+            let mut owner = vec![0; s.total() as usize];
+            for index in 1..=count {
+                let shard = Shard { index, count };
+                let held: Vec<u64> = (0..s.total()).filter(|&i| s.shard_holds(shard, i)).collect();
+                assert_eq!(held.len() as u64, s.shard_len(shard), "{games} {maps} {shard}");
+                // Every (seat order, map) cell is split as evenly as whole numbers allow.
+                let mut cells: BTreeMap<(Vec<usize>, usize), u64> = BTreeMap::new();
+                for &i in &held {
+                    owner[i as usize] += 1;
+                    let m = s.get(i);
+                    *cells.entry((m.seats, m.map)).or_default() += 1;
+                }
+                let mut whole: BTreeMap<(Vec<usize>, usize), u64> = BTreeMap::new();
+                for i in 0..s.total() {
+                    let m = s.get(i);
+                    *whole.entry((m.seats, m.map)).or_default() += 1;
+                }
+                for (cell, &n) in &whole {
+                    let got = cells.get(cell).copied().unwrap_or(0);
+                    assert!(got == n / count || got == n.div_ceil(count), "{shard}: {cell:?}");
+                }
+            }
+            assert!(owner.iter().all(|&n| n == 1), "every match in exactly one shard");
         }
         for bad in ["0/3", "4/3", "1/0", "x", "1-3"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_bot_added_leaves_every_other_match_its_id_seed_map_and_shard() {
+        let (before, after) = (league(5, 6, 4), league(6, 6, 4));
+        assert!(after.total() > before.total());
+        let shard = Shard { index: 2, count: 3 };
+        for i in 0..before.total() {
+            let m = before.get(i);
+            let names: Vec<String> = m.seats.iter().map(|&b| format!("b{b}")).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            assert_eq!(before.find(m.game, &names), Some(i), "the schedule finds its own match");
+            let j = after.find(m.game, &names).expect("still planned");
+            let n = after.get(j);
+            assert_eq!((n.id, n.seed, n.map, n.game), (m.id, m.seed, m.map, m.game));
+            assert_eq!(after.shard_holds(shard, j), before.shard_holds(shard, i));
+        }
+        assert_eq!(before.find(0, &["b0", "b5"]), None, "a bot the plan does not know");
+        assert_eq!(before.find(6, &["b1", "b0"]), None, "a game beyond the plan");
+        let ids: std::collections::BTreeSet<u64> =
+            (0..after.total()).map(|i| after.get(i).id).collect();
+        assert_eq!(ids.len() as u64, after.total(), "ids are distinct");
+    }
+
+    #[test]
+    fn a_gauntlet_finds_its_matches() {
+        let both = skynet_roles();
+        let s = schedule(Format::Gauntlet { candidate: 2 }, &both, &vec![both.clone(); 4], 3);
+        for i in 0..s.total() {
+            let m = s.get(i);
+            let names: Vec<String> = m.seats.iter().map(|&b| format!("b{b}")).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            assert_eq!(s.find(m.game, &names), Some(i));
+        }
+        assert_eq!(s.find(0, &["b0", "b1"]), None, "the others never meet");
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod docs;
 mod external;
 mod fuzz;
 mod help;
+mod league;
 mod painters;
 mod protocols;
 mod risk;

@@ -13,6 +13,7 @@
 
 mod charts;
 pub(crate) mod digest;
+pub(crate) mod history;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -37,7 +38,22 @@ const REPORT_CSS: &str = include_str!("../../../assets/report/report.css");
 /// Writes `DIR/report.html` and returns its path. The call for the end of `arena run` and
 /// `arena merge`, and for `arena report DIR`.
 pub(crate) fn write_report(dir: &Path) -> Result<PathBuf> {
-    let html = render_report(dir)?;
+    write_report_live(dir, None)
+}
+
+/// Writes `DIR/report.html`; with `reload`, a page that reloads itself after that many seconds
+/// (a running league's, rewritten as it plays).
+pub(crate) fn write_report_live(dir: &Path, reload: Option<u32>) -> Result<PathBuf> {
+    let mut html = render_report(dir)?;
+    if let Some(seconds) = reload {
+        let script = format!(
+            "<script>/* a running league rewrites this page */             setTimeout(function () {{ location.reload(); }}, {});</script></body>",
+            u64::from(seconds) * 1000
+        );
+        if let Some(at) = html.rfind("</body>") {
+            html.replace_range(at..at + "</body>".len(), &script);
+        }
+    }
     let path = dir.join(REPORT_FILE);
     write_atomically(&path, html.as_bytes())?;
     Ok(path)
@@ -87,6 +103,8 @@ struct Report {
     digest: Digested,
     replays: BTreeSet<String>,
     limits: BTreeMap<String, (f64, f64)>,
+    /// A league's ratings over its matches (`ratings.csv`).
+    history: Option<history::History>,
 }
 
 /// The report of a results folder, as HTML text.
@@ -121,6 +139,7 @@ pub(crate) fn render_report(dir: &Path) -> Result<String> {
         digest,
         replays,
         limits,
+        history: history::read(dir),
     }))
 }
 
@@ -212,7 +231,8 @@ fn match_table<'a>(report: &'a Report) -> MatchTable<'a> {
             .and_then(|c| r.seats.iter().position(|s| &s.role == c))
             .map_or(-1, |s| s as i64);
         let mut row: Vec<serde_json::Value> = vec![
-            r.id.into(),
+            // A string: ids are 64-bit hashes, past what a JavaScript number holds exactly.
+            r.id.to_string().into(),
             r.game.into(),
             intern(&mut table.maps, &mut maps, &r.map).into(),
             intern(&mut table.terminations, &mut terms, r.termination.as_str()).into(),
@@ -243,7 +263,8 @@ fn page(report: &Report) -> String {
             h1 { (title) }
             p.meta {
                 (d.matches) " matches"
-                " of " (report.planned) " planned"
+                // A league plans no number of matches.
+                @if report.planned > 0 { " of " (report.planned) " planned" }
                 @if let Some(s) = &report.shard { " · shard " (s) }
                 " · roles " (report.roles.join(", "))
                 " · " (bots.len()) " bots"
@@ -257,6 +278,13 @@ fn page(report: &Report) -> String {
         }
         main {
             (ratings_section(report.summary.as_deref()))
+            @if let Some(h) = report.history.as_ref().filter(|h| !h.is_empty()) {
+                section #history {
+                    h2 { "Ratings over the league" }
+                    p.note { "Every bot's Elo as the league went on (" code { "ratings.csv" } "), against the matches played." }
+                    (history::chart(h))
+                }
+            }
             (head_to_head_section(report.pairwise.as_deref(), bots))
             (endings_section(d))
             (times_section(d, &report.limits))
