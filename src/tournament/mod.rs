@@ -3,7 +3,8 @@
 //! `config` turns an arena file into a validated [`Arena`]; `schedule` makes every match a pure
 //! function of the arena and a match id; `run` plays them in parallel, appending a row per match
 //! to the results folder (`results`), resuming and sharding, and `update` carries a folder's rows
-//! over to an edited arena (bots added, changed, retired); `merge` combines the shards; `stats`
+//! over to an edited arena (bots added, changed, retired); `merge` combines the shards and
+//! `shard_status` says how far they got; `stats`
 //! turns rows into [`Standings`] and holds the SPRT's statistics; `sprt` runs sequential
 //! regression tests; `diff` compares two results folders match by match. The runners return
 //! typed reports ([`RunReport`], [`MergeReport`], [`SprtReport`], [`DiffReport`]) that the
@@ -23,6 +24,7 @@ pub(crate) mod merge;
 pub(crate) mod results;
 pub(crate) mod run;
 pub(crate) mod schedule;
+pub(crate) mod shard_status;
 pub(crate) mod sprt;
 pub(crate) mod stats;
 pub(crate) mod update;
@@ -42,6 +44,7 @@ pub use merge::{MergeReport, merge};
 pub use results::replays::{BadReplayPolicy, ReplayPolicy};
 pub use run::{RunOptions, RunReport, run};
 pub use schedule::{BadShard, Format, Shard};
+pub use shard_status::{ShardProgress, ShardState, ShardStatus, shard_status};
 pub use sprt::{SprtOptions, SprtReport, Stop, Verdict, run_sprt};
 pub use stats::ratings::Interval;
 pub use stats::sprt::EloModel;

@@ -464,7 +464,7 @@ mod tests {
     }
 
     /// A Skynet round robin of `bots` bots (two viruses only, one agent only, the rest both).
-    fn league(bots: usize, games: u64, maps: usize) -> Schedule {
+    fn pool(bots: usize, games: u64, maps: usize) -> Schedule {
         let (v, a, both) = (roles(&["virus"]), roles(&["agent"]), skynet_roles());
         let mut bot_roles = vec![v.clone(), both.clone(), v, a];
         bot_roles.extend(std::iter::repeat_n(both, bots.saturating_sub(4)));
@@ -480,43 +480,125 @@ mod tests {
         })
     }
 
-    #[test]
-    fn shards_partition_the_matches_and_share_every_seat_order_and_map() {
-        for (games, maps, count) in [(400, 400, 16), (10, 4, 16), (7, 3, 2), (30, 5, 4), (1, 1, 3)]
-        {
-            let s = league(6, games, maps);
-            let mut owner = vec![0; s.total() as usize];
-            for index in 1..=count {
-                let shard = Shard { index, count };
-                let held: Vec<u64> = (0..s.total()).filter(|&i| s.shard_holds(shard, i)).collect();
-                assert_eq!(held.len() as u64, s.shard_len(shard), "{games} {maps} {shard}");
-                // Every (seat order, map) cell is split as evenly as whole numbers allow.
-                let mut cells: BTreeMap<(Vec<usize>, usize), u64> = BTreeMap::new();
-                for &i in &held {
-                    owner[i as usize] += 1;
-                    let m = s.get(i);
-                    *cells.entry((m.seats, m.map)).or_default() += 1;
-                }
-                let mut whole: BTreeMap<(Vec<usize>, usize), u64> = BTreeMap::new();
-                for i in 0..s.total() {
-                    let m = s.get(i);
-                    *whole.entry((m.seats, m.map)).or_default() += 1;
-                }
-                for (cell, &n) in &whole {
-                    let got = cells.get(cell).copied().unwrap_or(0);
-                    assert!(got == n / count || got == n.div_ceil(count), "{shard}: {cell:?}");
-                }
-            }
-            assert!(owner.iter().all(|&n| n == 1), "every match in exactly one shard");
+    /// The league of `arenas/league.toml`: Skynet, five bots (two viruses only, one agent only,
+    /// two both), round robin.
+    fn league(games: u64, maps: usize) -> Schedule {
+        let (v, a, both) = (roles(&["virus"]), roles(&["agent"]), skynet_roles());
+        Schedule::new(Plan {
+            format: &Format::RoundRobin,
+            names: &names(5),
+            roles: &skynet_roles(),
+            bot_roles: &[v.clone(), both.clone(), v, both, a],
+            games_per_pairing: games,
+            maps,
+            seed: 7,
+        })
+    }
+
+    /// Every shard's matches (schedule indices).
+    fn shard_ids(s: &Schedule, shard: Shard) -> Vec<u64> {
+        let ids: Vec<u64> = (0..s.total()).filter(|&i| s.shard_holds(shard, i)).collect();
+        assert_eq!(ids.len() as u64, s.shard_len(shard), "shard {shard}");
+        ids
+    }
+
+    /// Checks that the shards of `s` partition its matches and that each shard holds every
+    /// (pairing, seat order, map) cell in proportion: `floor` or `ceil` of the whole's count
+    /// over the number of shards. So a shard's size is within one match per seat order of its
+    /// share (the deal is drawn per seat order, from its names, so that adding a bot moves no
+    /// match to another shard).
+    fn assert_balanced(s: &Schedule, count: u64) {
+        let cell = |id: u64| {
+            let m = s.get(id);
+            (m.pairing, m.seats.clone(), m.map)
+        };
+        let mut whole: BTreeMap<_, u64> = BTreeMap::new();
+        for id in 0..s.total() {
+            *whole.entry(cell(id)).or_default() += 1;
         }
-        for bad in ["0/3", "4/3", "1/0", "x", "1-3"] {
-            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        let orders: u64 = s.pairings().iter().map(|p| p.orders.len() as u64).sum();
+        let mut owner = vec![0u64; s.total() as usize];
+        for index in 1..=count {
+            let shard = Shard { index, count };
+            let ids = shard_ids(s, shard);
+            let share = s.total() as f64 / count as f64;
+            assert!((ids.len() as f64 - share).abs() <= orders as f64, "{shard}: {}", ids.len());
+            let mut cells: BTreeMap<_, u64> = BTreeMap::new();
+            for &id in &ids {
+                owner[id as usize] += 1;
+                *cells.entry(cell(id)).or_default() += 1;
+            }
+            for (key, &n) in &whole {
+                let got = cells.get(key).copied().unwrap_or(0);
+                assert!(
+                    got == n / count || got == n.div_ceil(count),
+                    "shard {shard}: cell {key:?} has {got} of {n} matches"
+                );
+            }
+        }
+        assert!(owner.iter().all(|&n| n == 1), "every match in exactly one shard");
+    }
+
+    #[test]
+    fn every_shard_of_the_league_plays_every_pairing_seat_order_and_map_in_proportion() {
+        // The case that went wrong when shard K took the ids `id mod 16 = K - 1`: ten matches per
+        // game, so shard 1 only ever played the even ones (no `solver` vs `random`).
+        let s = league(400, 400);
+        assert_eq!((s.total(), s.pairings().len()), (4000, 9));
+        assert_balanced(&s, 16);
+        for index in 1..=16 {
+            let ids = shard_ids(&s, Shard { index, count: 16 });
+            let mut orders: Vec<(usize, Vec<usize>)> =
+                ids.iter().map(|&id| (s.get(id).pairing, s.get(id).seats)).collect();
+            orders.sort();
+            orders.dedup();
+            assert_eq!(orders.len(), 10, "shard {index}/16 plays all 10 seat orders");
+        }
+        // Fewer maps than shards and a number of games the shards do not divide.
+        assert_balanced(&league(10, 4), 16);
+        assert_balanced(&league(7, 3), 2);
+        assert_balanced(&pool(6, 30, 5), 4);
+        assert_balanced(&pool(6, 1, 1), 3);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn shards_are_balanced_whatever_the_shape(
+            bots in 2usize..6,
+            seats in 2usize..4,
+            games in 1u64..30,
+            maps in 1usize..9,
+            count in 1u64..20,
+            gauntlet: bool,
+        ) {
+            let roles: Vec<String> = (0..seats).map(|i| format!("p{i}")).collect();
+            let bot_roles = vec![roles.clone(); bots.max(seats)];
+            let format =
+                if gauntlet { Format::Gauntlet { candidate: 0 } } else { Format::RoundRobin };
+            let s = Schedule::new(Plan {
+                format: &format,
+                names: &names(bot_roles.len()),
+                roles: &roles,
+                bot_roles: &bot_roles,
+                games_per_pairing: games,
+                maps,
+                seed: 3,
+            });
+            assert_balanced(&s, count);
         }
     }
 
     #[test]
+    fn shard_syntax() {
+        for bad in ["0/3", "4/3", "1/0", "x", "1-3"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
+    }
+
+    #[test]
     fn a_bot_added_leaves_every_other_match_its_id_seed_map_and_shard() {
-        let (before, after) = (league(5, 6, 4), league(6, 6, 4));
+        let (before, after) = (pool(5, 6, 4), pool(6, 6, 4));
         assert!(after.total() > before.total());
         let shard = Shard { index: 2, count: 3 };
         for i in 0..before.total() {

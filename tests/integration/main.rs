@@ -9,6 +9,7 @@ mod docs;
 mod external;
 mod fuzz;
 mod help;
+mod layers;
 mod league;
 mod painters;
 mod protocols;

@@ -21,17 +21,21 @@
 //! - `exit`: its leader's exit, seen by the runtime, woken on by the turns;
 //! - `supervision`: stopping it at the end of its match, and the [`Supervisor`] that can stop
 //!   every live bot at once (Ctrl-C);
-//! - `runtime`: the tokio runtime, and why there is one per process.
+//! - `runtime`: the tokio runtime, and why there is one per process;
+//! - `job`: a one-off command (a `cg:` compile) started and stopped the same way, its output
+//!   captured.
 //!
 //! This file ties them into [`ExternalBot`], the [`Bot`] the referee talks to.
 
 mod exit;
 mod io;
+pub(crate) mod job;
 pub(crate) use io::EXTRA_LINE_REASON;
 mod options;
 mod runtime;
 pub mod sandbox;
 mod spawn;
+mod spawn_error;
 mod stderr;
 mod supervision;
 
