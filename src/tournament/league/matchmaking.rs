@@ -157,7 +157,7 @@ impl Matchmaking {
     /// The standings of the active bots over the results counted and `more` (those not yet
     /// counted): what the league shows while it plays.
     pub(crate) fn standings_with<'a>(
-        &self,
+        &'a self,
         more: impl Iterator<Item = &'a MatchPlacing>,
     ) -> Standings {
         let active: Vec<usize> =
