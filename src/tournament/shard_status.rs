@@ -186,7 +186,8 @@ fn recorded(dir: &Path, meta: &Meta) -> Result<u64> {
         .as_ref()
         .filter(|inputs| inputs.version == crate::tournament::inputs::INPUTS_VERSION)
         .map(crate::tournament::inputs::RunInputs::schedule);
-    let mut seen = IdSet::new(schedule.as_ref().map_or(meta.planned, |s| s.total()));
+    let mut seen =
+        IdSet::new(schedule.as_ref().map_or(meta.planned, super::schedule::Schedule::total));
     read_rows(&path, meta.roles.len(), |line, row| {
         let index = match &schedule {
             Some(s) => {

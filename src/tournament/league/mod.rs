@@ -328,7 +328,7 @@ impl EngineSchedule for Segment<'_> {
         }
         let mut shown = self.shown.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         shown.0 += 1;
-        let due = shown.0.is_multiple_of(SHOW_EVERY) || shown.1.elapsed() >= SHOW_AFTER;
+        let due = shown.0 % SHOW_EVERY == 0 || shown.1.elapsed() >= SHOW_AFTER;
         if due {
             shown.1 = Instant::now();
             let standings = live.mm.standings_with(live.arrived.values());
