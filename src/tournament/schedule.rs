@@ -17,10 +17,10 @@
 //! `0..total()` for the run's own bookkeeping (an *index*, one bit each in memory); the index is
 //! never written anywhere.
 //!
-//! Shards are dealt by identity too ([`Schedule::shard_holds`]): a seat order's games go round
-//! the shards map by map from an offset drawn from the seat order's names, so each shard plays
-//! every seat order of every pairing, on every map, in proportion, and a bot added later leaves
-//! every match in the shard it was in.
+//! Shards are dealt by identity too ([`Schedule::shard_holds`]): a seat order's games, listed map
+//! by map, go round the shards from an offset drawn from the seat order's names, so each shard
+//! plays every seat order of every pairing, on every map, in proportion, and a bot added later
+//! leaves every match in the shard it was in.
 //!
 //! The schedule sees only what decides the pairings ([`Plan`]), not the arena file: the arena's
 //! validation asks the schedule whether anything can be played, so the dependency runs one way,
@@ -253,22 +253,30 @@ impl Schedule {
         Some(game * self.per_game + self.offsets[pairing] + order as u64)
     }
 
-    /// Whether `shard` plays the match at `index`. Each seat order's games are dealt to the
-    /// shards in turn, map by map — game `k` is cycle `k / maps` on map `k mod maps` — from an
-    /// offset drawn from the seat order's names: `(offset + map + cycle) mod count`. So a shard
-    /// plays every seat order's games on every map in proportion (the cycles of one map go to
-    /// consecutive shards), and a shard's matches depend on no other seat order: adding a bot
-    /// moves none. (Shard sizes are equal up to the rounding of each seat order's share.)
+    /// Whether `shard` plays the match at `index`. Each seat order's games, listed map by map
+    /// (its games on map 0, then those on map 1, ...: [`Schedule::game_rank`]), are dealt to
+    /// the shards in turn from an offset drawn from the seat order's names:
+    /// `(offset + rank) mod count`. So a shard plays every seat order and every (seat order,
+    /// map) in proportion, each `floor` or `ceil` of the whole's count over the shards, and a
+    /// match's shard depends on no other seat order: adding a bot moves none. (A change of
+    /// `games_per_pairing` or of the maps deals again.)
     pub(crate) fn shard_holds(&self, shard: Shard, index: u64) -> bool {
         if shard.is_all() {
             return true;
         }
         let (game, pairing, order) = self.place(index);
+        let offset = self.pairings[pairing].deal[order] % shard.count;
+        (offset + self.game_rank(game) % shard.count) % shard.count == shard.index - 1
+    }
+
+    /// Game `game`'s place when a seat order's games are listed map by map: map `m` holds the
+    /// games `m, m + maps, m + 2 maps, ...`; with `games = q maps + r`, the first `r` maps hold
+    /// `q + 1` games each and the others `q`.
+    fn game_rank(&self, game: u64) -> u64 {
         let maps = self.maps.max(1) as u64;
-        let offset = self.pairings[pairing].deal[order];
-        let dealt = (offset % shard.count + game % maps % shard.count + game / maps % shard.count)
-            % shard.count;
-        dealt == shard.index - 1
+        let (q, r) = (self.games / maps, self.games % maps);
+        let (map, cycle) = (game % maps, game / maps);
+        map * q + map.min(r) + cycle
     }
 
     /// The number of matches `shard` plays.
@@ -276,18 +284,14 @@ impl Schedule {
         if shard.is_all() {
             return self.total();
         }
-        let (n, maps) = (shard.count, self.maps.max(1) as u64);
+        let n = shard.count;
         let mut len = 0;
         for pairing in &self.pairings {
             for &offset in &pairing.deal {
-                // Map `m` has `cycles` games; those of cycle `c` with
-                // `(offset + m + c) mod n == index - 1` are the shard's.
-                for m in 0..maps.min(self.games) {
-                    let cycles = self.games / maps + u64::from(m < self.games % maps);
-                    let first = (shard.index - 1 + n - (offset % n + m % n) % n) % n;
-                    if first < cycles {
-                        len += (cycles - 1 - first) / n + 1;
-                    }
+                // The ranks `r < games` with `(offset + r) mod n == index - 1`.
+                let first = (shard.index - 1 + n - offset % n) % n;
+                if first < self.games {
+                    len += (self.games - 1 - first) / n + 1;
                 }
             }
         }
@@ -504,9 +508,9 @@ mod tests {
 
     /// Checks that the shards of `s` partition its matches and that each shard holds every
     /// (pairing, seat order, map) cell in proportion: `floor` or `ceil` of the whole's count
-    /// over the number of shards. So a shard's size is within one match per seat order of its
-    /// share (the deal is drawn per seat order, from its names, so that adding a bot moves no
-    /// match to another shard).
+    /// over the number of shards; and a shard's size is within one match per seat order of its
+    /// share (the deal starts per seat order at an offset drawn from its names, so that adding a
+    /// bot moves no match to another shard).
     fn assert_balanced(s: &Schedule, count: u64) {
         let cell = |id: u64| {
             let m = s.get(id);
