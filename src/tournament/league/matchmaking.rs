@@ -18,6 +18,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::seed::mix64;
+use crate::tournament::stats::ratings::normal_cdf;
 use crate::tournament::stats::standings::Standings;
 use crate::tournament::stats::tally::{MatchPlacing, Tally};
 
@@ -253,17 +254,4 @@ impl Matchmaking {
         }
         candidates.last().map(|c| c.0)
     }
-}
-
-/// The standard normal distribution function (Abramowitz and Stegun 7.1.26 through erf, within
-/// 1.5e-7): enough to weigh pairs.
-pub(crate) fn normal_cdf(x: f64) -> f64 {
-    let z = x.abs() / std::f64::consts::SQRT_2;
-    let t = 1.0 / (1.0 + 0.327_591_1 * z);
-    let poly = t
-        * (0.254_829_592
-            + t * (-0.284_496_736
-                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
-    let erf = 1.0 - poly * (-z * z).exp();
-    if x >= 0.0 { 0.5 * (1.0 + erf) } else { 0.5 * (1.0 - erf) }
 }

@@ -57,6 +57,7 @@ pub(crate) const SUMMARY_COLUMNS: &[&str] = &[
     "timeouts",
     "component",
     "turn_limit",
+    "los_next",
 ];
 
 /// One line of `summary.csv`. A bot without games has no rank, rates, rating or component
@@ -83,6 +84,10 @@ pub(crate) struct SummaryRow {
     pub(crate) component: Option<usize>,
     #[serde(default)]
     pub(crate) turn_limit: u64,
+    /// The likelihood of superiority over the next bot of the table; absent for the last of a
+    /// component, and in folders written before the column existed.
+    #[serde(default)]
+    pub(crate) los_next: Option<f64>,
 }
 
 impl SummaryRow {
@@ -105,10 +110,11 @@ impl SummaryRow {
             timeouts: r.timeouts,
             component: r.component,
             turn_limit: r.turn_limit,
+            los_next: r.los_next,
         }
     }
 
-    fn record(&self) -> [String; 17] {
+    fn record(&self) -> [String; 18] {
         [
             self.rank.map(|k| k.to_string()).unwrap_or_default(),
             self.bot.clone(),
@@ -127,6 +133,7 @@ impl SummaryRow {
             self.timeouts.to_string(),
             self.component.map(|c| c.to_string()).unwrap_or_default(),
             self.turn_limit.to_string(),
+            fmt_opt(self.los_next, 4),
         ]
     }
 }

@@ -39,6 +39,10 @@ pub struct BotStanding {
     /// Matches the rules stopped at their turn cap (`turn_limit`), counted in `wins`, `draws`
     /// and `losses` as the arena scores them, and here apart.
     pub turn_limit: u64,
+    /// The likelihood of superiority over the next bot of the table (the one ranked just
+    /// below in the same component): the probability that this bot is the stronger, from the
+    /// rating fit. `None` (`null`) for the last of a component and an unrated bot.
+    pub los_next: Option<f64>,
 }
 
 /// Results of one bot against another, or in one role.
@@ -105,6 +109,53 @@ pub struct Standings {
     pub endings: BTreeMap<String, u64>,
 }
 
+/// When the bots that met split in two sides whose bots meet only across (Skynet's viruses and
+/// agents: a virus never meets a virus), the two sides, each in `bots`' order: the rows and the
+/// columns of a head-to-head matrix that shows only pairs that can meet. In each group of bots
+/// connected by games, the side of its first bot for which `first` holds (one that plays the
+/// first seat's role) gives the rows. `None` when the bots do not split so (a bot met two bots
+/// that met each other), or a bot met nobody.
+pub(crate) fn sides<'a>(
+    bots: &[&'a str],
+    met: &dyn Fn(&str, &str) -> bool,
+    first: &dyn Fn(&str) -> bool,
+) -> Option<(Vec<&'a str>, Vec<&'a str>)> {
+    let n = bots.len();
+    let meets = |a: usize, b: usize| a != b && (met(bots[a], bots[b]) || met(bots[b], bots[a]));
+    // Two-colour each group by a depth-first walk; `group[i]` is the group's first bot.
+    let (mut side, mut group) = (vec![None::<bool>; n], vec![0; n]);
+    for start in 0..n {
+        if side[start].is_some() {
+            continue;
+        }
+        side[start] = Some(false);
+        group[start] = start;
+        let mut stack = vec![start];
+        while let Some(a) = stack.pop() {
+            for b in (0..n).filter(|&b| meets(a, b)) {
+                match side[b] {
+                    Some(s) if Some(s) == side[a] => return None,
+                    Some(_) => {}
+                    None => {
+                        side[b] = side[a].map(|s| !s);
+                        group[b] = start;
+                        stack.push(b);
+                    }
+                }
+            }
+        }
+    }
+    if (0..n).any(|a| !(0..n).any(|b| meets(a, b))) {
+        return None;
+    }
+    let (mut rows, mut cols) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let anchor = (0..n).find(|&j| group[j] == group[i] && first(bots[j])).unwrap_or(group[i]);
+        if side[i] == side[anchor] { rows.push(bots[i]) } else { cols.push(bots[i]) }
+    }
+    (!rows.is_empty() && !cols.is_empty()).then_some((rows, cols))
+}
+
 impl Standings {
     /// The standings of a tally.
     pub(crate) fn of(tally: &Tally) -> Standings {
@@ -131,6 +182,7 @@ impl Standings {
                     faults: t.faults,
                     timeouts: t.timeouts,
                     turn_limit: t.turn_limits,
+                    los_next: None,
                 }
             })
             .collect();
@@ -151,6 +203,13 @@ impl Standings {
             }
             rank += 1;
             b.rank = b.component.map(|_| rank);
+        }
+        let index = |name: &str| tally.bots.iter().position(|b| b == name).expect("a bot");
+        for k in 0..bots.len().saturating_sub(1) {
+            if bots[k].component.is_some() && bots[k].component == bots[k + 1].component {
+                let los = ratings.los(index(&bots[k].bot), index(&bots[k + 1].bot));
+                bots[k].los_next = los.is_finite().then_some(los);
+            }
         }
         let mut head_to_head = Vec::new();
         for (a, row) in tally.pair.iter().enumerate() {

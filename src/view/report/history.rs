@@ -68,6 +68,13 @@ pub(crate) fn chart(history: &History) -> Markup {
     let x = |v: f64| LEFT + (v - x_lo) / (x_hi - x_lo) * plot_w;
     let y = |v: f64| TOP + (y_hi - v) / (y_hi - y_lo) * plot_h;
     let c = |v: f64| format!("{v:.1}");
+    let labels = label_positions(
+        &history
+            .values()
+            .map(|pts| pts.last().map_or(TOP, |&(_, e)| y(e) + 4.0))
+            .collect::<Vec<_>>(),
+        13.0,
+    );
     html! {
         svg.chart #rating-history viewBox=(format!("0 0 {WIDTH} {HEIGHT}")) width=(WIDTH) role="img"
             aria-label="every bot's rating over the league's matches" {
@@ -86,9 +93,58 @@ pub(crate) fn chart(history: &History) -> Markup {
                     title { (bot) }
                 }
                 @if let Some(&(m, e)) = pts.last() {
-                    text x=(c(x(m) + 6.0)) y=(c(y(e) + 4.0)) fill=(colour) { (bot) " " (format!("{e:.0}")) }
+                    text x=(c(x(m) + 6.0)) y=(c(labels[i])) fill=(colour) { (bot) " " (format!("{e:.0}")) }
                 }
             }
         }
+    }
+}
+
+/// The labels' heights moved apart to at least `gap` from each other, their order kept: labels
+/// that would overlap form a block spaced by `gap` and centred where they wanted to be, blocks
+/// merged while they overlap, so bots that end close do not print over each other.
+fn label_positions(wanted: &[f64], gap: f64) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..wanted.len()).collect();
+    order.sort_by(|&a, &b| wanted[a].total_cmp(&wanted[b]).then(a.cmp(&b)));
+    // Each block: its members (in order) and its top.
+    let mut blocks: Vec<(Vec<usize>, f64)> = Vec::new();
+    for i in order {
+        blocks.push((vec![i], wanted[i]));
+        while blocks.len() > 1 {
+            let (last, prev) = (&blocks[blocks.len() - 1], &blocks[blocks.len() - 2]);
+            if prev.1 + gap * prev.0.len() as f64 <= last.1 {
+                break;
+            }
+            let (mut members, _) = blocks.pop().expect("two blocks");
+            let (mut merged, _) = blocks.pop().expect("two blocks");
+            merged.append(&mut members);
+            let mean = merged.iter().map(|&m| wanted[m]).sum::<f64>() / merged.len() as f64;
+            let top = mean - gap * (merged.len() - 1) as f64 / 2.0;
+            blocks.push((merged, top));
+        }
+    }
+    let mut placed = vec![0.0; wanted.len()];
+    for (members, top) in blocks {
+        for (k, m) in members.into_iter().enumerate() {
+            placed[m] = top + gap * k as f64;
+        }
+    }
+    placed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::label_positions;
+
+    #[test]
+    fn labels_that_would_overlap_are_moved_apart_and_keep_their_order() {
+        let placed = label_positions(&[100.0, 102.0, 300.0, 101.0], 13.0);
+        let mut sorted = placed.clone();
+        sorted.sort_by(f64::total_cmp);
+        for w in sorted.windows(2) {
+            assert!(w[1] - w[0] >= 13.0 - 1e-9, "{placed:?}");
+        }
+        assert!(placed[0] < placed[3] && placed[3] < placed[1], "{placed:?}");
+        assert_eq!(placed[2], 300.0, "a label far from the others stays where it was");
     }
 }

@@ -105,6 +105,8 @@ struct Report {
     limits: BTreeMap<String, (f64, f64)>,
     /// A league's ratings over its matches (`ratings.csv`).
     history: Option<history::History>,
+    /// The bots that played the first seat.
+    first_role: BTreeMap<String, bool>,
 }
 
 /// The report of a results folder, as HTML text.
@@ -120,7 +122,12 @@ pub(crate) fn render_report(dir: &Path) -> Result<String> {
         }
     }
     let mut digest = Digest::new(bots);
+    // The bots seen in the first seat (Skynet's viruses): the head-to-head matrix's rows.
+    let mut first_role = BTreeMap::new();
     folder.rows(|_, row| {
+        if let Some(seat) = row.seats.first() {
+            first_role.insert(seat.bot.clone(), true);
+        }
         digest.add(row);
         Ok(())
     })?;
@@ -140,6 +147,7 @@ pub(crate) fn render_report(dir: &Path) -> Result<String> {
         replays,
         limits,
         history: history::read(dir),
+        first_role,
     }))
 }
 
@@ -285,7 +293,7 @@ fn page(report: &Report) -> String {
                     (history::chart(h))
                 }
             }
-            (head_to_head_section(report.pairwise.as_deref(), bots))
+            (head_to_head_section(report.pairwise.as_deref(), bots, &report.first_role))
             (endings_section(d))
             (times_section(d, &report.limits))
             (maps_section(d))
@@ -334,14 +342,17 @@ fn ratings_section(summary: Option<&[SummaryRow]>) -> Markup {
                 None => p.note { code { "summary.csv" } " is missing: the run has not written its summary yet." },
                 Some(rows) => {
                     p.note { "Elo from the Bradley-Terry / Plackett-Luce fit of " code { "summary.csv" }
-                        ", with its 95% interval; mean 0. In games with asymmetric roles compare bots that play the same roles." }
+                        ", with its 95% interval; mean 0. In games with asymmetric roles compare bots that play the same roles. "
+                        "LOS next: the likelihood of superiority over the bot ranked just below." }
                     (charts::ratings(&rows.iter().filter_map(|r| Some(charts::Rating {
                         bot: &r.bot, elo: r.elo?, low: r.elo_low?, high: r.elo_high?, games: r.games,
                     })).collect::<Vec<_>>()))
                     table.data {
                         thead { tr {
                             th { "rank" } th { "bot" } th { "games" } th { "wins" } th { "draws" } th { "losses" }
-                            th { "score" } th { "win rate (95%)" } th { "Elo (95%)" } th { "faults" } th { "timeouts" }
+                            th { "score" } th { "win rate (95%)" } th { "Elo (95%)" }
+                            th title="the likelihood that the bot is stronger than the next one below it" { "LOS next" }
+                            th { "faults" } th { "timeouts" }
                         } }
                         tbody {
                             @for r in rows {
@@ -358,6 +369,7 @@ fn ratings_section(summary: Option<&[SummaryRow]>) -> Markup {
                                         (Some(e), Some(l), Some(h)) => format!("{e:.0} [{l:.0}, {h:.0}]"),
                                         _ => "no games, not rated".into(),
                                     }) }
+                                    td.num.los { (r.los_next.map(|p| format!("{:.0}%", p * 100.0)).unwrap_or_default()) }
                                     td.num.fault[r.faults > 0] { (r.faults) } td.num.fault[r.timeouts > 0] { (r.timeouts) }
                                 }
                             }
@@ -369,7 +381,11 @@ fn ratings_section(summary: Option<&[SummaryRow]>) -> Markup {
     }
 }
 
-fn head_to_head_section(pairwise: Option<&[PairRow]>, bots: &[String]) -> Markup {
+fn head_to_head_section(
+    pairwise: Option<&[PairRow]>,
+    bots: &[String],
+    first_role: &BTreeMap<String, bool>,
+) -> Markup {
     html! {
         section #head-to-head {
             h2 { "Head to head" }
@@ -378,12 +394,23 @@ fn head_to_head_section(pairwise: Option<&[PairRow]>, bots: &[String]) -> Markup
                 Some(rows) => {
                     p.note { "The row bot's score rate against the column bot (win 1, draw ½) in the matches both played ("
                         code { "pairwise.csv" } "); hover a cell for the games." }
+                    // Only pairs that can meet: when the bots split in two sides that meet only
+                    // across (Skynet's viruses and agents), one side's rows, the other's columns.
+                    @let names: Vec<&str> = bots.iter().map(String::as_str)
+                        .filter(|b| rows.iter().any(|r| r.bot == *b)).collect();
+                    @let met = |a: &str, b: &str| rows.iter().any(|r| r.bot == a && r.opponent == b);
+                    @let first = |b: &str| first_role.get(b).copied().unwrap_or(false);
+                    @let (row_bots, col_bots): (Vec<String>, Vec<String>) =
+                        match crate::tournament::stats::standings::sides(&names, &met, &first) {
+                            Some((r, c)) => (r.into_iter().map(String::from).collect(), c.into_iter().map(String::from).collect()),
+                            None => (bots.to_vec(), bots.to_vec()),
+                        };
                     @let cell = |i: usize, j: usize| -> Option<charts::Cell> {
-                        rows.iter().find(|r| r.bot == bots[i] && r.opponent == bots[j]).map(|r| charts::Cell {
+                        rows.iter().find(|r| r.bot == row_bots[i] && r.opponent == col_bots[j]).map(|r| charts::Cell {
                             rate: r.score_rate, games: r.games, wins: r.wins, draws: r.draws, losses: r.losses,
                         })
                     };
-                    (charts::heatmap(bots, &cell))
+                    (charts::heatmap(&row_bots, &col_bots, &cell))
                 }
             }
         }
