@@ -60,7 +60,7 @@ pub(crate) struct Ratings {
     pub converged: bool,
     /// Per component (in `component`'s numbering from 1), its members and the covariance of
     /// their strengths (in nats, members' order) where the fit has one: for [`Ratings::los`].
-    pub covariance: Vec<(Vec<usize>, Option<Vec<Vec<f64>>>)>,
+    pub covariance: Vec<(Vec<usize>, Option<Covariance>)>,
 }
 
 impl Ratings {
@@ -106,6 +106,9 @@ pub(crate) fn normal_cdf(x: f64) -> f64 {
     let erf = 1.0 - poly * (-z * z).exp();
     if x >= 0.0 { 0.5 * (1.0 + erf) } else { 0.5 * (1.0 - erf) }
 }
+
+/// A covariance matrix, row by row.
+pub(crate) type Covariance = Vec<Vec<f64>>;
 
 /// One choice of a finishing order: `winner` comes first among `set`.
 struct Stage {
@@ -203,7 +206,7 @@ struct ComponentFit {
     margin: Vec<f64>,
     converged: bool,
     /// The covariance of the members' strengths (nats), when the information matrix inverts.
-    covariance: Option<Vec<Vec<f64>>>,
+    covariance: Option<Covariance>,
 }
 
 fn fit_component(
