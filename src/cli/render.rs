@@ -54,7 +54,13 @@ pub(super) fn standings(s: &Standings) -> String {
         "faults",
         "timeouts"
     );
+    let mut role = None;
     for r in &rows {
+        // Rated within a role (viruses apart from agents): a heading per role.
+        if r.role.is_some() && r.role != role {
+            role = r.role.clone();
+            let _ = writeln!(out, "  {}:", r.role.as_deref().unwrap_or_default());
+        }
         let rate = format!(
             "{}% [{}, {}]",
             fmt_f(100.0 * r.win_rate.value, 1),
@@ -98,6 +104,13 @@ pub(super) fn standings(s: &Standings) -> String {
          then sets how far its rating goes.\n** LOS: the likelihood that the bot is stronger than the \
          next one below it (from the fit's covariance)."
     );
+    if rows.iter().any(|r| r.role.is_some()) {
+        let _ = writeln!(
+            out,
+            "  The bots split by role (each meets only the other role): ranks and LOS are within \
+             a role, as ratings compare\n  only bots of one role."
+        );
+    }
     if s.roles.len() > 2 {
         // With more than two seats a first place is a win, and a bot with more wins may still
         // rank lower: say so, or the table reads as a mistake.
@@ -130,14 +143,17 @@ pub(super) fn standings(s: &Standings) -> String {
     let pair: BTreeMap<(&str, &str), &Record> =
         s.head_to_head.iter().map(|h| ((h.bot.as_str(), h.opponent.as_str()), &h.record)).collect();
     let col = order.iter().map(|b| b.chars().count()).max().unwrap_or(0).clamp(11, 16);
-    // Only pairs that can meet: when the bots split in two sides that meet only across
-    // (Skynet's viruses and agents), one side's rows against the other's columns.
-    let plays_first =
-        |bot: &str| s.by_role.iter().any(|r| r.bot == bot && Some(&r.role) == s.roles.first());
-    let met = |a: &str, b: &str| pair.contains_key(&(a, b));
-    let (row_bots, col_bots) =
-        crate::tournament::stats::standings::sides(&order, &met, &plays_first)
-            .unwrap_or_else(|| (order.clone(), order.clone()));
+    // Only pairs that can meet: when every bot plays one role (Skynet's viruses and agents),
+    // one role's bots as rows against the other's as columns.
+    let plays = |bot: &str, seat: usize| {
+        s.roles
+            .get(seat)
+            .is_some_and(|role| s.by_role.iter().any(|r| r.bot == bot && &r.role == role))
+    };
+    let seats = |bot: &str| (plays(bot, 0), plays(bot, 1));
+    let (row_bots, col_bots) = crate::tournament::stats::standings::sides(&order, &seats)
+        .filter(|_| s.roles.len() == 2)
+        .unwrap_or_else(|| (order.clone(), order.clone()));
     let _ = writeln!(out, "\nhead to head (row's score rate against column, games in brackets):");
     let _ = write!(out, "{:<width$}", "");
     for b in &col_bots {

@@ -812,12 +812,6 @@ fn validate_game<D: GameDef>(
             if !(1..=1024).contains(&window) {
                 return Err(format!("key `league.window`: {window} must be from 1 to 1024"));
             }
-            if roles.len() != 2 {
-                return Err(format!(
-                    "key `format`: a league plays two-seat games; this one has {} seats",
-                    roles.len()
-                ));
-            }
             Some(LeagueSettings { min_games: settings.min_games.unwrap_or(10), window })
         }
         (_, Some(_)) => return Err("key `league`: only `format = \"league\"` has one".into()),

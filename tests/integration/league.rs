@@ -378,3 +378,52 @@ fn the_live_report_of_a_running_league_reloads_itself_in_a_browser() {
     child.kill().expect("kill");
     child.wait().expect("reaped");
 }
+
+/// A Risk league of five bots, three to a game: every match seats three different bots, every
+/// bot plays its first games and sits in every seat, and the ratings cover all five.
+#[test]
+fn a_risk_league_seats_three_bots_of_five_per_game_balanced() {
+    let pool = Pool::new();
+    let map = root().join("arenas/maps/risk/classic.txt");
+    let mut text = format!(
+        "name = \"risk\"\ngame = \"risk\"\nseed = 2\nformat = \"league\"\n\
+         [options]\nplayers = 3\n[league]\nmin_games = 4\n[maps]\nfiles = [\"{}\"]\n",
+        map.display()
+    );
+    for (name, spec) in
+        [("r1", "random"), ("r2", "random"), ("g1", "greedy"), ("g2", "greedy"), ("pl", "planner")]
+    {
+        text.push_str(&format!("[[bots]]\nname = \"{name}\"\nspec = \"{spec}\"\n"));
+    }
+    std::fs::write(pool.path().join("risk.toml"), text).unwrap();
+    let out = league(&pool, &["run", "risk.toml", "--matches", "30", "-j", "2", "--json"])
+        .output()
+        .expect("arena runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["played"].as_u64(), Some(30), "{report}");
+    let matches = std::fs::read_to_string(pool.path().join("results/risk/matches.csv")).unwrap();
+    let names = ["r1", "r2", "g1", "g2", "pl"];
+    let mut seats = std::collections::BTreeMap::<(&str, usize), u32>::new();
+    for row in rows(&matches) {
+        let f: Vec<&str> = row.split(',').collect();
+        let bots: Vec<&str> = (0..3).map(|s| f[5 + 4 * s + 1]).collect();
+        let mut distinct = bots.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 3, "three different bots a game: {row}");
+        for (s, b) in bots.into_iter().enumerate() {
+            let name = names.iter().find(|n| **n == b).expect("a bot of the pool");
+            *seats.entry((name, s)).or_default() += 1;
+        }
+    }
+    for name in names {
+        let games: u32 = (0..3).map(|s| seats.get(&(name, s)).copied().unwrap_or(0)).sum();
+        assert!(games >= 4, "{name} played its first games: {seats:?}");
+        assert!((0..3).all(|s| seats.contains_key(&(name, s))), "{name} in every seat: {seats:?}");
+    }
+    let summary = std::fs::read_to_string(pool.path().join("results/risk/summary.csv")).unwrap();
+    for name in names {
+        assert!(summary.contains(&format!(",{name},")), "{name} rated:\n{summary}");
+    }
+}

@@ -58,6 +58,7 @@ pub(crate) const SUMMARY_COLUMNS: &[&str] = &[
     "component",
     "turn_limit",
     "los_next",
+    "role",
 ];
 
 /// One line of `summary.csv`. A bot without games has no rank, rates, rating or component
@@ -88,6 +89,9 @@ pub(crate) struct SummaryRow {
     /// component, and in folders written before the column existed.
     #[serde(default)]
     pub(crate) los_next: Option<f64>,
+    /// The role a bot is ranked within when the bots split by role; empty otherwise.
+    #[serde(default)]
+    pub(crate) role: Option<String>,
 }
 
 impl SummaryRow {
@@ -111,10 +115,11 @@ impl SummaryRow {
             component: r.component,
             turn_limit: r.turn_limit,
             los_next: r.los_next,
+            role: r.role.clone(),
         }
     }
 
-    fn record(&self) -> [String; 18] {
+    fn record(&self) -> [String; 19] {
         [
             self.rank.map(|k| k.to_string()).unwrap_or_default(),
             self.bot.clone(),
@@ -134,6 +139,7 @@ impl SummaryRow {
             self.component.map(|c| c.to_string()).unwrap_or_default(),
             self.turn_limit.to_string(),
             fmt_opt(self.los_next, 4),
+            self.role.clone().unwrap_or_default(),
         ]
     }
 }

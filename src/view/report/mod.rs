@@ -105,8 +105,8 @@ struct Report {
     limits: BTreeMap<String, (f64, f64)>,
     /// A league's ratings over its matches (`ratings.csv`).
     history: Option<history::History>,
-    /// The bots that played the first seat.
-    first_role: BTreeMap<String, bool>,
+    /// Per bot, whether it played the first and the second seat of a two-seat game.
+    seats_played: BTreeMap<String, (bool, bool)>,
 }
 
 /// The report of a results folder, as HTML text.
@@ -122,11 +122,16 @@ pub(crate) fn render_report(dir: &Path) -> Result<String> {
         }
     }
     let mut digest = Digest::new(bots);
-    // The bots seen in the first seat (Skynet's viruses): the head-to-head matrix's rows.
-    let mut first_role = BTreeMap::new();
+    // The seats each bot played: Skynet's viruses as rows against agents as columns.
+    let mut seats_played: BTreeMap<String, (bool, bool)> = BTreeMap::new();
     folder.rows(|_, row| {
-        if let Some(seat) = row.seats.first() {
-            first_role.insert(seat.bot.clone(), true);
+        if let [first, second] = &row.seats[..] {
+            seats_played.entry(first.bot.clone()).or_default().0 = true;
+            seats_played.entry(second.bot.clone()).or_default().1 = true;
+        } else {
+            for seat in &row.seats {
+                *seats_played.entry(seat.bot.clone()).or_default() = (true, true);
+            }
         }
         digest.add(row);
         Ok(())
@@ -147,7 +152,7 @@ pub(crate) fn render_report(dir: &Path) -> Result<String> {
         replays,
         limits,
         history: history::read(dir),
-        first_role,
+        seats_played,
     }))
 }
 
@@ -293,7 +298,7 @@ fn page(report: &Report) -> String {
                     (history::chart(h))
                 }
             }
-            (head_to_head_section(report.pairwise.as_deref(), bots, &report.first_role))
+            (head_to_head_section(report.pairwise.as_deref(), bots, &report.seats_played))
             (endings_section(d))
             (times_section(d, &report.limits))
             (maps_section(d))
@@ -349,7 +354,7 @@ fn ratings_section(summary: Option<&[SummaryRow]>) -> Markup {
                     })).collect::<Vec<_>>()))
                     table.data {
                         thead { tr {
-                            th { "rank" } th { "bot" } th { "games" } th { "wins" } th { "draws" } th { "losses" }
+                            th { "rank" } th { "bot" } @if rows.iter().any(|r| r.role.is_some()) { th { "role" } } th { "games" } th { "wins" } th { "draws" } th { "losses" }
                             th { "score" } th { "win rate (95%)" } th { "Elo (95%)" }
                             th title="the likelihood that the bot is stronger than the next one below it" { "LOS next" }
                             th { "faults" } th { "timeouts" }
@@ -358,7 +363,7 @@ fn ratings_section(summary: Option<&[SummaryRow]>) -> Markup {
                             @for r in rows {
                                 tr {
                                     td.num { (r.rank.map(|k| k.to_string()).unwrap_or_else(|| "-".into())) }
-                                    td { (r.bot) } td.num { (r.games) } td.num { (r.wins) }
+                                    td { (r.bot) } @if rows.iter().any(|r| r.role.is_some()) { td { (r.role.as_deref().unwrap_or_default()) } } td.num { (r.games) } td.num { (r.wins) }
                                     td.num { (r.draws) } td.num { (r.losses) }
                                     td.num { (r.mean_score.map(|m| format!("{m:.3}")).unwrap_or_else(|| "-".into())) }
                                     td.num { (match (r.win_rate, r.win_rate_low, r.win_rate_high) {
@@ -384,7 +389,7 @@ fn ratings_section(summary: Option<&[SummaryRow]>) -> Markup {
 fn head_to_head_section(
     pairwise: Option<&[PairRow]>,
     bots: &[String],
-    first_role: &BTreeMap<String, bool>,
+    seats_played: &BTreeMap<String, (bool, bool)>,
 ) -> Markup {
     html! {
         section #head-to-head {
@@ -398,10 +403,9 @@ fn head_to_head_section(
                     // across (Skynet's viruses and agents), one side's rows, the other's columns.
                     @let names: Vec<&str> = bots.iter().map(String::as_str)
                         .filter(|b| rows.iter().any(|r| r.bot == *b)).collect();
-                    @let met = |a: &str, b: &str| rows.iter().any(|r| r.bot == a && r.opponent == b);
-                    @let first = |b: &str| first_role.get(b).copied().unwrap_or(false);
+                    @let seats = |b: &str| seats_played.get(b).copied().unwrap_or_default();
                     @let (row_bots, col_bots): (Vec<String>, Vec<String>) =
-                        match crate::tournament::stats::standings::sides(&names, &met, &first) {
+                        match crate::tournament::stats::standings::sides(&names, &seats) {
                             Some((r, c)) => (r.into_iter().map(String::from).collect(), c.into_iter().map(String::from).collect()),
                             None => (bots.to_vec(), bots.to_vec()),
                         };
