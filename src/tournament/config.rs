@@ -86,6 +86,7 @@ struct RawArena {
     #[serde(default)]
     format: Option<String>,
     candidate: Option<String>,
+    candidates: Option<Vec<String>>,
     games_per_pairing: Option<i64>,
     seed: Option<u64>,
     concurrency: Option<i64>,
@@ -803,7 +804,17 @@ fn validate_game<D: GameDef>(
         (_, Some(_)) => return Err("key `league`: only `format = \"league\"` has one".into()),
         (_, None) => None,
     };
-    let format = match (raw.format.as_deref(), raw.candidate) {
+    let named = match (raw.candidate, raw.candidates) {
+        (Some(_), Some(_)) => {
+            return Err("key `candidates`: give `candidate` or `candidates`, not both".into());
+        }
+        (Some(c), None) => Some(vec![c]),
+        (None, Some(list)) if list.is_empty() => {
+            return Err("key `candidates`: a gauntlet needs at least one candidate".into());
+        }
+        (None, list) => list,
+    };
+    let format = match (raw.format.as_deref(), named) {
         (None | Some("round-robin" | "league"), None) => Format::RoundRobin,
         (Some("league"), Some(_)) => {
             return Err("key `candidate`: only a gauntlet has a candidate".into());
@@ -811,12 +822,24 @@ fn validate_game<D: GameDef>(
         (None | Some("round-robin"), Some(_)) => {
             return Err("key `candidate`: only a gauntlet has a candidate".into());
         }
-        (Some("gauntlet"), Some(c)) => {
-            let candidate = bots
-                .iter()
-                .position(|b| b.name == c)
-                .ok_or_else(|| format!("key `candidate`: no bot named `{c}`"))?;
-            Format::Gauntlet { candidate }
+        (Some("gauntlet"), Some(names)) => {
+            let key = if names.len() == 1 { "candidate" } else { "candidates" };
+            let mut candidates = Vec::with_capacity(names.len());
+            for c in &names {
+                let at = bots
+                    .iter()
+                    .position(|b| b.name == *c)
+                    .ok_or_else(|| format!("key `{key}`: no bot named `{c}`"))?;
+                if candidates.contains(&at) {
+                    return Err(format!("key `{key}`: `{c}` is named twice"));
+                }
+                candidates.push(at);
+            }
+            if candidates.len() == bots.len() {
+                return Err(format!("key `{key}`: every bot is a candidate; who do they play?"));
+            }
+            candidates.sort_unstable();
+            Format::Gauntlet { candidates }
         }
         (Some("gauntlet"), None) => {
             return Err("key `candidate`: a gauntlet needs the name of its candidate bot".into());

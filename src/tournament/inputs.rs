@@ -62,9 +62,12 @@ pub struct PlanInputs {
     pub maps: Vec<MapInput>,
     /// `round-robin` or `gauntlet`.
     pub format: String,
-    /// A gauntlet's candidate, by name.
+    /// A gauntlet's candidate, by name (when it has one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidate: Option<String>,
+    /// A gauntlet's candidates, by name, when it has several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
     pub games_per_pairing: u64,
     pub seed: u64,
     /// A league's `min_games` and `window`: they decide which matches it plays.
@@ -219,9 +222,17 @@ impl RunInputs {
                 Format::Gauntlet { .. } => "gauntlet",
             }
             .to_string(),
-            candidate: match arena.format {
-                Format::RoundRobin => None,
-                Format::Gauntlet { candidate } => Some(arena.bots[candidate].name.clone()),
+            candidate: match &arena.format {
+                Format::Gauntlet { candidates } if candidates.len() == 1 => {
+                    Some(arena.bots[candidates[0]].name.clone())
+                }
+                _ => None,
+            },
+            candidates: match &arena.format {
+                Format::Gauntlet { candidates } if candidates.len() > 1 => {
+                    candidates.iter().map(|&c| arena.bots[c].name.clone()).collect()
+                }
+                _ => Vec::new(),
             },
             games_per_pairing: arena.games_per_pairing,
             seed: arena.seed,
@@ -270,11 +281,18 @@ impl RunInputs {
 
     /// The schedule these inputs plan: the same as the arena's they were made from.
     pub(crate) fn schedule(&self) -> Schedule {
-        let candidate =
-            self.plan.candidate.as_ref().and_then(|c| self.bots.iter().position(|b| b.name == *c));
-        let format = match candidate {
-            Some(candidate) => Format::Gauntlet { candidate },
-            None => Format::RoundRobin,
+        let mut candidates: Vec<usize> = self
+            .plan
+            .candidate
+            .iter()
+            .chain(&self.plan.candidates)
+            .filter_map(|c| self.bots.iter().position(|b| b.name == *c))
+            .collect();
+        candidates.sort_unstable();
+        let format = if candidates.is_empty() {
+            Format::RoundRobin
+        } else {
+            Format::Gauntlet { candidates }
         };
         let bot_roles: Vec<Vec<String>> = self.bots.iter().map(|b| b.roles.clone()).collect();
         let names: Vec<String> = self.bots.iter().map(|b| b.name.clone()).collect();
@@ -336,7 +354,11 @@ impl RunInputs {
             ("options", o.options != n.options),
             ("roles", o.roles != n.roles),
             ("maps", o.maps != n.maps),
-            ("format", (&o.format, &o.candidate) != (&n.format, &n.candidate)),
+            (
+                "format",
+                (&o.format, &o.candidate, &o.candidates)
+                    != (&n.format, &n.candidate, &n.candidates),
+            ),
             ("games_per_pairing", o.games_per_pairing != n.games_per_pairing),
             ("seed", o.seed != n.seed),
         ];

@@ -36,8 +36,10 @@ use crate::seed::{game_seed, match_id, mix64};
 pub enum Format {
     /// Every group of bots (every pair, in two-seat games) plays.
     RoundRobin,
-    /// The candidate (a bot index) plays every group of the others; the others never meet.
-    Gauntlet { candidate: usize },
+    /// Each candidate (a bot index, in increasing order) plays every group of the others; the
+    /// others never meet, nor do the candidates (fastchess's `-seeds`, cutechess's gauntlet of
+    /// several engines).
+    Gauntlet { candidates: Vec<usize> },
 }
 
 /// What decides the schedule: the format, the game's roles, the roles each bot plays, the
@@ -138,21 +140,22 @@ pub(crate) struct Schedule {
     maps: usize,
     master_seed: u64,
     names: Vec<String>,
-    /// A gauntlet's candidate: first in each of its pairings.
-    candidate: Option<usize>,
+    /// A gauntlet's candidates: one first in each of its pairings.
+    candidates: Vec<usize>,
 }
 
 impl Schedule {
     pub(crate) fn new(plan: Plan<'_>) -> Schedule {
         let seats = plan.roles.len();
         let bots = plan.bot_roles.len();
-        let groups: Vec<Vec<usize>> = match *plan.format {
+        let groups: Vec<Vec<usize>> = match plan.format {
             Format::RoundRobin => combinations(&(0..bots).collect::<Vec<_>>(), seats),
-            Format::Gauntlet { candidate } => {
-                let field: Vec<usize> = (0..bots).filter(|&b| b != candidate).collect();
-                combinations(&field, seats.saturating_sub(1))
-                    .into_iter()
-                    .map(|rest| std::iter::once(candidate).chain(rest).collect())
+            Format::Gauntlet { candidates } => {
+                let field: Vec<usize> = (0..bots).filter(|b| !candidates.contains(b)).collect();
+                let rests = combinations(&field, seats.saturating_sub(1));
+                candidates
+                    .iter()
+                    .flat_map(|&c| rests.iter().map(move |rest| [&[c][..], rest].concat()))
                     .collect()
             }
         };
@@ -189,9 +192,9 @@ impl Schedule {
             maps: plan.maps,
             master_seed: plan.seed,
             names: plan.names.to_vec(),
-            candidate: match *plan.format {
-                Format::RoundRobin => None,
-                Format::Gauntlet { candidate } => Some(candidate),
+            candidates: match plan.format {
+                Format::RoundRobin => Vec::new(),
+                Format::Gauntlet { candidates } => candidates.clone(),
             },
         }
     }
@@ -243,9 +246,9 @@ impl Schedule {
         // first, then the others in order), so the group's place is found by bisection.
         let mut group = seats.clone();
         group.sort_unstable();
-        if let Some(candidate) = self.candidate {
-            let at = group.iter().position(|&b| b == candidate)?;
-            group.remove(at);
+        if !self.candidates.is_empty() {
+            let at = group.iter().position(|b| self.candidates.contains(b))?;
+            let candidate = group.remove(at);
             group.insert(0, candidate);
         }
         let pairing = self.pairings.binary_search_by(|p| p.bots.cmp(&group)).ok()?;
@@ -350,7 +353,7 @@ pub(crate) fn paired_configs(
         .collect();
     let names: Vec<String> = (0..bot_roles.len()).map(|b| b.to_string()).collect();
     let schedule = Schedule::new(Plan {
-        format: &Format::Gauntlet { candidate },
+        format: &Format::Gauntlet { candidates: vec![candidate] },
         names: &names,
         roles,
         bot_roles: &bot_roles,
@@ -427,7 +430,12 @@ mod tests {
     #[test]
     fn one_role_bots_meet_only_where_the_roles_fit() {
         let (v, g) = (roles(&["virus"]), roles(&["agent"]));
-        let s = schedule(Format::Gauntlet { candidate: 0 }, &skynet_roles(), &[g, v.clone(), v], 2);
+        let s = schedule(
+            Format::Gauntlet { candidates: vec![0] },
+            &skynet_roles(),
+            &[g, v.clone(), v],
+            2,
+        );
         assert_eq!(s.pairings().len(), 2);
         assert!(s.pairings().iter().all(|p| p.orders.len() == 1 && p.bots[0] == 0));
         assert_eq!(s.total(), 4);
@@ -444,6 +452,28 @@ mod tests {
         let b = schedule(Format::RoundRobin, &both, &[both.clone(), both.clone(), both.clone()], 3);
         assert_eq!(s.get(2).seed, b.get(6).seed, "game 1 has one seed whatever the field");
         assert_ne!(s.get(0).seed, s.get(2).seed);
+    }
+
+    #[test]
+    fn a_gauntlet_of_several_candidates_pits_each_against_the_field_only() {
+        // Candidates b1 and b3 of five bots, all playing both roles: each meets b0, b2 and b4
+        // in both seat orders, and never the other candidate.
+        let both = skynet_roles();
+        let s =
+            schedule(Format::Gauntlet { candidates: vec![1, 3] }, &both, &vec![both.clone(); 5], 2);
+        let groups: Vec<Vec<usize>> = s.pairings().iter().map(|p| p.bots.clone()).collect();
+        assert_eq!(
+            groups,
+            [[1, 0], [1, 2], [1, 4], [3, 0], [3, 2], [3, 4]].map(|g| g.to_vec()).to_vec()
+        );
+        assert_eq!(s.total(), 2 * 6 * 2);
+        for id in 0..s.total() {
+            let m = s.get(id);
+            let names: Vec<String> = m.seats.iter().map(|&b| format!("b{b}")).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            assert_eq!(s.find(m.game, &names), Some(id), "the match is found by its bots");
+        }
+        assert_eq!(s.find(0, &["b1", "b3"]), None, "candidates never meet");
     }
 
     #[test]
@@ -578,7 +608,7 @@ mod tests {
             let roles: Vec<String> = (0..seats).map(|i| format!("p{i}")).collect();
             let bot_roles = vec![roles.clone(); bots.max(seats)];
             let format =
-                if gauntlet { Format::Gauntlet { candidate: 0 } } else { Format::RoundRobin };
+                if gauntlet { Format::Gauntlet { candidates: vec![0] } } else { Format::RoundRobin };
             let s = Schedule::new(Plan {
                 format: &format,
                 names: &names(bot_roles.len()),
@@ -625,7 +655,8 @@ mod tests {
     #[test]
     fn a_gauntlet_finds_its_matches() {
         let both = skynet_roles();
-        let s = schedule(Format::Gauntlet { candidate: 2 }, &both, &vec![both.clone(); 4], 3);
+        let s =
+            schedule(Format::Gauntlet { candidates: vec![2] }, &both, &vec![both.clone(); 4], 3);
         for i in 0..s.total() {
             let m = s.get(i);
             let names: Vec<String> = m.seats.iter().map(|&b| format!("b{b}")).collect();

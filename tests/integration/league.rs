@@ -427,3 +427,55 @@ fn a_risk_league_seats_three_bots_of_five_per_game_balanced() {
         assert!(summary.contains(&format!(",{name},")), "{name} rated:\n{summary}");
     }
 }
+
+/// A gauntlet of two candidates: each plays the field, the candidates never meet, and the
+/// tables give the likelihood of superiority between neighbours.
+#[test]
+fn a_gauntlet_of_two_candidates_plays_each_against_the_field_only() {
+    let pool = Pool::new();
+    let delta = "[[bots]]\nname = \"delta\"\nspec = \"random\"\n";
+    pool.arena(&format!("format = \"gauntlet\"\ncandidate = \"alpha\"\n{ALPHA_BETA}{delta}"));
+    let (first, _) = pool.ok();
+    // alpha against beta (as agent), gamma (as virus) and delta (both ways), 2 games each.
+    assert_eq!(first["played"].as_u64(), Some(8), "{first}");
+    let before = pool.read("matches.csv");
+    // delta becomes a candidate too: it plays beta and gamma; its games with alpha leave the plan.
+    pool.arena(&format!(
+        "format = \"gauntlet\"\ncandidates = [\"delta\", \"alpha\"]\n{ALPHA_BETA}{delta}"
+    ));
+    let (report, stderr) = pool.ok();
+    assert_eq!(report["played"].as_u64(), Some(4), "{report}\n{stderr}");
+    let matches = pool.read("matches.csv");
+    let kept: Vec<&str> = rows(&before)
+        .into_iter()
+        .filter(|r| !(involves(r, "alpha") && involves(r, "delta")))
+        .collect();
+    assert!(rows(&matches).starts_with(&kept), "alpha's rows as they were:\n{matches}");
+    for candidate in ["alpha", "delta"] {
+        for opponent in ["beta", "gamma"] {
+            let games = rows(&matches)
+                .iter()
+                .filter(|r| involves(r, candidate) && involves(r, opponent))
+                .count();
+            assert_eq!(games, 2, "{candidate} against {opponent}:\n{matches}");
+        }
+    }
+    assert!(
+        !rows(&matches).iter().any(|r| involves(r, "alpha") && involves(r, "delta")),
+        "the candidates never meet:\n{matches}"
+    );
+    let summary = pool.read("summary.csv");
+    assert!(summary.lines().next().unwrap().contains(",los_next,"), "{summary}");
+    let bots = report["standings"]["bots"].as_array().expect("bots");
+    assert!(bots.iter().any(|b| b["los_next"].is_number()), "{report}");
+
+    // Both candidates named twice, or every bot a candidate: refused, naming the key.
+    pool.arena(&format!(
+        "format = \"gauntlet\"\ncandidates = [\"alpha\", \"alpha\"]\n{ALPHA_BETA}"
+    ));
+    let out = pool.run(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("key `candidates`: `alpha` is named twice")
+    );
+}
