@@ -433,16 +433,21 @@ fn a_risk_league_seats_three_bots_of_five_per_game_balanced() {
 #[test]
 fn a_gauntlet_of_two_candidates_plays_each_against_the_field_only() {
     let pool = Pool::new();
-    let delta = "[[bots]]\nname = \"delta\"\nspec = \"random\"\n";
-    pool.arena(&format!("format = \"gauntlet\"\ncandidate = \"alpha\"\n{ALPHA_BETA}{delta}"));
+    // The arena with these top-level lines (before its `[maps]` table).
+    let gauntlet = |head: &str, bots: &str| {
+        pool.arena(bots);
+        let path = pool.path().join("grow.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen("[maps]", &format!("{head}[maps]"), 1)).unwrap();
+    };
+    let delta = format!("{ALPHA_BETA}[[bots]]\nname = \"delta\"\nspec = \"random\"\n");
+    gauntlet("format = \"gauntlet\"\ncandidate = \"alpha\"\n", &delta);
     let (first, _) = pool.ok();
     // alpha against beta (as agent), gamma (as virus) and delta (both ways), 2 games each.
     assert_eq!(first["played"].as_u64(), Some(8), "{first}");
     let before = pool.read("matches.csv");
     // delta becomes a candidate too: it plays beta and gamma; its games with alpha leave the plan.
-    pool.arena(&format!(
-        "format = \"gauntlet\"\ncandidates = [\"delta\", \"alpha\"]\n{ALPHA_BETA}{delta}"
-    ));
+    gauntlet("format = \"gauntlet\"\ncandidates = [\"delta\", \"alpha\"]\n", &delta);
     let (report, stderr) = pool.ok();
     assert_eq!(report["played"].as_u64(), Some(4), "{report}\n{stderr}");
     let matches = pool.read("matches.csv");
@@ -470,9 +475,7 @@ fn a_gauntlet_of_two_candidates_plays_each_against_the_field_only() {
     assert!(bots.iter().any(|b| b["los_next"].is_number()), "{report}");
 
     // Both candidates named twice, or every bot a candidate: refused, naming the key.
-    pool.arena(&format!(
-        "format = \"gauntlet\"\ncandidates = [\"alpha\", \"alpha\"]\n{ALPHA_BETA}"
-    ));
+    gauntlet("format = \"gauntlet\"\ncandidates = [\"alpha\", \"alpha\"]\n", ALPHA_BETA);
     let out = pool.run(&[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
