@@ -167,8 +167,8 @@ struct RawSprt {
     alpha: Option<f64>,
     beta: Option<f64>,
     max_pairs: Option<u64>,
-    elo_model: Option<String>,
-    kind: Option<String>,
+    elo_model: Option<EloModel>,
+    kind: Option<SprtKindName>,
     opponents: Option<Vec<String>>,
     maps: Option<String>,
 }
@@ -177,7 +177,8 @@ struct RawSprt {
 const DEFAULT_ERROR_RATE: f64 = 0.05;
 
 /// Settings of the `[sprt]` section given elsewhere (`arena sprt --elo1 5 ...`): each replaces the
-/// file's value, and the result goes through the same validation as the file.
+/// file's value, of the same type as the file's, and the result goes through the same validation
+/// as the file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SprtOverrides {
     pub candidate: Option<String>,
@@ -192,19 +193,11 @@ pub struct SprtOverrides {
 }
 
 /// The kinds of test, by the names the `[sprt]` table and `--kind` use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum SprtKindName {
     HeadToHead,
     Paired,
-}
-
-impl SprtKindName {
-    fn as_str(self) -> &'static str {
-        match self {
-            SprtKindName::HeadToHead => "head-to-head",
-            SprtKindName::Paired => "paired",
-        }
-    }
 }
 
 impl std::str::FromStr for SprtKindName {
@@ -235,8 +228,8 @@ impl SprtOverrides {
         s.alpha = o.alpha.or(s.alpha);
         s.beta = o.beta.or(s.beta);
         s.max_pairs = o.max_pairs.or(s.max_pairs);
-        s.elo_model = o.elo_model.map(|m| m.as_str().to_string()).or(s.elo_model);
-        s.kind = o.kind.map(|k| k.as_str().to_string()).or(s.kind);
+        s.elo_model = o.elo_model.or(s.elo_model);
+        s.kind = o.kind.or(s.kind);
         Some(s)
     }
 }
@@ -937,12 +930,9 @@ fn validate_sprt<D: GameDef>(
     if candidate == baseline {
         return Err("key `sprt.baseline`: the baseline must differ from the candidate".into());
     }
-    let elo_model = match s.elo_model {
-        None => EloModel::default(),
-        Some(m) => m.parse().map_err(|e| format!("key `sprt.elo_model`: {e}"))?,
-    };
+    let elo_model = s.elo_model.unwrap_or_default();
     let kind_name = match (s.kind, &s.opponents) {
-        (Some(k), _) => k.parse().map_err(|e| format!("key `sprt.kind`: {e}"))?,
+        (Some(k), _) => k,
         (None, Some(_)) => SprtKindName::Paired,
         (None, None) => SprtKindName::HeadToHead,
     };
