@@ -86,6 +86,7 @@ struct RawArena {
     #[serde(default)]
     format: Option<String>,
     candidate: Option<String>,
+    candidates: Option<Vec<String>>,
     games_per_pairing: Option<i64>,
     seed: Option<u64>,
     concurrency: Option<i64>,
@@ -95,10 +96,31 @@ struct RawArena {
     #[serde(default)]
     limits: LimitOverrides,
     sprt: Option<RawSprt>,
+    /// A league's settings (`format = "league"`).
+    league: Option<RawLeague>,
     /// The sandbox of every external bot that does not set its own.
     sandbox: Option<SandboxMode>,
     /// `false`: replays keep no external bot's stderr per decision.
     stderr: Option<bool>,
+}
+
+/// `[league]`: how a league picks its matches.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [league] table (min_games, window)")]
+struct RawLeague {
+    min_games: Option<u64>,
+    window: Option<u64>,
+}
+
+/// A league's settings (`format = "league"` and its `[league]` table): see
+/// `crate::tournament::league`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LeagueSettings {
+    /// A bot with fewer games than this plays first (default 10).
+    pub min_games: u64,
+    /// Decision `n` uses the results of the decisions up to `n - window` (default 8): the
+    /// league is the same at any concurrency up to it.
+    pub window: u64,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -305,6 +327,8 @@ pub struct Arena {
     /// Not part of the fingerprint: a tournament and a test of the same arena are separate runs.
     #[serde(skip)]
     pub sprt: Option<SprtConfig>,
+    /// `format = "league"`: how the league picks its matches (`arena league`).
+    pub league: Option<LeagueSettings>,
     /// Where the arena came from, for messages.
     #[serde(skip)]
     pub source: PathBuf,
@@ -361,8 +385,10 @@ impl Arena {
     /// The arena's schedule: every planned match, computed on demand.
     pub(crate) fn schedule(&self) -> Schedule {
         let bot_roles: Vec<Vec<String>> = self.bots.iter().map(|b| b.roles.clone()).collect();
+        let names: Vec<String> = self.bots.iter().map(|b| b.name.clone()).collect();
         Schedule::new(Plan {
             format: &self.format,
+            names: &names,
             roles: &self.roles,
             bot_roles: &bot_roles,
             games_per_pairing: self.games_per_pairing,
@@ -759,23 +785,62 @@ fn validate_game<D: GameDef>(
         });
     }
 
-    let format = match (raw.format.as_deref(), raw.candidate) {
-        (None | Some("round-robin"), None) => Format::RoundRobin,
+    let league = match (raw.format.as_deref(), raw.league) {
+        (Some("league"), settings) => {
+            let settings = settings.unwrap_or_default();
+            let window = settings.window.unwrap_or(8);
+            if !(1..=1024).contains(&window) {
+                return Err(format!("key `league.window`: {window} must be from 1 to 1024"));
+            }
+            Some(LeagueSettings { min_games: settings.min_games.unwrap_or(10), window })
+        }
+        (_, Some(_)) => return Err("key `league`: only `format = \"league\"` has one".into()),
+        (_, None) => None,
+    };
+    let named = match (raw.candidate, raw.candidates) {
+        (Some(_), Some(_)) => {
+            return Err("key `candidates`: give `candidate` or `candidates`, not both".into());
+        }
+        (Some(c), None) => Some(vec![c]),
+        (None, Some(list)) if list.is_empty() => {
+            return Err("key `candidates`: a gauntlet needs at least one candidate".into());
+        }
+        (None, list) => list,
+    };
+    let format = match (raw.format.as_deref(), named) {
+        (None | Some("round-robin" | "league"), None) => Format::RoundRobin,
+        (Some("league"), Some(_)) => {
+            return Err("key `candidate`: only a gauntlet has a candidate".into());
+        }
         (None | Some("round-robin"), Some(_)) => {
             return Err("key `candidate`: only a gauntlet has a candidate".into());
         }
-        (Some("gauntlet"), Some(c)) => {
-            let candidate = bots
-                .iter()
-                .position(|b| b.name == c)
-                .ok_or_else(|| format!("key `candidate`: no bot named `{c}`"))?;
-            Format::Gauntlet { candidate }
+        (Some("gauntlet"), Some(names)) => {
+            let key = if names.len() == 1 { "candidate" } else { "candidates" };
+            let mut candidates = Vec::with_capacity(names.len());
+            for c in &names {
+                let at = bots
+                    .iter()
+                    .position(|b| b.name == *c)
+                    .ok_or_else(|| format!("key `{key}`: no bot named `{c}`"))?;
+                if candidates.contains(&at) {
+                    return Err(format!("key `{key}`: `{c}` is named twice"));
+                }
+                candidates.push(at);
+            }
+            if candidates.len() == bots.len() {
+                return Err(format!("key `{key}`: every bot is a candidate; who do they play?"));
+            }
+            candidates.sort_unstable();
+            Format::Gauntlet { candidates }
         }
         (Some("gauntlet"), None) => {
             return Err("key `candidate`: a gauntlet needs the name of its candidate bot".into());
         }
         (Some(other), _) => {
-            return Err(format!("key `format`: `{other}` is not `round-robin` or `gauntlet`"));
+            return Err(format!(
+                "key `format`: `{other}` is not `round-robin`, `gauntlet` or `league`"
+            ));
         }
     };
     let games_per_pairing = match raw.games_per_pairing {
@@ -820,6 +885,7 @@ fn validate_game<D: GameDef>(
         replays,
         analysis: raw.analysis.unwrap_or(false),
         sprt,
+        league,
         source: source.to_path_buf(),
     };
     let schedule = arena.schedule();
