@@ -196,7 +196,12 @@ run scancel "${job}_9"
 wait_for "$job"
 echo "the array's tasks:"
 states "$job"
-sleep 2
+echo "task 5: $(scontrol -o show job "${job}_5" | grep -o 'JobState=[A-Z]*' || echo gone)"
+# The scheduler marks the merge's dependency as never satisfied on its next pass.
+for _ in $(seq 120); do
+    [ "$(squeue -h -j "$merge" -o %r)" = DependencyNeverSatisfied ] && break
+    sleep 1
+done
 run squeue -j "$merge" -o "'%i %j %T %r'"
 cd "$project"
 while IFS= read -r line; do printf '$ %s\n' "$line"; done <"$work/recipe/slurm-recovery.1"
