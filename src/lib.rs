@@ -58,6 +58,10 @@
 //! [`matches::play`] does the same from a description (game, map, bot specs, seed, limits), with
 //! external bots too, and returns the replay's records; [`tournament::run`] plays an arena file.
 
+// The library reports, it does not print: only `cli` (and `main.rs`) writes for people, so a
+// library user decides where words go. Tests may print what they measured.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
+
 pub mod analysis;
 pub mod bot;
 pub mod budget;

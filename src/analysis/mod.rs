@@ -4,8 +4,8 @@
 //!
 //! The games' solvers answer one question, what a position is worth with perfect play on both
 //! sides (Skynet Episode 2 and Greedy Spiders: which side can force a win; Painters' Duel: the
-//! final score). Each game gives an [`Oracle`] that asks its solver that question for any state
-//! of its rules; everything else is shared: the value before a decision and after it, the moves
+//! final score). Each game registers an [`Oracle`] that asks its solver that question for any
+//! state of its rules (`GameDef::oracle`, in the game's `oracle.rs`); everything else is shared: the value before a decision and after it, the moves
 //! that keep the value, and the label. A position the solver cannot settle within the budget is
 //! `unknown`, never guessed. `docs/analysis.md` is the user's guide.
 
@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::budget::{Budget, OutOfTime};
 use crate::error::Result;
 use crate::game::{Game, Seat};
 use crate::games::GameId;
+use crate::registry::{Allowance, Exact, GameDef, Oracle, Worth};
 use crate::replay::{ActionLine, Header, Replay, Visitor, WalkStep, game_of_header, walk};
 use crate::seed::rules_rng;
 
@@ -168,59 +168,23 @@ pub fn analyze_actions(
     limits: Limits,
 ) -> Result<Report> {
     let run = Run { source, header, actions, limits };
-    match header.game {
-        GameId::Skynet if header.variant == "ep2" => {
-            let game = game_of_header::<crate::games::skynet::Skynet>(run.source, run.header)?;
-            let map = game.map.clone();
-            run.analyse(game, crate::games::skynet::oracle::SkynetOracle::new(&map), "wins", None)
-        }
-        GameId::Skynet => run.without_solver(
-            "no exact analysis exists for Skynet Episode 1: the exact solver plays Episode 2 only \
-             (on an Episode 1 map within the limits the virus always wins by cutting the agent's \
-             gateway link)",
-        ),
-        GameId::Painters => {
-            let game = game_of_header::<crate::games::painters::Painters>(run.source, run.header)?;
-            let oracle = crate::games::painters::oracle::PaintersOracle::new(&game);
-            run.analyse(game, oracle, "points", None)
-        }
-        GameId::Spiders => {
-            let game = game_of_header::<crate::games::spiders::Spiders>(run.source, run.header)?;
-            let (oracle, statement) = crate::games::spiders::oracle::SpidersOracle::new(&game);
-            run.analyse(game, oracle, "wins", statement)
-        }
-        GameId::Risk => run.without_solver(
-            "no exact analysis exists for Risk: no solver settles a game of dice and hidden cards",
-        ),
-    }
+    crate::with_game!(header.game, D => analyze_game::<D>(&run))
 }
 
-/// What a game gives the analysis: the value of any state of its rules, from its solver.
-pub(crate) trait Oracle<G: Game> {
-    /// What `game` is worth with perfect play (over or not, whoever is to act), searching within
-    /// `allowance`.
-    fn value(&mut self, game: &G, allowance: &mut Allowance) -> Result<Worth, OutOfTime>;
-
-    /// The distinct moves of `seat` (the one to act), one spelling each, in the rules' order;
-    /// `None` when there are too many to try.
-    fn moves(&self, game: &G, seat: Seat) -> Option<Vec<G::Action>>;
-
-    /// The spelling [`Oracle::moves`] uses for `action`.
-    fn spelling(&self, action: &G::Action) -> G::Action {
-        G::canonical(action)
+/// Asks the game for its exact oracle and rates the match with it.
+fn analyze_game<D: GameDef>(run: &Run<'_>) -> Result<Report> {
+    let game = game_of_header::<D>(run.source, run.header)?;
+    match D::oracle(&run.header.variant, &game) {
+        Exact::Oracle { oracle, unit, statement } => {
+            run.analyse(game.clone(), oracle, unit, statement)
+        }
+        Exact::Unavailable(why) => run.without_solver(why),
     }
-}
-
-/// A value as the oracles compute it, with seats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Worth {
-    Win(Seat),
-    Score(i32),
 }
 
 impl Worth {
     /// What it is worth to `seat`: 1 or 0 for a win, the score from its side.
-    pub(crate) fn to(self, seat: Seat) -> i32 {
+    fn to(self, seat: Seat) -> i32 {
         match self {
             Worth::Win(w) => i32::from(w == seat),
             Worth::Score(s) if seat == 0 => s,
@@ -261,40 +225,10 @@ fn rate(seat: Seat, before: Option<Worth>, after: Option<Worth>) -> (Label, Opti
     (label, Some(lost))
 }
 
-/// One decision's search allowance: a deadline and a count of positions, shared by every solver
-/// call the decision makes.
-pub(crate) struct Allowance {
-    deadline: Option<Instant>,
-    positions_left: Option<u64>,
-    used: u64,
-}
-
-impl Allowance {
-    fn new(limits: Limits) -> Allowance {
-        Allowance {
-            deadline: limits.time_ms.map(|ms| Instant::now() + Duration::from_millis(ms)),
-            positions_left: limits.positions,
-            used: 0,
-        }
-    }
-
-    /// A budget for the next solver call: what is left of both limits.
-    pub(crate) fn budget(&self) -> Budget {
-        let budget = match self.deadline {
-            Some(deadline) => Budget::until(deadline),
-            None => Budget::unlimited(),
-        };
-        match self.positions_left {
-            Some(left) => budget.with_tick_limit(left),
-            None => budget,
-        }
-    }
-
-    /// Counts the positions a solver call searched.
-    pub(crate) fn spend(&mut self, positions: u64) {
-        self.used += positions;
-        self.positions_left = self.positions_left.map(|left| left.saturating_sub(positions));
-    }
+/// One decision's allowance under `limits`.
+fn allowance(limits: Limits) -> Allowance {
+    let deadline = limits.time_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
+    Allowance::new(deadline, limits.positions)
 }
 
 /// One match being analysed.
@@ -344,10 +278,10 @@ impl Run<'_> {
     }
 
     /// Plays the actions through the rules, rating each against `oracle`.
-    fn analyse<G: Game, O: Oracle<G>>(
+    fn analyse<G: Game>(
         &self,
         game: G,
-        oracle: O,
+        oracle: Box<dyn Oracle<G> + '_>,
         unit: &str,
         statement: Option<String>,
     ) -> Result<Report> {
@@ -366,8 +300,8 @@ impl Run<'_> {
 }
 
 /// The visitor that rates each decision of a walk against the oracle.
-struct Rater<'a, G, O> {
-    oracle: O,
+struct Rater<'a, G: Game> {
+    oracle: Box<dyn Oracle<G> + 'a>,
     run: &'a Run<'a>,
     /// The value of the starting position.
     start: Option<Worth>,
@@ -376,9 +310,9 @@ struct Rater<'a, G, O> {
     decisions: Vec<Decision>,
 }
 
-impl<G: Game, O: Oracle<G>> Visitor<G> for Rater<'_, G, O> {
+impl<G: Game> Visitor<G> for Rater<'_, G> {
     fn start(&mut self, game: &G) {
-        self.start = self.oracle.value(game, &mut Allowance::new(self.run.limits)).ok();
+        self.start = self.oracle.value(game, &mut allowance(self.run.limits)).ok();
     }
 
     fn before(&mut self, _step: &WalkStep<'_, G>, game: &G) {
@@ -388,7 +322,7 @@ impl<G: Game, O: Oracle<G>> Visitor<G> for Rater<'_, G, O> {
     fn after(&mut self, step: &WalkStep<'_, G>, game: &G) {
         let before = self.before.take().expect("`before` runs before `after`");
         let mut decision =
-            rate_decision(&mut self.oracle, &before, game, step.seat, step.action, self.run);
+            rate_decision(&mut *self.oracle, &before, game, step.seat, step.action, self.run);
         decision.step = step.number;
         decision.action = step.record.action.clone();
         self.decisions.push(decision);
@@ -396,8 +330,8 @@ impl<G: Game, O: Oracle<G>> Visitor<G> for Rater<'_, G, O> {
 }
 
 /// Rates `action` of `seat`, which took `before` to `after`.
-fn rate_decision<G: Game, O: Oracle<G>>(
-    oracle: &mut O,
+fn rate_decision<G: Game>(
+    oracle: &mut dyn Oracle<G>,
     before: &G,
     after: &G,
     seat: Seat,
@@ -405,7 +339,7 @@ fn rate_decision<G: Game, O: Oracle<G>>(
     run: &Run<'_>,
 ) -> Decision {
     let roles = run.roles();
-    let mut allowance = Allowance::new(run.limits);
+    let mut allowance = allowance(run.limits);
     let after_worth = oracle.value(after, &mut allowance).ok();
     let before_worth = oracle.value(before, &mut allowance).ok();
     let played = oracle.spelling(action);
@@ -445,7 +379,7 @@ fn rate_decision<G: Game, O: Oracle<G>>(
         best,
         best_complete,
         moves: moves.map(|m| m.len()),
-        positions: allowance.used,
+        positions: allowance.used(),
     }
 }
 

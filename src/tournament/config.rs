@@ -21,7 +21,6 @@ use crate::registry::{GameDef, find_bot, resolve_variant};
 use crate::seed::sprt_map_seed;
 
 use super::bot_files::{BotFingerprint, fingerprint_bot};
-use super::load::MAX_CONCURRENCY;
 use super::results::replays::ReplayPolicy;
 pub(crate) use super::schedule::Format;
 use super::schedule::{Plan, Schedule};
@@ -377,15 +376,18 @@ impl Arena {
         let mut raw: RawArena =
             toml::from_str(text).map_err(|e| fail(crate::error::toml_error_line(text, &e)))?;
         raw.sprt = overrides.apply(raw.sprt.take());
-        validate(raw, source, files).map_err(fail)
+        validate(raw, source, files, Prepare::Bots).map_err(fail)
     }
 
-    /// A hash of everything that decides the results (not the concurrency or the output folder),
-    /// the content of the bots' files included ([`ArenaBot::files`]): resuming or merging checks
-    /// it, so rows of different configs or of different builds of a bot never mix.
-    pub fn fingerprint(&self) -> String {
-        let canonical = serde_json::to_string(self).expect("an arena serializes");
-        format!("{:016x}", crate::seed::text_hash(canonical.as_bytes()))
+    /// [`Arena::parse`] without touching the bots' programs: `cg:` sources are not compiled,
+    /// commands not looked up, files not hashed (every external bot's `files` is empty). For the
+    /// fingerprint's golden test, which must not depend on the machine's interpreters.
+    #[cfg(test)]
+    pub(crate) fn parse_unprepared(text: &str, source: &Path, files: &Files) -> Result<Arena> {
+        let fail = |message: String| Error::Arena { path: source.to_path_buf(), message };
+        let raw: RawArena =
+            toml::from_str(text).map_err(|e| fail(crate::error::toml_error_line(text, &e)))?;
+        validate(raw, source, files, Prepare::Nothing).map_err(fail)
     }
 
     /// The arena's schedule: every planned match, computed on demand.
@@ -511,10 +513,27 @@ pub(crate) const MAX_PLANNED: u64 = 1 << 32;
 /// is read, parsed and kept in memory before the first match.
 pub(crate) const MAX_MAPS: usize = 10_000;
 
+/// The most matches a run or an SPRT plays at once (`-j`, `concurrency`): each is a thread and
+/// up to a few bot processes; beyond this a machine thrashes rather than plays.
+pub const MAX_CONCURRENCY: usize = 1024;
+
 /// The most pairs an SPRT may play (`sprt.max_pairs`).
 pub(crate) const MAX_SPRT_PAIRS: u64 = 10_000_000;
 
-fn validate(raw: RawArena, source: &Path, files: &Files) -> std::result::Result<Arena, String> {
+/// Whether validation also prepares the bots' programs (compiles, lookups, hashes).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prepare {
+    Bots,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Nothing,
+}
+
+fn validate(
+    raw: RawArena,
+    source: &Path,
+    files: &Files,
+    prepare: Prepare,
+) -> std::result::Result<Arena, String> {
     let name = raw.name.trim().to_string();
     if name.is_empty()
         || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
@@ -526,7 +545,7 @@ fn validate(raw: RawArena, source: &Path, files: &Files) -> std::result::Result<
         ));
     }
     let game: GameId = raw.game.parse().map_err(|e| format!("key `game`: {e}"))?;
-    crate::with_game!(game, D => validate_game::<D>(raw, name, game, source, files))
+    crate::with_game!(game, D => validate_game::<D>(raw, name, game, source, files, prepare))
 }
 
 fn validate_game<D: GameDef>(
@@ -535,6 +554,7 @@ fn validate_game<D: GameDef>(
     game: GameId,
     source: &Path,
     files: &Files,
+    prepare: Prepare,
 ) -> std::result::Result<Arena, String> {
     let variant =
         resolve_variant::<D>(raw.variant.as_deref()).map_err(|e| format!("key `variant`: {e}"))?;
@@ -679,8 +699,10 @@ fn validate_game<D: GameDef>(
             BotSpec::Command(_) => roles.clone(),
             // Compiled now, before the first match, so compile time never counts against a turn.
             BotSpec::CodinGame(source) => {
-                crate::bot::codingame::prepare(source)
-                    .map_err(|e| format!("key `{key}.spec`: {e}"))?;
+                if prepare == Prepare::Bots {
+                    crate::bot::codingame::prepare(source)
+                        .map_err(|e| format!("key `{key}.spec`: {e}"))?;
+                }
                 roles.clone()
             }
         };
@@ -733,10 +755,20 @@ fn validate_game<D: GameDef>(
         };
         let sandbox = b.external.as_ref().and_then(|e| e.sandbox).or(raw.sandbox);
         let external = ExternalOptions { sandbox, ..b.external.unwrap_or_default() };
-        check_external(&key, &bot_name, &spec, &external)?;
+        if prepare == Prepare::Bots {
+            check_external(&key, &bot_name, &spec, &external)?;
+        }
         let limits: LimitOverrides = b.limits.into();
         limits.check().map_err(|(k, m)| format!("key `{key}.limits.{k}`: {m}"))?;
-        let files = fingerprint_bot(&bot_name, &spec, &external);
+        let files = match (prepare, &spec) {
+            (Prepare::Nothing, BotSpec::Command(_) | BotSpec::CodinGame(_)) => BotFingerprint {
+                bot: bot_name.clone(),
+                spec: spec.to_string(),
+                arena_version: None,
+                files: Vec::new(),
+            },
+            _ => fingerprint_bot(&bot_name, &spec, &external),
+        };
         bots.push(ArenaBot {
             name: bot_name,
             spec,
@@ -915,7 +947,8 @@ fn validate_sprt<D: GameDef>(
                     "key `sprt.opponents`: a paired test needs at least one opponent".into()
                 );
             }
-            let configs = super::sprt::paired_configs(candidate, &opponents, bots, roles);
+            let bot_roles: Vec<Vec<String>> = bots.iter().map(|b| b.roles.clone()).collect();
+            let configs = super::schedule::paired_configs(candidate, &opponents, &bot_roles, roles);
             if configs.is_empty() {
                 return Err(format!(
                     "key `sprt.opponents`: `{}` and the opponents cannot fill the {} seats ({}) \

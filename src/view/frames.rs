@@ -11,10 +11,10 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{Event, GameView};
 use crate::error::Result;
 use crate::game::{Game, Seat};
 use crate::games::GameId;
+use crate::registry::{Drawing, Event, GameDef};
 use crate::replay::{MatchSummary, Replay, SeatInfo, Visitor, WalkStep};
 
 /// Everything the page shows, embedded in it as JSON.
@@ -57,11 +57,11 @@ pub(crate) struct StepData {
 /// Replays `replay` through the rules and collects what the page needs. A replay whose actions
 /// the rules refuse is an error naming the action, as for `arena replay --verify` (both walk it
 /// with [`crate::replay::walk`]).
-pub(crate) fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewData> {
+pub(crate) fn build<D: GameDef>(path: &Path, replay: &Replay) -> Result<ViewData> {
     let h = &replay.header;
     let game = crate::replay::game_of_header::<D>(path, h)?;
-    let board = D::board(&game, &h.map);
-    let initial = D::state(&game);
+    let board = D::Drawing::board(&game, &h.map);
+    let initial = D::Drawing::state(&game);
     let init_inputs = (0..game.roles().len()).map(|s| D::G::init_input(&game.view(s))).collect();
     let mut frames = Frames::<D> {
         state: initial.clone(),
@@ -78,7 +78,7 @@ pub(crate) fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewDat
         map: h.map.name.clone(),
         seed: h.seed,
         seats: h.seats.clone(),
-        private_inputs: D::PRIVATE_INPUTS,
+        private_inputs: D::Drawing::PRIVATE_INPUTS,
         init_inputs,
         board,
         initial,
@@ -89,7 +89,7 @@ pub(crate) fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewDat
 }
 
 /// The visitor that turns a walk into the page's steps.
-struct Frames<D: GameView> {
+struct Frames<D: GameDef> {
     /// The state after the last step, as the page has it.
     state: Value,
     steps: Vec<StepData>,
@@ -99,14 +99,14 @@ struct Frames<D: GameView> {
     before: Option<D::G>,
 }
 
-impl<D: GameView> Visitor<D::G> for Frames<D> {
+impl<D: GameDef> Visitor<D::G> for Frames<D> {
     fn before(&mut self, step: &WalkStep<'_, D::G>, game: &D::G) {
         self.input = D::G::turn_input(step.view);
         self.before = Some(game.clone());
     }
 
     fn after(&mut self, step: &WalkStep<'_, D::G>, game: &D::G) {
-        let next = D::state(game);
+        let next = D::Drawing::state(game);
         let before = self.before.take().expect("`before` runs before `after`");
         self.steps.push(StepData {
             seat: step.seat,
@@ -114,7 +114,7 @@ impl<D: GameView> Visitor<D::G> for Frames<D> {
             micros: step.record.micros,
             input: std::mem::take(&mut self.input),
             patch: patch(&self.state, &next),
-            events: D::events(&before, game, step.seat, step.action),
+            events: D::Drawing::events(&before, game, step.seat, step.action),
         });
         self.state = next;
     }

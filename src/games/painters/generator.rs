@@ -69,6 +69,17 @@ pub fn random_board(size: u32, blocked: f64, seed: u64) -> Board {
     Board { geometry, blocked: set, starts }
 }
 
+/// The settings of one candidate of the separating-map search (`arena gen painters
+/// --separating`): `set` each drawn setting (see [`crate::registry::Separating::draw`]).
+pub(crate) fn separating_settings(
+    _fixed: &BTreeMap<String, String>,
+    rng: &mut ChaCha8Rng,
+    set: &mut dyn FnMut(&str, String),
+) {
+    set("size", rng.random_range(5..=6u32).to_string());
+    set("blocked", ["0", "0.1", "0.2"][rng.random_range(0..3usize)].to_string());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

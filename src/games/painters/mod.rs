@@ -13,12 +13,14 @@ pub mod solve;
 pub(crate) mod solver;
 pub(crate) mod view;
 
+pub use view::PaintersDrawing;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::bot::TimeLimits;
 use crate::game::{MapText, Setting, SetupError};
-use crate::registry::{BotEntry, GameDef, RandomBot};
+use crate::registry::{BotEntry, Exact, GameDef, RandomBot, Separating};
 
 pub use map::Board;
 pub use rules::{Options, Painters, PaintersAction, PaintersView};
@@ -28,38 +30,60 @@ pub use solver::Solver;
 impl GameDef for Painters {
     type G = Painters;
     type Options = Options;
+    type Drawing = view::PaintersDrawing;
 
     const NAME: &'static str = "painters";
     const SUMMARY: &'static str =
         "Painters' Duel: two painters walk a triangular museum; whoever paints more rooms wins";
     const VARIANTS: &'static [&'static str] = &["standard"];
+    const CHANCE: bool = false;
+    const INIT: &'static str = include_str!("init.toml");
+    const SEPARATING: Option<Separating> = Some(Separating {
+        variants: &["standard"],
+        solver_plays: "Painters' Duel",
+        against: &["greedy"],
+        opponent: "perfect",
+        draw: generator::separating_settings,
+    });
     const BOTS: &'static [BotEntry<Painters>] = &[
         BotEntry {
             name: "random",
             roles: &["alma", "berthe"],
             summary: "a uniformly random legal move (seeded)",
+            deterministic: false,
             make: |b| Box::new(RandomBot::new(b.seed)),
         },
         BotEntry {
             name: "greedy",
             roles: &["alma", "berthe"],
             summary: "one ply: the move that leaves it the most rooms it reaches first",
+            deterministic: true,
             make: |_| Box::new(bots::GreedyBot::new()),
         },
         BotEntry {
             name: "perfect",
             roles: &["alma", "berthe"],
             summary: "the exact solver (greedy if a turn's proof runs out of time)",
+            deterministic: true,
             make: |_| Box::new(bots::PerfectBot::new()),
         },
         BotEntry {
             name: "search",
             roles: &["alma", "berthe"],
             summary: "iterative-deepening alpha-beta, answers by the deadline (seeded)",
+            deterministic: false,
             make: |b| Box::new(bots::SearchBot::new(b.seed)),
         },
     ];
     const GENERATOR: &'static [Setting] = generator::SETTINGS;
+
+    fn oracle<'g>(_variant: &str, game: &'g Painters) -> Exact<'g, Painters> {
+        Exact::Oracle {
+            oracle: Box::new(oracle::PaintersOracle::new(game)),
+            unit: "points",
+            statement: None,
+        }
+    }
 
     fn default_limits(_variant: &str) -> TimeLimits {
         TimeLimits::new(1000, 100)

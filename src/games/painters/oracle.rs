@@ -1,12 +1,12 @@
 //! Painters' Duel's oracle: the exact solver's value of a position, turned into the final score
 //! of the match (the rooms painted so far count too).
 
-use crate::analysis::{Allowance, Oracle, Worth};
 use crate::budget::OutOfTime;
 use crate::game::Seat;
 use crate::games::painters::map::{Rooms, rooms};
 use crate::games::painters::rules::ALMA;
 use crate::games::painters::{Painters, PaintersAction, Solver};
+use crate::registry::{Allowance, Oracle, Worth};
 
 /// The exact solver, kept for the whole match: its tables serve every later position.
 pub(crate) struct PaintersOracle {

@@ -141,6 +141,20 @@ fn planarish_edges(nodes: usize, degree: usize, rng: &mut ChaCha8Rng) -> Vec<(u3
     set.into_iter().collect()
 }
 
+/// The settings of one candidate of the separating-map search (`arena gen spiders --separating`):
+/// `set` each drawn setting (see [`crate::registry::Separating::draw`]).
+pub(crate) fn separating_settings(
+    _fixed: &BTreeMap<String, String>,
+    rng: &mut ChaCha8Rng,
+    set: &mut dyn FnMut(&str, String),
+) {
+    set("kind", "graph".into());
+    set("nodes", rng.random_range(6..=14usize).to_string());
+    set("spiders", rng.random_range(1..=2usize).to_string());
+    set("flies", rng.random_range(1..=3usize).to_string());
+    set("degree", rng.random_range(2..=3usize).to_string());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,12 +5,12 @@
 //! the round limit they bring is not modelled: spiders that win do so within |E| rounds of cuts
 //! (see `docs/spiders.md`).
 
-use crate::analysis::{Allowance, Oracle, Worth};
 use crate::budget::OutOfTime;
 use crate::game::{Game, Seat};
 use crate::games::spiders::rules::{DEFENDER, SPIDERS};
 use crate::games::spiders::solver::{Policy, Solver, mask_of};
 use crate::games::spiders::{SpiderAction, SpidersGame};
+use crate::registry::{Allowance, Oracle, Worth};
 
 /// More spider rounds than this are not all tried for the list of best moves (a round moves
 /// every spider, so their number is a product).
