@@ -44,6 +44,8 @@ pub enum WarningKind {
     Sandbox,
     /// Rows that could not be checked against their plan (folders of an earlier format).
     UncheckedRows,
+    /// `arena sprt --decide`: a pair is missing while later ones are played (a task failed).
+    MissingPairs,
 }
 
 /// Something a user should know that does not stop the work.

@@ -24,6 +24,7 @@ pub(crate) mod run;
 pub(crate) mod schedule;
 pub(crate) mod shard_status;
 pub(crate) mod sprt;
+pub(crate) mod sprt_cluster;
 pub(crate) mod stats;
 
 pub use bot_files::{BotFile, BotFingerprint};
@@ -42,6 +43,7 @@ pub use run::{RunOptions, RunReport, run};
 pub use schedule::{BadShard, Format, Shard};
 pub use shard_status::{ShardProgress, ShardState, ShardStatus, shard_status};
 pub use sprt::{SprtOptions, SprtReport, Stop, Verdict, run_sprt};
+pub use sprt_cluster::{BadPairRange, PairRange, PairsReport, decide_sprt, play_pairs};
 pub use stats::ratings::Interval;
 pub use stats::sprt::EloModel;
 pub use stats::standings::{BotStanding, HeadToHead, Record, RoleRecord, Standings};
