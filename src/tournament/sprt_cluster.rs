@@ -20,7 +20,8 @@ use super::results::matches::{IdSet, MatchRow, RowWriter, drop_torn_line, read_r
 use super::results::meta::Kind;
 use super::results::replays::{kept_ids, link_or_copy, replay_path};
 use super::results::{
-    Folder, MATCHES_FILE, Meta, REPLAYS_DIR, Recorder, corrupt, other_config, prepare_dir,
+    Folder, MATCHES_FILE, META_FILE, Meta, REPLAYS_DIR, Recorder, corrupt, other_config,
+    prepare_dir,
 };
 use super::run::meta_of;
 use super::schedule::Shard;
@@ -233,6 +234,10 @@ pub fn decide_sprt(
     // Every game, by id: its row and its folder.
     let mut games: BTreeMap<u64, (MatchRow, &Path)> = BTreeMap::new();
     for dir in dirs {
+        // A task stopped between making its folder and writing to it: nothing played there.
+        if dir.is_dir() && !dir.join(META_FILE).exists() && !dir.join(MATCHES_FILE).exists() {
+            continue;
+        }
         let folder = Folder::open(dir)?;
         let theirs = &folder.meta;
         if (theirs.arena_results, &theirs.kind, &theirs.fingerprint)

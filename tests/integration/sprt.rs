@@ -394,6 +394,11 @@ fn a_range_of_pairs_resumes_and_a_decision_checks_its_folders() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("counts no pair from 8 on"), "{}", text(&out));
 
+    // A task stopped before it wrote anything leaves an empty folder: nothing played there.
+    std::fs::create_dir_all(d.join("results/v/sprt-pairs/5-10")).unwrap();
+    let out = sprt(&["--decide", "results/v/sprt-pairs/0-5", "results/v/sprt-pairs/5-10"]);
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out));
+    assert!(text(&out).contains("after 5 pairs"), "{}", text(&out));
     // Two folders holding one pair.
     let out = sprt(&["--pairs", "4..6", "--out", "overlap"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
