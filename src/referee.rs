@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::{Bot, BotFailure, BotReport, Termination, TimeLimits, TurnClock, TurnContext};
+use crate::bot::{
+    Bot, BotFailure, BotReport, Termination, TimeLimits, TurnClock, TurnContext, TurnLog,
+};
 use crate::game::{Game, Outcome, Seat, Status};
 use crate::seed::rules_rng;
 
@@ -27,6 +29,8 @@ pub struct Step {
     /// The CPU time its processes (or, in-process, its thread) used meanwhile, in microseconds;
     /// `None` where it could not be read (a bot gone, a replay written before it was recorded).
     pub cpu_micros: Option<u64>,
+    /// What the bot wrote to stderr during the decision, and its metrics (external bots).
+    pub log: TurnLog,
 }
 
 /// Everything a match produced.
@@ -119,6 +123,7 @@ pub fn play_match<G: Game>(
         let cpu = cpu_before
             .zip(bots[seat].cpu_time())
             .map(|(before, after)| after.saturating_sub(before));
+        let log = bots[seat].take_log();
         decisions[seat] += 1;
         let micros = wall.as_micros() as u64;
         let cpu_micros = cpu.map(|c| c.as_micros() as u64);
@@ -172,7 +177,7 @@ pub fn play_match<G: Game>(
             let outcome = game.forfeit(seat, &detail);
             break (outcome, Termination::Illegal, Some(seat), Some(detail), Some(text));
         }
-        steps.push(Step { seat, action: text, micros, cpu_micros });
+        steps.push(Step { seat, action: text, micros, cpu_micros, log });
     };
 
     let reports = bots.iter_mut().map(|b| b.finish()).collect();

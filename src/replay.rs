@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use rand_chacha::ChaCha8Rng;
 
-use crate::bot::{BotFailure, BotReport, Termination, TimeLimits};
+use crate::bot::{BotFailure, BotReport, Termination, TimeLimits, TurnLog};
 use crate::error::{Error, Result};
 use crate::game::{Game, MapText, Outcome, Seat, Setup, Status};
 use crate::games::GameId;
@@ -191,6 +191,13 @@ pub struct ActionLine {
     /// replays written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_micros: Option<u64>,
+    /// What the bot wrote to stderr during the decision, capped with the cut marked (absent
+    /// when it wrote nothing, when stderr was not kept, and from earlier replays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// The metrics its `@metric` lines reported during the decision.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, f64>,
 }
 
 impl ActionLine {
@@ -202,7 +209,14 @@ impl ActionLine {
             action: step.action.clone(),
             micros: step.micros,
             cpu_micros: step.cpu_micros,
+            stderr: step.log.stderr.clone(),
+            metrics: step.log.metrics.clone(),
         }
+    }
+
+    /// The decision's log, as the referee recorded it.
+    pub fn log(&self) -> TurnLog {
+        TurnLog { stderr: self.stderr.clone(), metrics: self.metrics.clone() }
     }
 }
 
@@ -579,6 +593,7 @@ mod tests {
                 action: a.action.clone(),
                 micros: a.micros,
                 cpu_micros: a.cpu_micros,
+                log: a.log(),
             })
             .collect()
     }

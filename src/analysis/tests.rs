@@ -77,6 +77,8 @@ fn lines(header: &Header, actions: &[(Seat, &str)]) -> Vec<ActionLine> {
             action: text.to_string(),
             micros: 0,
             cpu_micros: None,
+            stderr: None,
+            metrics: std::collections::BTreeMap::new(),
         })
         .collect()
 }

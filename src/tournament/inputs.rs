@@ -154,6 +154,8 @@ pub(crate) fn external_digest(external: &ExternalOptions) -> String {
         max_line,
         // What is kept of stderr for the record, not what the bot does.
         stderr_lines: _,
+        stderr_turn_bytes: _,
+        stderr_match_bytes: _,
         workdir,
         sandbox,
         files,

@@ -52,6 +52,12 @@ pub(crate) struct StepData {
     pub patch: Map<String, Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<Event>,
+    /// What the seat wrote to stderr during the decision, as the replay recorded it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// The metrics it reported during the decision.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub metrics: std::collections::BTreeMap<String, f64>,
 }
 
 /// Replays `replay` through the rules and collects what the page needs. A replay whose actions
@@ -115,6 +121,8 @@ impl<D: GameDef> Visitor<D::G> for Frames<D> {
             input: std::mem::take(&mut self.input),
             patch: patch(&self.state, &next),
             events: D::Drawing::events(&before, game, step.seat, step.action),
+            stderr: step.record.stderr.clone(),
+            metrics: step.record.metrics.clone(),
         });
         self.state = next;
     }

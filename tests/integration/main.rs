@@ -5,6 +5,7 @@ mod browser;
 mod cli;
 mod clock;
 mod codingame;
+mod debug_loop;
 mod docs;
 mod external;
 mod fuzz;

@@ -151,7 +151,7 @@ fn capture(
                 Err(_) => return captured,
             },
             Ok(Wake::Exited) => exited = true,
-            Ok(Wake::Deadline) | Err(_) => return captured,
+            Ok(Wake::Deadline | Wake::Stalled) | Err(_) => return captured,
         }
     }
 }

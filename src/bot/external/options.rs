@@ -14,6 +14,13 @@ use serde::{Deserialize, Serialize};
 /// runtime's threads, nothing a machine notices.
 pub const DEFAULT_MAX_PROCESSES: u32 = 256;
 
+/// The stderr a decision keeps by default: 8 KiB, a screenful of debug output.
+pub const DEFAULT_STDERR_TURN_BYTES: usize = 8 * 1024;
+
+/// The stderr a match keeps by default, per seat: 1 MiB (a long Risk game of chatty bots stays
+/// a few megabytes).
+pub const DEFAULT_STDERR_MATCH_BYTES: usize = 1024 * 1024;
+
 /// The largest `max_line` accepted: 64 MiB (a line is held in memory whole).
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
@@ -34,6 +41,13 @@ pub struct ExternalOptions {
     pub max_line: usize,
     /// How many of the last stderr lines are kept for the result.
     pub stderr_lines: usize,
+    /// The most stderr bytes kept with one decision (in the replay); 0 keeps none. Not part of
+    /// the serialized form (the fingerprint): what is kept changes no result.
+    #[serde(skip_serializing)]
+    pub stderr_turn_bytes: usize,
+    /// The most stderr bytes kept with the decisions of one match; 0 keeps none.
+    #[serde(skip_serializing)]
+    pub stderr_match_bytes: usize,
     /// Without the sandbox, the bot's working directory; `None` runs it where arena runs, so
     /// relative paths in the command line mean what they mean to the user who typed them. With
     /// the sandbox, the bot runs in a private directory and this is the directory relative paths
@@ -70,6 +84,12 @@ pub struct ExternalOptions {
 }
 
 impl ExternalOptions {
+    /// The same settings, keeping no stderr with the decisions (`stderr = false`, `--no-stderr`).
+    #[must_use]
+    pub fn without_stderr(self) -> ExternalOptions {
+        ExternalOptions { stderr_turn_bytes: 0, stderr_match_bytes: 0, ..self }
+    }
+
     /// Settings that would make every match of the bot fail: a line cap out of range, a zero
     /// resource limit. `Err` names the setting (`max_line`, ...) and says what is allowed.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
@@ -98,6 +118,8 @@ impl Default for ExternalOptions {
         ExternalOptions {
             max_line: 64 * 1024,
             stderr_lines: 20,
+            stderr_turn_bytes: DEFAULT_STDERR_TURN_BYTES,
+            stderr_match_bytes: DEFAULT_STDERR_MATCH_BYTES,
             workdir: None,
             sandbox: None,
             files: Vec::new(),

@@ -21,7 +21,7 @@ use super::options::{DEFAULT_PATH, ExternalOptions, Rlimits, SandboxMode};
 use super::runtime::runtime;
 use super::sandbox::{self, Confinement, CpuClock, Prepared};
 pub use super::spawn_error::SpawnError;
-use super::stderr::StderrTail;
+use super::stderr::{CaptureLimits, StderrLog};
 use super::supervision::{ProcessGroup, Supervisor};
 
 /// The variables a bot inherits from arena's environment, when arena has them. Everything else
@@ -46,7 +46,7 @@ pub(super) struct Process {
     pub(super) group: ProcessGroup,
     pub(super) pipes: Pipes,
     pub(super) exit: ExitWatch,
-    pub(super) stderr: Arc<StderrTail>,
+    pub(super) stderr: Arc<StderrLog>,
     /// The CPU time of all its processes.
     pub(super) cpu: CpuClock,
     /// Its sandbox's private directory and cgroup, released once its processes are gone.
@@ -76,10 +76,17 @@ pub(super) fn spawn(
     else {
         unreachable!("all three pipes were requested");
     };
-    let stderr = StderrTail::drain(stderr, options.stderr_lines);
     let exit = exit_socket.watch(child);
-    match connect(stdin, stdout) {
-        Ok(pipes) => Ok(Process { group, pipes, exit, stderr, cpu, confinement }),
+    let limits = CaptureLimits {
+        turn_bytes: options.stderr_turn_bytes,
+        match_bytes: options.stderr_match_bytes,
+    };
+    let connected = connect(stdin, stdout).and_then(|pipes| {
+        let stderr = StderrLog::drain(stderr.into_owned_fd()?, options.stderr_lines, limits)?;
+        Ok((pipes, stderr))
+    });
+    match connected {
+        Ok((pipes, stderr)) => Ok(Process { group, pipes, exit, stderr, cpu, confinement }),
         // It runs and cannot be talked to: it must not outlive this call.
         Err(e) => {
             group.kill();
