@@ -59,8 +59,10 @@
 //! external bots too, and returns the replay's records; [`tournament::run`] plays an arena file.
 
 // The library reports, it does not print: only `cli` (and `main.rs`) writes for people, so a
-// library user decides where words go. Tests may print what they measured.
-#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
+// library user decides where words go. Tests too: a measurement run by hand with `--nocapture`
+// says `#[allow(clippy::print_stdout)]` where it prints its figures. tests/integration/layers.rs
+// checks this line and what the lints do not see (handles to stdout and stderr).
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 
 pub mod analysis;
 pub mod bot;

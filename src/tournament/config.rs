@@ -93,7 +93,7 @@ struct RawArena {
     replays: Option<String>,
     analysis: Option<bool>,
     #[serde(default)]
-    limits: RawLimits,
+    limits: LimitOverrides,
     sprt: Option<RawSprt>,
     /// The sandbox of every external bot that does not set its own.
     sandbox: Option<SandboxMode>,
@@ -126,38 +126,11 @@ struct RawBot {
     spec: Option<String>,
     roles: Option<Vec<String>>,
     #[serde(default)]
-    limits: RawLimits,
+    limits: LimitOverrides,
     /// How an external bot runs: working directory, resource limits, environment, ...
     external: Option<ExternalOptions>,
     /// An external bot's play depends only on the map, not on the seed (see `determinism`).
     deterministic: Option<bool>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a table of limits (first_turn_ms, turn_ms, grace_ms, bank_ms, clock, wall_cap_ms)"
-)]
-struct RawLimits {
-    first_turn_ms: Option<u64>,
-    turn_ms: Option<u64>,
-    grace_ms: Option<u64>,
-    bank_ms: Option<u64>,
-    clock: Option<TurnClock>,
-    wall_cap_ms: Option<u64>,
-}
-
-impl From<RawLimits> for LimitOverrides {
-    fn from(l: RawLimits) -> LimitOverrides {
-        LimitOverrides {
-            first_turn_ms: l.first_turn_ms,
-            per_turn_ms: l.turn_ms,
-            grace_ms: l.grace_ms,
-            bank_ms: l.bank_ms,
-            clock: l.clock,
-            wall_cap_ms: l.wall_cap_ms,
-        }
-    }
 }
 
 /// The `[sprt]` section as written; [`validate_sprt`] says what is missing, so settings given on
@@ -771,8 +744,8 @@ fn validate_game<D: GameDef>(
         if prepare == Prepare::Bots {
             check_external(&key, &bot_name, &spec, &external)?;
         }
-        let limits: LimitOverrides = b.limits.into();
-        limits.check().map_err(|(k, m)| format!("key `{key}.limits.{k}`: {m}"))?;
+        let limits = b.limits;
+        limits.check().map_err(|e| format!("key `{key}.limits.{}`: {e}", e.key))?;
         let files = match (prepare, &spec) {
             (Prepare::Nothing, BotSpec::Command(_) | BotSpec::CodinGame(_)) => BotFingerprint {
                 bot: bot_name.clone(),
@@ -826,8 +799,8 @@ fn validate_game<D: GameDef>(
             ));
         }
     };
-    let limits: LimitOverrides = raw.limits.into();
-    limits.check().map_err(|(k, m)| format!("key `limits.{k}`: {m}"))?;
+    let limits = raw.limits;
+    limits.check().map_err(|e| format!("key `limits.{}`: {e}", e.key))?;
     let sprt = raw
         .sprt
         .map(|s| validate_sprt::<D>(s, &bots, &roles, &variant, generator_params, seed))
@@ -1079,7 +1052,7 @@ limits = { turn_ms = 50 }
         let dir = dir_with_map();
         let arena = parse_in(dir.path(), GOOD).unwrap();
         assert_eq!(arena.roles, vec!["virus", "agent"]);
-        assert_eq!(arena.bots[1].limits.per_turn_ms, Some(50));
+        assert_eq!(arena.bots[1].limits.turn_ms, Some(50));
         assert_eq!(arena.bots[0].roles, vec!["virus", "agent"]);
         assert_eq!(arena.maps[0].name, "m.txt");
         assert_eq!(arena.games_per_pairing, 3);
