@@ -144,8 +144,7 @@ pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) 
 /// What `--pairs` played, and what to do next.
 fn describe_pairs(r: &PairsReport, arena: &std::path::Path) -> String {
     let mut text = format!(
-        "pairs {}..{}: {} games played, {} already there; results in {}
-",
+        "pairs {}..{}: {} games played, {} already there; results in {}\n",
         r.from,
         r.to,
         r.played_games,

@@ -24,7 +24,7 @@ use super::bot_files::{BotFingerprint, fingerprint_bot};
 use super::results::replays::ReplayPolicy;
 pub(crate) use super::schedule::Format;
 use super::schedule::{Plan, Schedule};
-use super::stats::sprt::EloModel;
+use super::stats::gsprt::EloModel;
 
 /// The arena `arena run` plays without a file: Skynet Episode 2's built-in bots.
 pub(crate) const DEFAULT_ARENA: &str = include_str!("../../arenas/default.toml");

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 
 use super::config::Arena;
-use super::load::{TimeoutWatch, default_concurrency, oversubscription};
+use super::machine_load::{TimeoutWatch, default_concurrency, oversubscription};
 use super::results::Recorder;
 use super::results::matches::{MatchRow, SeatRow};
 use super::schedule::Planned;

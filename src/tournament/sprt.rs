@@ -1,5 +1,5 @@
 //! Regression tests: pairs of games until a sequential probability ratio test
-//! ([`super::stats::sprt`]) accepts "at least elo1 better" (H1) or "at most elo0" (H0).
+//! ([`super::stats::gsprt`]) accepts "at least elo1 better" (H1) or "at most elo0" (H0).
 //!
 //! Two kinds of pair. **Head to head**: the candidate plays the baseline once in each seat order
 //! (the role swap), on one map with one seed, and the pair scores the candidate's points
@@ -31,7 +31,7 @@ use super::results::meta::Kind;
 use super::results::{Recorder, SPRT_FILE, prepare_dir, write_atomically};
 use super::run::meta_of;
 use super::schedule::{Planned, Shard, paired_configs};
-use super::stats::sprt::{EloModel, Overshoot, bounds, elo_estimate, llr};
+use super::stats::gsprt::{EloModel, Overshoot, bounds, elo_estimate, llr};
 use crate::bot::Supervisor;
 use crate::error::Result;
 use crate::game::MapText;
