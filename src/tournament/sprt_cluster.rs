@@ -183,7 +183,9 @@ pub fn play_pairs(
     let to_play = (from..to).filter(|&p| !done.contains(2 * p) || !done.contains(2 * p + 1));
     let to_play = to_play.count() as u64;
     let schedule = Range { plan: &plan, from, to, done: &done };
-    let recorder = Recorder::open(&dir, arena.roles.len(), arena.replays, arena.analysis, &done)?;
+    let has_row = |id| done.contains(id);
+    let recorder =
+        Recorder::open(&dir, arena.roles.len(), arena.replays, arena.analysis, &has_row)?;
     let pool = Pool {
         arena,
         supervisor: &opts.supervisor,
@@ -203,6 +205,7 @@ pub fn play_pairs(
         to_play,
         unit: Unit::Pair,
         concurrency: pool.concurrency,
+        update: None,
     }));
     let played = pool.play(&schedule, &recorder, warnings)?;
     recorder.finish(&dir)?;
