@@ -61,6 +61,7 @@
 pub mod analysis;
 pub mod bot;
 pub mod budget;
+pub mod check;
 pub mod cli;
 pub mod error;
 pub mod game;

@@ -167,6 +167,12 @@ pub trait GameDef: Sized + 'static {
     /// The map a match plays when none is named (embedded, so it needs no file).
     fn default_map(variant: &str) -> MapText;
 
+    /// The maps `arena check` plays a bot on unless told otherwise: the shipped maps of
+    /// `variant`, embedded. By default the default map alone.
+    fn check_maps(variant: &str) -> Vec<MapText> {
+        vec![Self::default_map(variant)]
+    }
+
     /// A seeded random map in the game's text format, from generator settings (see
     /// [`GameDef::GENERATOR`]) as `key = value` strings.
     fn generate_map(
