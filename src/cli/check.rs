@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::play::{ExternalArgs, LimitArgs};
+use super::play::ExternalArgs;
 use crate::bot::external::{ExternalOptions, sandbox};
 use crate::bot::{BotSpec, Supervisor};
 use crate::check::{CheckReport, CheckSpec, Exchange, Verdict};
@@ -45,7 +45,7 @@ pub(super) struct CheckArgs {
     #[arg(long, value_name = "MIB")]
     memory_mb: Option<u64>,
     #[command(flatten)]
-    limits: LimitArgs,
+    limits: LimitOverrides,
     #[command(flatten)]
     external: ExternalArgs,
     /// Print the result as one JSON object instead of a checklist.
@@ -54,9 +54,7 @@ pub(super) struct CheckArgs {
 }
 
 pub(super) fn run(args: CheckArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
-    LimitOverrides::from(args.limits).check().map_err(|(key, message)| {
-        Error::Usage(format!("--{}: {message}", key.replace('_', "-")))
-    })?;
+    args.limits.check().map_err(|e| Error::Usage(format!("--{}: {e}", e.key.replace('_', "-"))))?;
     let external = args.external.options();
     external.check().map_err(|(setting, message)| {
         Error::Usage(format!("--{}: {message}", setting.replace('_', "-")))
@@ -71,7 +69,7 @@ pub(super) fn run(args: CheckArgs, supervisor: &Supervisor, out: &mut dyn Write)
     };
     let player = Player { external, ..Player::new(spec) };
     if !matches!(player.spec, BotSpec::Builtin(_))
-        && let Some(warning) = sandbox::preflight([&player.external].into_iter())?
+        && let Some(warning) = sandbox::preflight([&player.external])?
     {
         eprintln!("warning: {warning}");
     }
@@ -88,7 +86,7 @@ pub(super) fn run(args: CheckArgs, supervisor: &Supervisor, out: &mut dyn Write)
         player,
         maps: args.maps.into_iter().map(MapSource::File).collect(),
         seed: args.seed,
-        limits: args.limits.into(),
+        limits: args.limits,
         memory_mib: args.memory_mb,
     };
     let report = crate::check::run(&spec, supervisor)?;
@@ -136,12 +134,11 @@ fn print(r: &CheckReport, out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 fn print_exchange(e: &Exchange, out: &mut dyn Write) -> std::io::Result<()> {
-    match e.decision {
-        Some(n) => writeln!(out, "first failure ({}) on {}, its decision {n}:", e.check, e.map)?,
-        None => {
-            writeln!(out, "first failure ({}) on {}, after its last decision:", e.check, e.map)?
-        }
-    }
+    let when = match e.decision {
+        Some(n) => format!("its decision {n}"),
+        None => "after its last decision".to_string(),
+    };
+    writeln!(out, "first failure ({}) on {}, {when}:", e.check, e.map)?;
     if let Some(sent) = &e.sent {
         writeln!(out, "  sent:")?;
         for line in sent.lines() {

@@ -246,7 +246,7 @@ fn stop(process: Process, grace: Duration, stderr_lines: usize) -> BotReport {
             Ending::Exited {
                 code: status.and_then(|s| s.code()),
                 signal: status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)),
-                after_ms: (!exited_before).then(|| after.as_millis() as u64),
+                after_ms: (!exited_before).then_some(after.as_millis() as u64),
             }
         }
         _ => Ending::Stopped { grace_ms: grace.as_millis() as u64 },
