@@ -252,3 +252,34 @@ fn a_role_the_game_does_not_have_is_a_usage_error() {
     assert_eq!(report["role"], "spiders", "{report}");
     assert_eq!(report["checks"][2]["verdict"], "skip", "{report}");
 }
+
+#[test]
+fn a_sandboxed_bot_missing_a_module_beside_it_is_told_what_it_could_read() {
+    // A virus split in two files: `main.py` imports `helpers.py` from its folder.
+    let folder = tempfile::tempdir().unwrap();
+    let virus = root().join("bots/skynet_virus.py");
+    std::fs::write(folder.path().join("helpers.py"), std::fs::read_to_string(&virus).unwrap())
+        .unwrap();
+    std::fs::write(folder.path().join("main.py"), "import helpers\n").unwrap();
+    let spec = format!("virus=cmd:python3 {}", folder.path().join("main.py").display());
+    let play = |extra: &[&str]| {
+        let run = Arena::new()
+            .args(["play", "skynet", "--json", "--bot", &spec, "--first-turn-ms", "5000"])
+            .args(extra)
+            .run()
+            .success();
+        serde_json::from_str::<Value>(run.stdout().trim()).unwrap()
+    };
+    let summary = play(&[]);
+    if summary["termination"] != "crash" {
+        eprintln!("skipped: this machine's sandbox does not limit reads (no Landlock)");
+        return;
+    }
+    let detail = summary["detail"].as_str().unwrap();
+    assert!(detail.contains("its stderr names a missing or denied file: the sandbox let it read only the system, its private folder and "), "{detail}");
+    assert!(detail.contains(&format!("`{}`", folder.path().join("main.py").display())), "{detail}");
+    assert!(detail.contains("add its folder with `--allow-read DIR`"), "{detail}");
+    // Its folder added, it plays.
+    let summary = play(&["--allow-read", folder.path().to_str().unwrap()]);
+    assert_eq!(summary["termination"], "normal", "{summary}");
+}

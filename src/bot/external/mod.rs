@@ -28,6 +28,7 @@
 //! This file ties them into [`ExternalBot`], the [`Bot`] the referee talks to.
 
 mod exit;
+mod hints;
 mod io;
 pub(crate) mod job;
 pub(crate) use io::EXTRA_LINE_REASON;
@@ -190,6 +191,18 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
                 // A sandboxed bot whose program could not start is gone at once.
                 let startup =
                     process.confinement.as_ref().and_then(sandbox::Confinement::startup_failure);
+                let failure = match (failure, ctx.decision, process.confinement.as_ref()) {
+                    (BotFailure::Crash(detail), 0, Some(confinement)) => {
+                        let hint = confinement.readable().and_then(|readable| {
+                            hints::startup_hint(self.log.stderr.as_deref()?, readable)
+                        });
+                        BotFailure::Crash(match hint {
+                            Some(hint) => format!("{detail}; {hint}"),
+                            None => detail,
+                        })
+                    }
+                    (failure, ..) => failure,
+                };
                 return Err(startup.map_or(failure, BotFailure::StartupFailed));
             }
         };
