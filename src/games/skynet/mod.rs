@@ -41,6 +41,7 @@ impl GameDef for Skynet {
         "Skynet Revolution, Episodes 1 and 2: a virus cuts links, an agent walks to gateways";
     const VARIANTS: &'static [&'static str] = &["ep2", "ep1"];
     const CHANCE: bool = false;
+    const STRICT_OPTIONS: &'static [(&'static str, &'static str)] = &[("invalid_cut", "lose")];
     const INIT: &'static str = include_str!("init.toml");
     const SEPARATING: Option<Separating> = Some(Separating {
         variants: &["ep2"],
