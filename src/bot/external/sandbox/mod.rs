@@ -190,6 +190,9 @@ impl Prepared {
 /// directory (removed) and the cgroup (removed once empty).
 pub(super) struct Confinement {
     dir: Option<tempfile::TempDir>,
+    /// What Landlock lets it read besides the system and its private directory (`None`: no
+    /// Landlock, it reads what its user may).
+    readable: Option<Vec<PathBuf>>,
     /// The read end of the startup pipe, and the program it names.
     #[cfg(target_os = "linux")]
     startup: Option<(std::fs::File, String)>,
@@ -198,6 +201,12 @@ pub(super) struct Confinement {
 }
 
 impl Confinement {
+    /// What the bot may read besides the system and its private directory, when the sandbox
+    /// limits its reads.
+    pub(super) fn readable(&self) -> Option<&[PathBuf]> {
+        self.readable.as_deref()
+    }
+
     /// A clock of the CPU time the bot's processes used, when a cgroup counts it.
     pub(super) fn cgroup_clock(&self) -> Option<CpuClock> {
         #[cfg(target_os = "linux")]
@@ -313,6 +322,7 @@ pub(super) fn prepare(
     } else {
         None
     };
+    let limits_reads = ruleset.is_some();
     let (startup_r, startup_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|e| setup("cannot create its startup pipe", e.into()))?;
     let mut namespaces = support.child_namespaces();
@@ -344,6 +354,7 @@ pub(super) fn prepare(
         _until_spawned: ruleset.into_iter().chain([startup_w]).collect(),
         confinement: Confinement {
             dir: dir.into_owned(),
+            readable: limits_reads.then_some(resolved.readable),
             startup: Some((startup_r.into(), command[0].clone())),
             cgroup,
         },
@@ -399,7 +410,7 @@ pub(super) fn prepare(
     Ok(Prepared {
         command: resolved.command,
         dir: dir.path().to_path_buf(),
-        confinement: Confinement { dir: dir.into_owned() },
+        confinement: Confinement { dir: dir.into_owned(), readable: None },
     })
 }
 
