@@ -158,14 +158,14 @@ fn restricted(solver: &ExactSolver, cut: &[bool], zone: &[u64]) -> Vec<bool> {
 fn check_zones(map: &SkynetMap, cut: &[bool], agent: u32) {
     let mut solver = ExactSolver::new(map);
     solver.load(cut);
-    if let Known::Agent(zone) = solver.virus(agent).unwrap() {
+    if let Known::Agent(zone) = solver.virus(agent, NO_NODE).unwrap() {
         let mut only = restricted(&solver, cut, &zone);
         let verdict = PlainSolver::new(map).virus_to_move(&mut only, agent);
         assert_eq!(verdict, Verdict::AgentWins, "virus-to-move zone too small: {}", map.to_text());
     }
     let mut solver = ExactSolver::new(map);
     solver.load(cut);
-    if let Known::Agent(zone) = solver.agent(agent).unwrap() {
+    if let Known::Agent(zone) = solver.agent(agent, NO_NODE).unwrap() {
         let mut only = restricted(&solver, cut, &zone);
         let virus_wins = PlainSolver::new(map).agent_to_move(&mut only, agent);
         assert!(!virus_wins, "agent-to-move zone too small: {}", map.to_text());
