@@ -7,7 +7,8 @@
 use std::time::{Duration, Instant};
 
 use arena::budget::{Budget, Clock};
-use arena::games::painters::board::{parse_kickstart, random_board};
+use arena::games::painters::generator::random_board;
+use arena::games::painters::map::parse_kickstart;
 use arena::games::painters::{Solver, solve_cases};
 
 fn env(name: &str, default: u64) -> u64 {

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use arena::bot::{Bot, TimeLimits};
 use arena::games::skynet::agent::TieBreak;
 use arena::games::skynet::bots::{CgAgent, SolverVirus};
-use arena::games::skynet::exact::{Verdict, solve_ep2};
 use arena::games::skynet::generator::{GenParams, generate};
 use arena::games::skynet::map::parse_map;
+use arena::games::skynet::solver::{Verdict, solve_ep2};
 use arena::games::skynet::{Episode, Skynet};
 use arena::referee::play_match;
 

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use arena::budget::{Budget, Clock};
 use arena::games::skynet::Episode;
-use arena::games::skynet::exact::{ExactSolver, Verdict};
 use arena::games::skynet::generator::{DenseGateways, GenParams, generate_dense};
+use arena::games::skynet::solver::{ExactSolver, Verdict};
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)

@@ -4,11 +4,15 @@
 //! Every error has an [`ErrorKind`], and the kind decides the process's exit code (the table is
 //! in the README), so scripts can tell "fix your input" from "the harness could not do its work,
 //! try again".
+//!
+//! A leaf of the crate: it names no other module, so every module can return its errors. The
+//! two errors that come from elsewhere (a game's set-up, a sandbox the machine cannot give) are
+//! carried boxed, and their modules convert them (`From` impls beside their types).
 
 use std::path::PathBuf;
 
-use crate::bot::external::SandboxUnavailable;
-use crate::game::SetupError;
+/// An error of another module, kept whole for its message and its source chain.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -19,8 +23,9 @@ pub enum Error {
     Read { path: PathBuf, source: std::io::Error },
     #[error("failed to write `{}`: {source}", path.display())]
     Write { path: PathBuf, source: std::io::Error },
+    /// A game that cannot be set up as asked (`game::SetupError`): a map, an option.
     #[error(transparent)]
-    Setup(#[from] SetupError),
+    Setup(Cause),
     #[error("bot `{spec}` for seat {seat} ({role}): {message}")]
     Bot { spec: String, seat: usize, role: String, message: String },
     #[error("replay `{}`, line {line}: {message}", path.display())]
@@ -45,10 +50,11 @@ pub enum Error {
     MatchSetup { id: u64, source: Box<Error> },
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
-    /// `sandbox = "require"` on a machine without every layer of the sandbox. An input error:
-    /// the same machine will refuse again; the fix is another machine or another mode.
+    /// `sandbox = "require"` on a machine without every layer of the sandbox
+    /// (`bot::external::SandboxUnavailable`). An input error: the same machine will refuse
+    /// again; the fix is another machine or another mode.
     #[error(transparent)]
-    Sandbox(#[from] SandboxUnavailable),
+    Sandbox(Cause),
     /// The bots' supervisor was stopped (Ctrl-C) while a match was played: it has no result.
     #[error("interrupted: the external bots were stopped")]
     Interrupted,

@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::{Bot, BotFailure, BotReport, Termination, TimeLimits, TurnClock, TurnContext};
+use crate::bot::{
+    Bot, BotFailure, BotReport, Termination, TimeLimits, TurnClock, TurnContext, TurnLog,
+};
 use crate::game::{Game, Outcome, Seat, Status};
 use crate::seed::rules_rng;
 
@@ -27,6 +29,8 @@ pub struct Step {
     /// The CPU time its processes (or, in-process, its thread) used meanwhile, in microseconds;
     /// `None` where it could not be read (a bot gone, a replay written before it was recorded).
     pub cpu_micros: Option<u64>,
+    /// What the bot wrote to stderr during the decision, and its metrics (external bots).
+    pub log: TurnLog,
 }
 
 /// Everything a match produced.
@@ -119,6 +123,7 @@ pub fn play_match<G: Game>(
         let cpu = cpu_before
             .zip(bots[seat].cpu_time())
             .map(|(before, after)| after.saturating_sub(before));
+        let log = bots[seat].take_log();
         decisions[seat] += 1;
         let micros = wall.as_micros() as u64;
         let cpu_micros = cpu.map(|c| c.as_micros() as u64);
@@ -172,7 +177,7 @@ pub fn play_match<G: Game>(
             let outcome = game.forfeit(seat, &detail);
             break (outcome, Termination::Illegal, Some(seat), Some(detail), Some(text));
         }
-        steps.push(Step { seat, action: text, micros, cpu_micros });
+        steps.push(Step { seat, action: text, micros, cpu_micros, log });
     };
 
     let reports = bots.iter_mut().map(|b| b.finish()).collect();
@@ -248,7 +253,7 @@ mod tests {
 
     use super::*;
     use crate::game::{BadLine, Illegal, MapText, Setup, SetupError};
-    use crate::registry::{BotEntry, GameDef, RandomBot};
+    use crate::registry::{BotEntry, Drawing, Event, Exact, GameDef, RandomBot, Separating};
 
     /// A race to 20: each seat in turn adds 1 or 2, or rolls a die (chance from the referee).
     #[derive(Clone, Debug, PartialEq)]
@@ -418,7 +423,9 @@ mod tests {
         Race { total: 0, to_act: 0 }
     }
 
-    /// Race registered as a game: everything a game adds to the harness besides its rules.
+    /// Race registered as a game: everything a game adds to the harness besides its rules. It
+    /// registers every fact a real game does (docs/architecture.md, "Adding a game", is checked
+    /// against the trait below).
     struct RaceDef;
 
     #[derive(Clone, Debug, Default, serde::Deserialize)]
@@ -436,8 +443,19 @@ mod tests {
             name: "random",
             roles: &["first", "second"],
             summary: "a uniformly random legal action (seeded)",
+            deterministic: false,
             make: |b| Box::new(RandomBot::new(b.seed)),
         }];
+        const CHANCE: bool = true;
+        const INIT: &'static str = "# A race: every pair of bots, each in both seats.\n\
+                                    name = \"NAME\"\ngame = \"race\"\n\n[[bots]]\nname = \"random\"\n";
+        const SEPARATING: Option<Separating> = None;
+
+        type Drawing = RaceDrawing;
+
+        fn oracle<'g>(_variant: &str, _game: &'g Race) -> Exact<'g, Race> {
+            Exact::Unavailable("no exact analysis exists for the race: a die decides it")
+        }
 
         fn default_limits(_variant: &str) -> TimeLimits {
             TimeLimits::new(1000, 100)
@@ -454,6 +472,128 @@ mod tests {
             _seed: u64,
         ) -> Result<(Race, Vec<String>), SetupError> {
             Ok((race(), Vec::new()))
+        }
+    }
+
+    /// How the viewer draws the race: the finish line, the total and who is to act.
+    struct RaceDrawing;
+
+    impl Drawing<Race> for RaceDrawing {
+        fn board(_game: &Race, _map: &MapText) -> serde_json::Value {
+            serde_json::json!({ "finish": 20 })
+        }
+
+        fn state(game: &Race) -> serde_json::Value {
+            serde_json::json!({ "total": game.total, "to_act": game.to_act })
+        }
+
+        fn events(before: &Race, after: &Race, seat: Seat, _action: &Step2) -> Vec<Event> {
+            let text = format!("seat {seat}: {} to {}", before.total, after.total);
+            vec![Event::new("step", text)]
+        }
+    }
+
+    #[test]
+    fn the_fake_games_registration_drives_the_viewer_and_the_replay_walk() {
+        let mut bots = vec![bot(Ok(Step2::Roll), 0), bot(Ok(Step2::Add(2)), 0)];
+        let result = play_match(race(), &mut bots, &limits(1000), 5);
+        let seats = ["first", "second"]
+            .iter()
+            .enumerate()
+            .map(|(seat, role)| crate::replay::SeatInfo {
+                seat,
+                role: role.to_string(),
+                bot: String::new(),
+                spec: String::new(),
+                limits: RaceDef::default_limits("standard"),
+            })
+            .collect();
+        let header = crate::replay::Header {
+            arena_replay: crate::replay::REPLAY_VERSION,
+            // The race is no game of the list: the walk and the frames set it up from `RaceDef`
+            // and only carry this name along.
+            game: crate::games::GameId::Skynet,
+            variant: "standard".into(),
+            options: Default::default(),
+            map: RaceDef::default_map("standard"),
+            seed: 5,
+            seats,
+        };
+        let roles = vec!["first".to_string(), "second".to_string()];
+        let replay = crate::replay::Replay {
+            actions: result
+                .steps
+                .iter()
+                .map(|s| crate::replay::ActionLine::new(&header, s))
+                .collect(),
+            result: crate::replay::MatchSummary::new(&result, &roles),
+            header,
+        };
+        let data = crate::view::frames::build::<RaceDef>(std::path::Path::new("race"), &replay)
+            .expect("the race replays");
+        assert_eq!(data.steps.len(), result.turns());
+        assert_eq!(data.board, serde_json::json!({ "finish": 20 }));
+        let last = data.steps.last().expect("a step");
+        assert!(last.events[0].text.starts_with("seat "), "{:?}", last.events);
+        // The rolls came from the seed: the frames' totals are the referee's.
+        let totals: Vec<u32> = replay_totals(&data);
+        assert!(totals.last().is_some_and(|&t| t >= 20), "{totals:?}");
+        assert!(matches!(RaceDef::oracle("standard", &race()), Exact::Unavailable(_)));
+    }
+
+    /// The total after every step, from the frames' patches.
+    fn replay_totals(data: &crate::view::ViewData) -> Vec<u32> {
+        let mut total = data.initial["total"].as_u64().expect("a total");
+        data.steps
+            .iter()
+            .map(|s| {
+                if let Some(t) = s.patch.get("total") {
+                    total = t.as_u64().expect("a total");
+                }
+                total as u32
+            })
+            .collect()
+    }
+
+    #[test]
+    fn adding_a_game_in_the_architecture_doc_names_every_fact_a_game_registers() {
+        let doc = include_str!("../docs/architecture.md");
+        let section = doc
+            .split("## Adding a game")
+            .nth(1)
+            .and_then(|rest| rest.split("\n## ").next())
+            .expect("docs/architecture.md has a section `## Adding a game`");
+        let registry = include_str!("registry/mod.rs");
+        let def = registry
+            .split("pub trait GameDef")
+            .nth(1)
+            .and_then(|rest| rest.split("\n}\n").next())
+            .expect("the trait GameDef");
+        // Every item of the trait a game writes: its associated types, its constants and the
+        // functions it must or may write (`options` and `new_game` are the registry's own).
+        let mut items = Vec::new();
+        for line in def.lines() {
+            let line = line.trim_start();
+            let name = ["type ", "const ", "fn "].iter().find_map(|kw| line.strip_prefix(kw));
+            let Some(name) = name else { continue };
+            let name: String =
+                name.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !["options", "new_game"].contains(&name.as_str()) {
+                items.push(name);
+            }
+        }
+        assert!(items.len() >= 15, "{items:?}");
+        for name in &items {
+            assert!(section.contains(&format!("`{name}`")), "the doc does not name `{name}`");
+        }
+        let entry = registry
+            .split("pub struct BotEntry")
+            .nth(1)
+            .and_then(|rest| rest.split("\n}\n").next())
+            .expect("the struct BotEntry");
+        for line in entry.lines().filter_map(|l| l.trim_start().strip_prefix("pub ")) {
+            let field = line.split(':').next().unwrap_or_default();
+            assert!(section.contains(&format!("`{field}`")), "the doc does not name `{field}`");
         }
     }
 

@@ -1,8 +1,11 @@
 //! The replay format, all of it: one match as JSON Lines. A [`Header`] (game, variant, options,
 //! the map's full text, seed, seats), one [`ActionLine`] per action (seat, role, the action's
 //! exact protocol text, the time it took), and the result last (a [`MatchSummary`] under
-//! `"result"`). [`write`] and [`read`] are the two directions; [`verify`] plays the actions again
-//! through the rules with the recorded seed and checks that they give the recorded result.
+//! `"result"`). [`write`] and [`read`] are the two directions. [`walk`] plays the actions again
+//! through the rules with the recorded seed, telling a [`Visitor`] what each did (as pgn-reader
+//! walks a game for its visitors): [`verify`] checks the recorded result with it, and the viewer's
+//! frames and the analysis are visitors too, so a replay the rules refuse gets the same message
+//! from each.
 //!
 //! The field names are the format: files written by earlier versions must keep reading (the
 //! tests keep some under `tests/data/replays/earlier/`), so a field may be added with a default but never
@@ -18,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use rand_chacha::ChaCha8Rng;
 
-use crate::bot::{BotFailure, BotReport, Termination, TimeLimits};
+use crate::bot::{BotFailure, BotReport, Termination, TimeLimits, TurnLog};
 use crate::error::{Error, Result};
 use crate::game::{Game, MapText, Outcome, Seat, Setup, Status};
 use crate::games::GameId;
@@ -75,17 +78,20 @@ impl Header {
     }
 }
 
-/// Sets up the match a replay's header records and checks that the game's roles are the seats'
+/// Sets up the match a replay's header records and checks the header's seats against the game's
 /// roles: where verifying, viewing and analysing a replay start. Errors name `path`.
-pub(crate) fn game_of_header<D: GameDef>(path: &Path, h: &Header) -> Result<D::G> {
+pub fn game_of_header<D: GameDef>(path: &Path, h: &Header) -> Result<D::G> {
+    let mismatch = |message: String| Error::ReplayMismatch { path: path.to_path_buf(), message };
     let (game, _) = D::new_game(&h.setup()).map_err(|e| header_error(path, h, e))?;
     let roles = game.roles();
     let recorded: Vec<&str> = h.seats.iter().map(|s| s.role.as_str()).collect();
     if roles != recorded {
-        return Err(Error::ReplayMismatch {
-            path: path.to_path_buf(),
-            message: format!("roles {roles:?}, the replay says {recorded:?}"),
-        });
+        return Err(mismatch(format!("roles {roles:?}, the replay says {recorded:?}")));
+    }
+    for (i, s) in h.seats.iter().enumerate() {
+        if s.seat != i {
+            return Err(mismatch(format!("the header's seat {i} says it is seat {}", s.seat)));
+        }
     }
     Ok(game)
 }
@@ -185,6 +191,33 @@ pub struct ActionLine {
     /// replays written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_micros: Option<u64>,
+    /// What the bot wrote to stderr during the decision, capped with the cut marked (absent
+    /// when it wrote nothing, when stderr was not kept, and from earlier replays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// The metrics its `@metric` lines reported during the decision.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, f64>,
+}
+
+impl ActionLine {
+    /// The line of a referee's step, its role named from the header.
+    pub fn new(header: &Header, step: &Step) -> ActionLine {
+        ActionLine {
+            seat: step.seat,
+            role: header.seats[step.seat].role.clone(),
+            action: step.action.clone(),
+            micros: step.micros,
+            cpu_micros: step.cpu_micros,
+            stderr: step.log.stderr.clone(),
+            metrics: step.log.metrics.clone(),
+        }
+    }
+
+    /// The decision's log, as the referee recorded it.
+    pub fn log(&self) -> TurnLog {
+        TurnLog { stderr: self.stderr.clone(), metrics: self.metrics.clone() }
+    }
 }
 
 /// The last line of a replay.
@@ -202,14 +235,7 @@ pub fn write(
 ) -> std::io::Result<()> {
     out.write_all(json(header).as_bytes())?;
     for step in steps {
-        let line = ActionLine {
-            seat: step.seat,
-            role: header.seats[step.seat].role.clone(),
-            action: step.action.clone(),
-            micros: step.micros,
-            cpu_micros: step.cpu_micros,
-        };
-        out.write_all(json(&line).as_bytes())?;
+        out.write_all(json(&ActionLine::new(header, step)).as_bytes())?;
     }
     out.write_all(json(&ResultLine { result: result.clone() }).as_bytes())?;
     out.flush()
@@ -319,6 +345,94 @@ pub fn header_error(path: &Path, header: &Header, e: crate::game::SetupError) ->
     }
 }
 
+/// One recorded action as a walk plays it: the record, and what the rules read in it.
+pub struct WalkStep<'a, G: Game> {
+    /// The action's number in the match, from 1.
+    pub number: usize,
+    /// The seat that acted (the rules confirmed it was that seat's turn).
+    pub seat: Seat,
+    /// The line as recorded. A visitor reads the fields it needs and ignores the others, so a
+    /// field added to the format reaches the visitors that want it and changes no other.
+    pub record: &'a ActionLine,
+    /// What the seat saw when it chose.
+    pub view: &'a G::View,
+    /// The action the rules read from the record's text.
+    pub action: &'a G::Action,
+}
+
+/// What a [`walk`] tells as it plays a replay's actions: the match as set up, then each action
+/// before and after the rules play it. Every method does nothing unless a visitor says otherwise,
+/// so a visitor writes only what it needs (`()` needs nothing: a walk that only checks).
+pub trait Visitor<G: Game> {
+    /// The match as set up, before the first action.
+    fn start(&mut self, game: &G) {
+        let _ = game;
+    }
+
+    /// `step` is about to be played on `game`.
+    fn before(&mut self, step: &WalkStep<'_, G>, game: &G) {
+        let _ = (step, game);
+    }
+
+    /// `step` was played: `game` is the state after it.
+    fn after(&mut self, step: &WalkStep<'_, G>, game: &G) {
+        let _ = (step, game);
+    }
+}
+
+impl<G: Game> Visitor<G> for () {}
+
+/// Where a walk ended: the state after the last action, and the rules' RNG as it was then (a
+/// fault at the next turn is re-checked from it).
+pub struct Walked<G> {
+    /// The state after the last action.
+    pub game: G,
+    /// The rules' RNG after the last action.
+    pub rng: ChaCha8Rng,
+}
+
+/// Plays `actions` through the rules from `game` (the match `header` sets up, as
+/// [`game_of_header`] makes it) with the recorded seed, telling `visitor` about each. An action
+/// the rules refuse (out of turn, by the wrong role, unreadable, illegal, after the end) is an
+/// [`Error::ReplayMismatch`] naming `source` and the action's number.
+pub fn walk<G: Game>(
+    source: &Path,
+    header: &Header,
+    mut game: G,
+    actions: &[ActionLine],
+    visitor: &mut impl Visitor<G>,
+) -> Result<Walked<G>> {
+    let mismatch = |message: String| Error::ReplayMismatch { path: source.to_path_buf(), message };
+    let roles = game.roles();
+    let mut rng = rules_rng(header.seed);
+    visitor.start(&game);
+    for (i, record) in actions.iter().enumerate() {
+        let number = i + 1;
+        let seat = match game.status() {
+            Status::ToAct(seat) => seat,
+            Status::Over(_) => {
+                return Err(mismatch(format!("action {number} after the game ended")));
+            }
+        };
+        if seat != record.seat || record.role != roles[seat] {
+            return Err(mismatch(format!(
+                "action {number}: seat {seat} ({}) to act, not seat {} ({})",
+                roles[seat], record.seat, record.role
+            )));
+        }
+        let text = &record.action;
+        let view = game.view(seat);
+        let action = G::parse_action(&view, text)
+            .map_err(|e| mismatch(format!("action {number} {text:?}: {e}")))?;
+        let step = WalkStep { number, seat, record, view: &view, action: &action };
+        visitor.before(&step, &game);
+        game.play(seat, &action, &mut rng)
+            .map_err(|e| mismatch(format!("action {number} {text:?} is illegal: {e}")))?;
+        visitor.after(&step, &game);
+    }
+    Ok(Walked { game, rng })
+}
+
 /// What verifying a replay found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Verified {
@@ -343,37 +457,9 @@ pub fn verify(path: &Path) -> Result<Verified> {
 fn verify_game<D: GameDef>(path: &Path, replay: &Replay) -> Result<Verified> {
     let mismatch = |message: String| Error::ReplayMismatch { path: path.to_path_buf(), message };
     let h = &replay.header;
-    let mut game = game_of_header::<D>(path, h)?;
-    let roles = game.roles();
-    for (i, s) in h.seats.iter().enumerate() {
-        if s.seat != i {
-            return Err(mismatch(format!("the header's seat {i} says it is seat {}", s.seat)));
-        }
-    }
-    let mut rng = rules_rng(h.seed);
-    for (i, a) in replay.actions.iter().enumerate() {
-        let seat = match game.status() {
-            Status::ToAct(seat) => seat,
-            Status::Over(_) => {
-                return Err(mismatch(format!("action {} after the game ended", i + 1)));
-            }
-        };
-        if seat != a.seat || a.role != roles[seat] {
-            return Err(mismatch(format!(
-                "action {}: seat {} ({}) to act, not seat {} ({})",
-                i + 1,
-                seat,
-                roles[seat],
-                a.seat,
-                a.role
-            )));
-        }
-        let view = game.view(seat);
-        let action = D::G::parse_action(&view, &a.action)
-            .map_err(|e| mismatch(format!("action {} {:?}: {e}", i + 1, a.action)))?;
-        game.play(seat, &action, &mut rng)
-            .map_err(|e| mismatch(format!("action {} {:?} is illegal: {e}", i + 1, a.action)))?;
-    }
+    let start = game_of_header::<D>(path, h)?;
+    let roles = start.roles();
+    let Walked { game, rng } = walk(path, h, start, &replay.actions, &mut ())?;
     let r = &replay.result;
     let unverifiable = check_fault::<D>(&game, &rng, r).map_err(mismatch)?;
     let outcome = match (game.status(), r.termination, r.culprit) {
@@ -497,6 +583,21 @@ mod tests {
         files
     }
 
+    /// The referee's steps a replay's action lines record.
+    fn steps_of(replay: &Replay) -> Vec<Step> {
+        replay
+            .actions
+            .iter()
+            .map(|a| Step {
+                seat: a.seat,
+                action: a.action.clone(),
+                micros: a.micros,
+                cpu_micros: a.cpu_micros,
+                log: a.log(),
+            })
+            .collect()
+    }
+
     #[test]
     fn replays_of_an_earlier_version_read_verify_and_write_back_byte_for_byte() {
         let files = legacy_replays();
@@ -505,20 +606,94 @@ mod tests {
             let replay = read(&path).unwrap_or_else(|e| panic!("{e}"));
             let verified = verify(&path).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(verified.turns, replay.actions.len());
-            let steps: Vec<Step> = replay
-                .actions
-                .iter()
-                .map(|a| Step {
-                    seat: a.seat,
-                    action: a.action.clone(),
-                    micros: a.micros,
-                    cpu_micros: a.cpu_micros,
-                })
-                .collect();
             let mut written = Vec::new();
-            write(&replay.header, &steps, &replay.result, &mut written).expect("in memory");
+            write(&replay.header, &steps_of(&replay), &replay.result, &mut written)
+                .expect("in memory");
             let original = std::fs::read_to_string(&path).expect("the file");
             assert_eq!(String::from_utf8(written).expect("UTF-8"), original, "{}", path.display());
+        }
+    }
+
+    /// Records what a walk tells it, in order.
+    #[derive(Default)]
+    struct Log {
+        calls: Vec<String>,
+    }
+
+    impl<G: Game> Visitor<G> for Log {
+        fn start(&mut self, game: &G) {
+            self.calls.push(format!("start {:?}", game.status()));
+        }
+
+        fn before(&mut self, step: &WalkStep<'_, G>, game: &G) {
+            assert_eq!(game.status(), Status::ToAct(step.seat), "before: the seat is to act");
+            assert_eq!(G::format_action(step.action), step.record.action);
+            self.calls.push(format!("before {} {}", step.number, step.record.action));
+        }
+
+        fn after(&mut self, step: &WalkStep<'_, G>, game: &G) {
+            assert_ne!(game.status(), Status::ToAct(step.seat), "after: the turn moved on");
+            self.calls.push(format!("after {}", step.number));
+        }
+    }
+
+    #[test]
+    fn a_walk_tells_its_visitor_every_action_before_and_after_the_rules_play_it() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replays/earlier");
+        let path = dir.join("skynet_ep2.jsonl");
+        let replay = read(&path).expect("a replay");
+        let game = game_of_header::<crate::games::skynet::Skynet>(&path, &replay.header).unwrap();
+        let mut log = Log::default();
+        let walked = walk(&path, &replay.header, game, &replay.actions, &mut log).unwrap();
+        let n = replay.actions.len();
+        assert!(n >= 2, "{n} actions");
+        assert_eq!(log.calls.len(), 1 + 2 * n, "{:?}", log.calls);
+        assert!(log.calls[0].starts_with("start ToAct(0)"), "{:?}", log.calls);
+        for (i, a) in replay.actions.iter().enumerate() {
+            assert_eq!(log.calls[1 + 2 * i], format!("before {} {}", i + 1, a.action));
+            assert_eq!(log.calls[2 + 2 * i], format!("after {}", i + 1));
+        }
+        assert_eq!(walked.game.status(), Status::Over(replay.result.outcome()));
+    }
+
+    #[test]
+    fn verify_view_and_analysis_refuse_a_tampered_replay_with_one_message() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replays/earlier");
+        let original = read(&dir.join("skynet_ep2.jsonl")).expect("a replay");
+        let tmp = tempfile::tempdir().expect("a temp dir");
+        let tampered = |name: &str, edit: &dyn Fn(&mut Replay)| {
+            let mut replay = original.clone();
+            edit(&mut replay);
+            let path = tmp.path().join(name);
+            write_file(&replay.header, &steps_of(&replay), &replay.result, &path).expect("written");
+            path
+        };
+        type Edit = dyn Fn(&mut Replay);
+        let cases: [(&str, &Edit, &str); 4] = [
+            (
+                "illegal.jsonl",
+                &|r| r.actions[0].action = "0 99".into(),
+                "action 1 \"0 99\" is illegal",
+            ),
+            ("garbage.jsonl", &|r| r.actions[1].action = "x".into(), "action 2 \"x\": "),
+            (
+                "turn.jsonl",
+                &|r| r.actions.swap(0, 1),
+                "action 1: seat 0 (virus) to act, not seat 1",
+            ),
+            ("extra.jsonl", &|r| r.actions.push(r.actions[0].clone()), "after the game ended"),
+        ];
+        for (name, edit, expected) in cases {
+            let path = tampered(name, edit);
+            let verified = verify(&path).unwrap_err().to_string();
+            assert!(verified.contains(expected), "{name}: {verified}");
+            let viewed = crate::view::render_replay(&path, crate::view::Analysis::Off)
+                .unwrap_err()
+                .to_string();
+            let analysed =
+                crate::analysis::analyze_file(&path, Default::default()).unwrap_err().to_string();
+            assert_eq!(viewed, verified, "{name}");
+            assert_eq!(analysed, verified, "{name}");
         }
     }
 

@@ -4,7 +4,9 @@
  * #report-data holds names by index (bots, maps, terminations, reasons) and one array per match:
  * [id, game, map, termination, culprit seat or -1, turns, duration ms, reason, replay,
  *  seat0 bot, seat0 rank, seat1 bot, seat1 rank, ...]; replay is 0 (none), 1 (.jsonl) or 2 (.html).
- * Only one page of rows is in the DOM at a time, so 10,000 matches open at once.
+ * `total` is the number of matches in the folder: past a few thousand, the rows are every faulted
+ * match and the first others by id (matches.csv has them all).
+ * Only one page of rows is in the DOM at a time.
  */
 (function () {
   'use strict';
@@ -81,7 +83,8 @@
   function render() {
     const pages = Math.max(1, Math.ceil(shown.length / PAGE));
     page = Math.max(0, Math.min(page, pages - 1));
-    info.textContent = shown.length + ' of ' + rows.length + ' matches';
+    info.textContent = shown.length + ' of ' + rows.length + ' matches' +
+      (data.total > rows.length ? ' listed (' + data.total + ' in matches.csv)' : '');
     pageInfo.textContent = ' page ' + (page + 1) + ' of ' + pages + ' ';
     const holder = document.getElementById('match-table');
     holder.innerHTML = '';
@@ -123,6 +126,6 @@
   map.addEventListener('input', apply);
   prev.addEventListener('click', () => { page--; render(); });
   next.addEventListener('click', () => { page++; render(); });
-  window.arenaReport = { rows: rows.length, shown: () => shown.length };
+  window.arenaReport = { rows: rows.length, total: data.total, shown: () => shown.length };
   apply();
 })();

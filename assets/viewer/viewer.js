@@ -757,6 +757,8 @@
     drawAnalysis();
     slider.value = index;
     $('counter').textContent = index + ' / ' + count;
+    // The debug panels (assets/viewer/debug.js) follow the step.
+    document.dispatchEvent(new CustomEvent('arena:step', { detail: { index } }));
   }
 
   function goto(i) {
@@ -804,6 +806,6 @@
   });
 
   if (analysis) buildAnalysis();
-  window.arenaViewer = { goto, setPov, count, get index() { return index; } };
+  window.arenaViewer = { goto, setPov, count, data, seatLabel, get index() { return index; } };
   draw();
 })();

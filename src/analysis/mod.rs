@@ -4,15 +4,12 @@
 //!
 //! The games' solvers answer one question, what a position is worth with perfect play on both
 //! sides (Skynet Episode 2 and Greedy Spiders: which side can force a win; Painters' Duel: the
-//! final score). Each game gives an [`Oracle`] that asks its solver that question for any state
-//! of its rules; everything else is shared: the value before a decision and after it, the moves
+//! final score). Each game registers an [`Oracle`] that asks its solver that question for any
+//! state of its rules (`GameDef::oracle`, in the game's `oracle.rs`); everything else is shared: the value before a decision and after it, the moves
 //! that keep the value, and the label. A position the solver cannot settle within the budget is
 //! `unknown`, never guessed. `docs/analysis.md` is the user's guide.
 
-mod painters;
 pub mod separating;
-mod skynet;
-mod spiders;
 mod text;
 
 use std::path::Path;
@@ -20,11 +17,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::budget::{Budget, OutOfTime};
-use crate::error::{Error, Result};
-use crate::game::{Game, Seat, Status};
+use crate::error::Result;
+use crate::game::{Game, Seat};
 use crate::games::GameId;
-use crate::replay::{Header, Replay, game_of_header};
+use crate::registry::{Allowance, Exact, GameDef, Oracle, Worth};
+use crate::replay::{ActionLine, Header, Replay, Visitor, WalkStep, game_of_header, walk};
 use crate::seed::rules_rng;
 
 pub use text::{best_text, label_text, limits_text, value_text};
@@ -159,68 +156,30 @@ pub fn analyze_file(path: &Path, limits: Limits) -> Result<Report> {
 
 /// A replay read from `path` (which names it in errors) analysed.
 pub fn analyze(path: &Path, replay: &Replay, limits: Limits) -> Result<Report> {
-    let actions: Vec<(Seat, &str)> =
-        replay.actions.iter().map(|a| (a.seat, a.action.as_str())).collect();
-    analyze_actions(path, &replay.header, &actions, limits)
+    analyze_actions(path, &replay.header, &replay.actions, limits)
 }
 
-/// The actions of a match (seat and protocol text, as played from the header's setup) analysed;
-/// `source` names the match in errors.
+/// The actions of a match (as played from the header's setup) analysed; `source` names the match
+/// in errors.
 pub fn analyze_actions(
     source: &Path,
     header: &Header,
-    actions: &[(Seat, &str)],
+    actions: &[ActionLine],
     limits: Limits,
 ) -> Result<Report> {
     let run = Run { source, header, actions, limits };
-    match header.game {
-        GameId::Skynet if header.variant == "ep2" => {
-            let game = game_of_header::<crate::games::skynet::Skynet>(run.source, run.header)?;
-            let map = game.map.clone();
-            run.analyse(game, skynet::SkynetOracle::new(&map), "wins", None)
-        }
-        GameId::Skynet => run.without_solver(
-            "no exact analysis exists for Skynet Episode 1: the exact solver plays Episode 2 only \
-             (on an Episode 1 map within the limits the virus always wins by cutting the agent's \
-             gateway link)",
-        ),
-        GameId::Painters => {
-            let game = game_of_header::<crate::games::painters::Painters>(run.source, run.header)?;
-            let oracle = painters::PaintersOracle::new(&game);
-            run.analyse(game, oracle, "points", None)
-        }
-        GameId::Spiders => {
-            let game = game_of_header::<crate::games::spiders::Spiders>(run.source, run.header)?;
-            let (oracle, statement) = spiders::SpidersOracle::new(&game);
-            run.analyse(game, oracle, "wins", statement)
-        }
-        GameId::Risk => run.without_solver(
-            "no exact analysis exists for Risk: no solver settles a game of dice and hidden cards",
-        ),
-    }
+    crate::with_game!(header.game, D => analyze_game::<D>(&run))
 }
 
-/// What a game gives the analysis: the value of any state of its rules, from its solver.
-trait Oracle<G: Game> {
-    /// What `game` is worth with perfect play (over or not, whoever is to act), searching within
-    /// `allowance`.
-    fn value(&mut self, game: &G, allowance: &mut Allowance) -> Result<Worth, OutOfTime>;
-
-    /// The distinct moves of `seat` (the one to act), one spelling each, in the rules' order;
-    /// `None` when there are too many to try.
-    fn moves(&self, game: &G, seat: Seat) -> Option<Vec<G::Action>>;
-
-    /// The spelling [`Oracle::moves`] uses for `action`.
-    fn spelling(&self, action: &G::Action) -> G::Action {
-        G::canonical(action)
+/// Asks the game for its exact oracle and rates the match with it.
+fn analyze_game<D: GameDef>(run: &Run<'_>) -> Result<Report> {
+    let game = game_of_header::<D>(run.source, run.header)?;
+    match D::oracle(&run.header.variant, &game) {
+        Exact::Oracle { oracle, unit, statement } => {
+            run.analyse(game.clone(), oracle, unit, statement)
+        }
+        Exact::Unavailable(why) => run.without_solver(why),
     }
-}
-
-/// A value as the oracles compute it, with seats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Worth {
-    Win(Seat),
-    Score(i32),
 }
 
 impl Worth {
@@ -266,55 +225,21 @@ fn rate(seat: Seat, before: Option<Worth>, after: Option<Worth>) -> (Label, Opti
     (label, Some(lost))
 }
 
-/// One decision's search allowance: a deadline and a count of positions, shared by every solver
-/// call the decision makes.
-struct Allowance {
-    deadline: Option<Instant>,
-    positions_left: Option<u64>,
-    used: u64,
-}
-
-impl Allowance {
-    fn new(limits: Limits) -> Allowance {
-        Allowance {
-            deadline: limits.time_ms.map(|ms| Instant::now() + Duration::from_millis(ms)),
-            positions_left: limits.positions,
-            used: 0,
-        }
-    }
-
-    /// A budget for the next solver call: what is left of both limits.
-    fn budget(&self) -> Budget {
-        let budget = match self.deadline {
-            Some(deadline) => Budget::until(deadline),
-            None => Budget::unlimited(),
-        };
-        match self.positions_left {
-            Some(left) => budget.with_tick_limit(left),
-            None => budget,
-        }
-    }
-
-    /// Counts the positions a solver call searched.
-    fn spend(&mut self, positions: u64) {
-        self.used += positions;
-        self.positions_left = self.positions_left.map(|left| left.saturating_sub(positions));
-    }
+/// One decision's allowance under `limits`.
+fn allowance(limits: Limits) -> Allowance {
+    let deadline = limits.time_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
+    Allowance::new(deadline, limits.positions)
 }
 
 /// One match being analysed.
 struct Run<'a> {
     source: &'a Path,
     header: &'a Header,
-    actions: &'a [(Seat, &'a str)],
+    actions: &'a [ActionLine],
     limits: Limits,
 }
 
 impl Run<'_> {
-    fn mismatch(&self, message: String) -> Error {
-        Error::ReplayMismatch { path: self.source.to_path_buf(), message }
-    }
-
     fn roles(&self) -> Vec<String> {
         self.header.seats.iter().map(|s| s.role.clone()).collect()
     }
@@ -353,50 +278,60 @@ impl Run<'_> {
     }
 
     /// Plays the actions through the rules, rating each against `oracle`.
-    fn analyse<G: Game, O: Oracle<G>>(
+    fn analyse<G: Game>(
         &self,
-        mut game: G,
-        mut oracle: O,
+        game: G,
+        oracle: Box<dyn Oracle<G> + '_>,
         unit: &str,
         statement: Option<String>,
     ) -> Result<Report> {
         let roles = self.roles();
-        let start = oracle.value(&game, &mut Allowance::new(self.limits)).ok();
-        let mut rng = rules_rng(self.header.seed);
-        let mut decisions = Vec::with_capacity(self.actions.len());
-        for (i, &(recorded_seat, text)) in self.actions.iter().enumerate() {
-            let seat = match game.status() {
-                Status::ToAct(seat) if seat == recorded_seat => seat,
-                Status::ToAct(seat) => {
-                    return Err(self.mismatch(format!(
-                        "action {}: seat {seat} ({}) to act, not seat {recorded_seat}",
-                        i + 1,
-                        roles[seat]
-                    )));
-                }
-                Status::Over(_) => {
-                    return Err(self.mismatch(format!("action {} after the game ended", i + 1)));
-                }
-            };
-            let action = G::parse_action(&game.view(seat), text)
-                .map_err(|e| self.mismatch(format!("action {} {text:?}: {e}", i + 1)))?;
-            let before_game = game.clone();
-            game.play(seat, &action, &mut rng)
-                .map_err(|e| self.mismatch(format!("action {} {text:?} is illegal: {e}", i + 1)))?;
-            let mut decision = rate_decision(&mut oracle, &before_game, &game, seat, &action, self);
-            decision.step = i + 1;
-            decision.action = text.to_string();
-            decision.role = roles[seat].clone();
-            decisions.push(decision);
-        }
-        let start = start.map(|w| w.value(&roles));
-        Ok(self.report(true, statement, unit, start, decisions))
+        let mut rater = Rater {
+            oracle,
+            run: self,
+            start: None,
+            before: None,
+            decisions: Vec::with_capacity(self.actions.len()),
+        };
+        walk(self.source, self.header, game, self.actions, &mut rater)?;
+        let start = rater.start.map(|w| w.value(&roles));
+        Ok(self.report(true, statement, unit, start, rater.decisions))
+    }
+}
+
+/// The visitor that rates each decision of a walk against the oracle.
+struct Rater<'a, G: Game> {
+    oracle: Box<dyn Oracle<G> + 'a>,
+    run: &'a Run<'a>,
+    /// The value of the starting position.
+    start: Option<Worth>,
+    /// The game before the step being played.
+    before: Option<G>,
+    decisions: Vec<Decision>,
+}
+
+impl<G: Game> Visitor<G> for Rater<'_, G> {
+    fn start(&mut self, game: &G) {
+        self.start = self.oracle.value(game, &mut allowance(self.run.limits)).ok();
+    }
+
+    fn before(&mut self, _step: &WalkStep<'_, G>, game: &G) {
+        self.before = Some(game.clone());
+    }
+
+    fn after(&mut self, step: &WalkStep<'_, G>, game: &G) {
+        let before = self.before.take().expect("`before` runs before `after`");
+        let mut decision =
+            rate_decision(&mut *self.oracle, &before, game, step.seat, step.action, self.run);
+        decision.step = step.number;
+        decision.action = step.record.action.clone();
+        self.decisions.push(decision);
     }
 }
 
 /// Rates `action` of `seat`, which took `before` to `after`.
-fn rate_decision<G: Game, O: Oracle<G>>(
-    oracle: &mut O,
+fn rate_decision<G: Game>(
+    oracle: &mut dyn Oracle<G>,
     before: &G,
     after: &G,
     seat: Seat,
@@ -404,7 +339,7 @@ fn rate_decision<G: Game, O: Oracle<G>>(
     run: &Run<'_>,
 ) -> Decision {
     let roles = run.roles();
-    let mut allowance = Allowance::new(run.limits);
+    let mut allowance = allowance(run.limits);
     let after_worth = oracle.value(after, &mut allowance).ok();
     let before_worth = oracle.value(before, &mut allowance).ok();
     let played = oracle.spelling(action);
@@ -444,7 +379,7 @@ fn rate_decision<G: Game, O: Oracle<G>>(
         best,
         best_complete,
         moves: moves.map(|m| m.len()),
-        positions: allowance.used,
+        positions: allowance.used(),
     }
 }
 
@@ -453,7 +388,7 @@ fn summary(
     seat: Seat,
     role: &str,
     bot: &str,
-    actions: &[(Seat, &str)],
+    actions: &[ActionLine],
     decisions: &[Decision],
 ) -> SeatSummary {
     let mine: Vec<&Decision> = decisions.iter().filter(|d| d.seat == seat).collect();
@@ -466,7 +401,7 @@ fn summary(
         seat,
         role: role.to_string(),
         bot: bot.to_string(),
-        decisions: actions.iter().filter(|&&(s, _)| s == seat).count(),
+        decisions: actions.iter().filter(|a| a.seat == seat).count(),
         analysed,
         best,
         inaccuracies: count(Label::Inaccuracy),

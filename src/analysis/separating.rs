@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
@@ -23,12 +23,19 @@ use crate::error::{Error, Result};
 use crate::game::{Game, MapText, Setup};
 use crate::games::GameId;
 use crate::matches::{LimitOverrides, MapSource, MatchSpec, Player};
-use crate::registry::{GameDef, find_bot, resolve_variant};
+use crate::registry::{GameDef, Separating, find_bot, resolve_variant};
 use crate::replay::{Header, REPLAY_VERSION, SeatInfo};
 use crate::seed::map_seed;
 
-/// The games whose maps can be searched: those with an exact solver and a generator.
-pub const GAMES: &[GameId] = &[GameId::Skynet, GameId::Spiders, GameId::Painters];
+/// The games whose maps can be searched: those with an exact solver and a generator, which
+/// register what the search needs ([`GameDef::SEPARATING`]).
+pub fn games() -> Vec<GameId> {
+    GameId::ALL
+        .iter()
+        .copied()
+        .filter(|&g| crate::with_game!(g, D => D::SEPARATING.is_some()))
+        .collect()
+}
 
 /// Positions the solver may search to settle a candidate's value; a candidate it cannot settle
 /// is passed over.
@@ -58,17 +65,10 @@ pub struct Search {
     pub max_candidates: u64,
 }
 
-/// The defaults of a game: the bots that must fall short, and their opponent.
-pub fn defaults(game: GameId) -> (&'static [&'static str], &'static str) {
-    match game {
-        GameId::Skynet => (&["greedy", "priority"], "cg-ep2"),
-        // The greedy-like defenders (`paths` plays `emergency` off path maps) against the
-        // game's own greedy spiders; the solver's verdict is against perfect spiders, so a map
-        // it calls won is won against greedy ones too.
-        GameId::Spiders => (&["emergency", "paths"], "greedy"),
-        GameId::Painters => (&["greedy"], "perfect"),
-        GameId::Risk => (&[], ""),
-    }
+/// The defaults of a game: the bots that must fall short, and their opponent (`None`: a game
+/// the search cannot search).
+pub fn defaults(game: GameId) -> Option<(&'static [&'static str], &'static str)> {
+    crate::with_game!(game, D => D::SEPARATING.map(|s| (s.against, s.opponent)))
 }
 
 /// How a bot did on a map.
@@ -137,26 +137,26 @@ fn search_game<D: GameDef>(
     s: &Search,
     progress: &mut dyn FnMut(u64, usize),
 ) -> Result<SearchReport> {
-    if !GAMES.contains(&s.game) {
+    let Some(separating) = D::SEPARATING else {
         return Err(Error::Usage(format!(
             "--separating searches the maps of {} only (the games with an exact solver)",
-            GAMES.iter().map(|g| g.name()).collect::<Vec<_>>().join(", ")
+            games().iter().map(|g| g.name()).collect::<Vec<_>>().join(", ")
+        )));
+    };
+    let variant = resolve_variant::<D>(s.variant.as_deref())?;
+    if !separating.variants.contains(&variant.as_str()) {
+        return Err(Error::Usage(format!(
+            "--separating needs the exact solver, which plays {} only",
+            separating.solver_plays
         )));
     }
-    let variant = resolve_variant::<D>(s.variant.as_deref())?;
-    if s.game == GameId::Skynet && variant != "ep2" {
-        return Err(Error::Usage(
-            "--separating needs the exact solver, which plays Skynet Episode 2 only".into(),
-        ));
-    }
-    let (default_against, default_opponent) = defaults(s.game);
     let against: Vec<String> = if s.against.is_empty() {
-        default_against.iter().map(ToString::to_string).collect()
+        separating.against.iter().map(ToString::to_string).collect()
     } else {
         s.against.clone()
     };
-    let opponent = s.opponent.clone().unwrap_or_else(|| default_opponent.to_string());
-    let sample = D::generate_map(&variant, &draw(s.game, &s.fixed, 0), 1)?;
+    let opponent = s.opponent.clone().unwrap_or_else(|| separating.opponent.to_string());
+    let sample = D::generate_map(&variant, &draw(&separating, &s.fixed, 0), 1)?;
     let setup = Setup { variant: variant.clone(), options: BTreeMap::new(), map: sample, seed: 1 };
     let roles = D::new_game(&setup)?.0.roles();
     let check_role = |name: &str, role: &str, what: &str| -> Result<()> {
@@ -178,7 +178,7 @@ fn search_game<D: GameDef>(
     while found.len() < s.count && candidates < s.max_candidates {
         let candidate = candidates;
         candidates += 1;
-        let settings = draw(s.game, &s.fixed, map_seed(s.seed, candidate));
+        let settings = draw(&separating, &s.fixed, map_seed(s.seed, candidate));
         let seed = map_seed(s.seed ^ 0x5E9A, candidate);
         // A drawn combination the generator refuses (more spiders and flies than vertices) is
         // no candidate.
@@ -224,47 +224,19 @@ fn search_game<D: GameDef>(
     })
 }
 
-/// The generator settings of candidate `seed`: the fixed ones, and the others drawn where maps
-/// are small enough for the solver and often hard.
-fn draw(game: GameId, fixed: &BTreeMap<String, String>, seed: u64) -> BTreeMap<String, String> {
+/// The generator settings of candidate `seed`: the fixed ones, and the others drawn as the game
+/// registers (where maps are small enough for the solver and often hard).
+fn draw(
+    separating: &Separating,
+    fixed: &BTreeMap<String, String>,
+    seed: u64,
+) -> BTreeMap<String, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut drawn: BTreeMap<String, String> = BTreeMap::new();
     let mut set = |key: &str, value: String| {
         drawn.insert(key.to_string(), fixed.get(key).cloned().unwrap_or(value));
     };
-    match game {
-        GameId::Skynet if fixed.get("family").is_some_and(|f| f == "trap") => {
-            // The trap family (docs/skynet.md): small enough that the solver settles every
-            // candidate far below its budget.
-            let drawn_nodes: usize = rng.random_range(14..=36);
-            set("nodes", drawn_nodes.to_string());
-            // A fixed node count sets the range of gateways to draw from.
-            let nodes = fixed.get("nodes").and_then(|n| n.parse().ok()).unwrap_or(drawn_nodes);
-            set("gateways", rng.random_range(2..=(nodes / 8).clamp(2, 20)).to_string());
-        }
-        GameId::Skynet => {
-            // The dense-gateway family: with few nodes touching two gateways (the classic
-            // family) the simple heuristics win too.
-            let nodes: usize = rng.random_range(16..=40);
-            let gateways = rng.random_range(3..=(nodes / 6).max(3));
-            set("nodes", nodes.to_string());
-            set("gateways", gateways.to_string());
-            set("gateway-links", rng.random_range(nodes / 4..=nodes / 2).to_string());
-            set("doubles", rng.random_range(2..=6usize).to_string());
-        }
-        GameId::Spiders => {
-            set("kind", "graph".into());
-            set("nodes", rng.random_range(6..=14usize).to_string());
-            set("spiders", rng.random_range(1..=2usize).to_string());
-            set("flies", rng.random_range(1..=3usize).to_string());
-            set("degree", rng.random_range(2..=3usize).to_string());
-        }
-        GameId::Painters => {
-            set("size", rng.random_range(5..=6u32).to_string());
-            set("blocked", ["0", "0.1", "0.2"][rng.random_range(0..3usize)].to_string());
-        }
-        GameId::Risk => {}
-    }
+    (separating.draw)(fixed, &mut rng, &mut set);
     drawn.extend(fixed.iter().map(|(k, v)| (k.clone(), v.clone())));
     drawn
 }

@@ -13,8 +13,10 @@ use rand_chacha::ChaCha8Rng;
 
 use super::*;
 use crate::bot::TimeLimits;
+use crate::error::Error;
 use crate::game::MapText;
-use crate::games::painters::{Painters, board::random_board};
+use crate::game::Status;
+use crate::games::painters::{Painters, generator::random_board};
 use crate::games::skynet::Skynet;
 use crate::games::spiders::{Spiders, SpidersGame};
 use crate::registry::GameDef;
@@ -63,6 +65,22 @@ fn one_spelling(text: &str) -> String {
         [a, b] if text.split_whitespace().count() == 2 => format!("{} {}", a.min(b), a.max(b)),
         _ => text.to_string(),
     }
+}
+
+/// The action lines of `(seat, text)` pairs played from `header`.
+fn lines(header: &Header, actions: &[(Seat, &str)]) -> Vec<ActionLine> {
+    actions
+        .iter()
+        .map(|&(seat, text)| ActionLine {
+            seat,
+            role: header.seats.get(seat).map(|s| s.role.clone()).unwrap_or_default(),
+            action: text.to_string(),
+            micros: 0,
+            cpu_micros: None,
+            stderr: None,
+            metrics: std::collections::BTreeMap::new(),
+        })
+        .collect()
 }
 
 fn header(
@@ -150,8 +168,9 @@ fn check_playout<D: GameDef, K: Hash + Eq>(
         game.play(seat, &moves[pick], &mut play_rng).unwrap();
     }
     let borrowed: Vec<(Seat, &str)> = actions.iter().map(|(s, a)| (*s, a.as_str())).collect();
-    let report = analyze_actions(Path::new("test"), header, &borrowed, Limits::default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let report =
+        analyze_actions(Path::new("test"), header, &lines(header, &borrowed), Limits::default())
+            .unwrap_or_else(|e| panic!("{e}"));
     assert!(report.exact);
     assert_eq!(report.decisions.len(), actions.len());
 
@@ -353,8 +372,13 @@ fn spiders_analysis_agrees_with_minimax() {
 fn a_game_without_a_solver_says_so_and_rates_nothing() {
     let skynet_ep1 =
         header(GameId::Skynet, "ep1", &[], Skynet::default_map("ep1"), &["virus", "agent"]);
-    let report = analyze_actions(Path::new("t"), &skynet_ep1, &[(0, "1 2")], Limits::default())
-        .expect("a statement, not an error");
+    let report = analyze_actions(
+        Path::new("t"),
+        &skynet_ep1,
+        &lines(&skynet_ep1, &[(0, "1 2")]),
+        Limits::default(),
+    )
+    .expect("a statement, not an error");
     assert!(!report.exact && report.decisions.is_empty());
     assert!(report.statement.as_deref().unwrap().contains("no exact analysis exists"));
     assert_eq!((report.seats[0].decisions, report.seats[0].analysed), (1, 0));
@@ -370,7 +394,7 @@ fn a_position_beyond_the_budget_is_unknown_never_guessed() {
         text: include_str!("../../arenas/maps/skynet/ep2_custom_forum_12nodes.txt").into(),
     };
     let h = header(GameId::Skynet, "ep2", &[], map, &["virus", "agent"]);
-    let actions = [(0, "8 10"), (1, "9"), (0, "2 6"), (1, "1"), (0, "3 1"), (1, "4")];
+    let actions = lines(&h, &[(0, "8 10"), (1, "9"), (0, "2 6"), (1, "1"), (0, "3 1"), (1, "4")]);
     let starved = Limits { time_ms: None, positions: Some(1) };
     let report = analyze_actions(Path::new("t"), &h, &actions, starved).unwrap();
     let first = &report.decisions[0];
@@ -393,10 +417,12 @@ fn a_position_beyond_the_budget_is_unknown_never_guessed() {
 fn a_replay_the_rules_refuse_is_a_mismatch_naming_the_action() {
     let h = header(GameId::Skynet, "ep2", &[], Skynet::default_map("ep2"), &["virus", "agent"]);
     let err =
-        analyze_actions(Path::new("bad.jsonl"), &h, &[(0, "0 99")], Limits::default()).unwrap_err();
+        analyze_actions(Path::new("bad.jsonl"), &h, &lines(&h, &[(0, "0 99")]), Limits::default())
+            .unwrap_err();
     assert!(matches!(err, Error::ReplayMismatch { .. }), "{err}");
     assert!(err.to_string().contains("action 1"), "{err}");
     let err =
-        analyze_actions(Path::new("bad.jsonl"), &h, &[(1, "3")], Limits::default()).unwrap_err();
+        analyze_actions(Path::new("bad.jsonl"), &h, &lines(&h, &[(1, "3")]), Limits::default())
+            .unwrap_err();
     assert!(err.to_string().contains("not seat 1"), "{err}");
 }

@@ -9,6 +9,7 @@
 
 pub(crate) mod codingame;
 pub mod external;
+pub mod log;
 pub mod spec;
 
 use std::time::{Duration, Instant};
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::Game;
 
 pub use external::Supervisor;
+pub use log::TurnLog;
 pub use spec::BotSpec;
 
 /// What a bot knows about the time it has for this decision.
@@ -171,6 +173,20 @@ pub enum BotFailure {
     /// The bot could not be started; the text says why.
     #[error("the bot could not be started: {0}")]
     StartupFailed(String),
+    /// While its answer was due, the bot was blocked reading its input, every line of which it
+    /// had read, and used no CPU time: it waits for a line that will never come (it reads more
+    /// lines than a turn sends). A `timeout`, caught at once rather than at the wall-clock cap.
+    #[error(
+        "waiting for input that will never come: it had read all {lines} lines sent ({this_turn} \
+         this turn) and was blocked reading its standard input, using no CPU time; a bot that \
+         reads more lines than a turn sends waits forever (docs/protocol.md lists each game's lines)"
+    )]
+    WaitingForInput {
+        /// Lines arena wrote to it in the whole match.
+        lines: u64,
+        /// Of which in this turn.
+        this_turn: u64,
+    },
 }
 
 impl BotFailure {
@@ -178,7 +194,7 @@ impl BotFailure {
     #[must_use]
     pub fn termination(&self) -> Termination {
         match self {
-            BotFailure::Timeout => Termination::Timeout,
+            BotFailure::Timeout | BotFailure::WaitingForInput { .. } => Termination::Timeout,
             BotFailure::Crash(_) => Termination::Crash,
             BotFailure::Eof => Termination::Eof,
             BotFailure::Garbage { .. } => Termination::Garbage,
@@ -271,6 +287,13 @@ pub trait Bot<G: Game>: Send {
     /// thread's CPU time; an external bot reads its processes' (`None` once they are gone).
     fn cpu_time(&self) -> Option<Duration> {
         Some(crate::budget::thread_cpu_time())
+    }
+
+    /// What the bot wrote to stderr during its last decision and the metrics it reported there
+    /// (external bots; empty for others). The referee asks once after each decision, answered
+    /// or failed; a second call returns an empty log.
+    fn take_log(&mut self) -> TurnLog {
+        TurnLog::default()
     }
 
     /// The match is over: release everything (an external bot's processes are killed here).

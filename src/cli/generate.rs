@@ -76,14 +76,14 @@ fn command<D: GameDef>() -> Command {
         )));
     }
     match D::NAME.parse::<GameId>() {
-        Ok(game) if separating::GAMES.contains(&game) => separating_args(cmd, game),
+        Ok(game) if separating::games().contains(&game) => separating_args(cmd, game),
         _ => cmd,
     }
 }
 
 /// The flags of `--separating`, on the games with an exact solver.
 fn separating_args(cmd: Command, game: GameId) -> Command {
-    let (against, opponent) = separating::defaults(game);
+    let (against, opponent) = separating::defaults(game).unwrap_or_default();
     let needs = |arg: Arg| arg.requires("separating");
     cmd.arg(Arg::new("separating").long("separating").action(clap::ArgAction::SetTrue).help(
         "Search generated maps for ones that separate strategies: the exact solver gives the \

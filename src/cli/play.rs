@@ -123,12 +123,15 @@ pub(super) struct ExternalArgs {
     /// [default: 256].
     #[arg(long, value_name = "N")]
     max_processes: Option<u32>,
+    /// Keep no external bot's stderr with its decisions in the replay (a smaller replay).
+    #[arg(long)]
+    no_stderr: bool,
 }
 
 impl ExternalArgs {
     fn options(&self) -> ExternalOptions {
         let d = ExternalOptions::default();
-        ExternalOptions {
+        let options = ExternalOptions {
             max_line: self.max_line.unwrap_or(d.max_line),
             kill_grace_ms: self.kill_grace_ms.unwrap_or(d.kill_grace_ms),
             workdir: self.workdir.clone(),
@@ -139,7 +142,8 @@ impl ExternalArgs {
             network: self.network,
             max_processes: self.max_processes.unwrap_or(d.max_processes),
             ..d
-        }
+        };
+        if self.no_stderr { options.without_stderr() } else { options }
     }
 }
 

@@ -31,6 +31,10 @@ pub(super) struct RunArgs {
     /// No progress on stderr.
     #[arg(short, long)]
     quiet: bool,
+    /// Keep no external bot's stderr with its decisions in the replays (smaller replays),
+    /// whatever the arena file's `stderr` says.
+    #[arg(long)]
+    no_stderr: bool,
     /// Print the report as one JSON document instead of tables.
     #[arg(long)]
     json: bool,
@@ -56,6 +60,9 @@ pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -
     };
     if let Some(clock) = args.clock {
         arena.set_clock(clock);
+    }
+    if args.no_stderr {
+        arena.drop_stderr();
     }
     if let Some(mode) = args.sandbox {
         for bot in &mut arena.bots {

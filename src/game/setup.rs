@@ -114,6 +114,12 @@ impl SetupError {
     }
 }
 
+impl From<SetupError> for crate::error::Error {
+    fn from(e: SetupError) -> crate::error::Error {
+        crate::error::Error::Setup(Box::new(e))
+    }
+}
+
 /// What is wrong with a map's content, said without a place: the reader that met it adds the
 /// file and line (it is the message of a [`SetupError::Map`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

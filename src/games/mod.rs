@@ -2,8 +2,9 @@
 //! chosen at run time. Everything else about a game is in its own folder, registered through
 //! [`crate::registry::GameDef`].
 //!
-//! Adding a game touches its own folder, one variant of [`GameId`] (with its line in
-//! [`GameId::ALL`]) and one arm of [`with_game!`](crate::with_game).
+//! Adding a game is its folder and one line in [`__games!`](crate::__games), the list below:
+//! the variant of [`GameId`], its place in [`GameId::ALL`] and its arm of `with_game!` are all
+//! made from that line.
 
 pub mod painters;
 pub mod risk;
@@ -14,20 +15,43 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// The games arena knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GameId {
-    Skynet,
-    Painters,
-    Spiders,
-    Risk,
+/// The games arena knows, one line each: the [`GameId`] variant and the game's
+/// [`GameDef`](crate::registry::GameDef) type (under `crate::games`). Hands the list to the
+/// macro `[$callback]` after `$args`; [`GameId`] and [`with_game!`](crate::with_game) are made
+/// from it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __games {
+    ([$($callback:tt)*] $args:tt) => {
+        $($callback)*! { $args
+            Skynet => skynet::Skynet,
+            Painters => painters::Painters,
+            Spiders => spiders::Spiders,
+            Risk => risk::Risk,
+        }
+    };
 }
 
-impl GameId {
-    pub const ALL: &'static [GameId] =
-        &[GameId::Skynet, GameId::Painters, GameId::Spiders, GameId::Risk];
+/// Makes [`GameId`] from the list of games.
+macro_rules! game_id {
+    (() $($variant:ident => $($def:ident)::+,)*) => {
+        /// The games arena knows.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum GameId {
+            $($variant,)*
+        }
 
+        impl GameId {
+            /// Every game, in the list's order.
+            pub const ALL: &'static [GameId] = &[$(GameId::$variant,)*];
+        }
+    };
+}
+
+crate::__games!([game_id]());
+
+impl GameId {
     pub fn name(self) -> &'static str {
         crate::with_game!(self, D => <D as crate::registry::GameDef>::NAME)
     }
@@ -64,23 +88,20 @@ impl std::str::FromStr for GameId {
 #[macro_export]
 macro_rules! with_game {
     ($id:expr, $D:ident => $body:expr) => {
+        $crate::__games!([$crate::__with_game]($id, $D, $body))
+    };
+}
+
+/// The arms of [`with_game!`](crate::with_game), one per game of the list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_game {
+    (($id:expr, $D:ident, $body:expr) $($variant:ident => $($def:ident)::+,)*) => {
         match $id {
-            $crate::games::GameId::Skynet => {
-                type $D = $crate::games::skynet::Skynet;
+            $($crate::games::GameId::$variant => {
+                type $D = $crate::games::$($def)::+;
                 $body
-            }
-            $crate::games::GameId::Painters => {
-                type $D = $crate::games::painters::Painters;
-                $body
-            }
-            $crate::games::GameId::Spiders => {
-                type $D = $crate::games::spiders::Spiders;
-                $body
-            }
-            $crate::games::GameId::Risk => {
-                type $D = $crate::games::risk::Risk;
-                $body
-            }
+            })*
         }
     };
 }

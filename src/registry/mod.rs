@@ -2,25 +2,34 @@
 //!
 //! A game is described by data: its variants, its options type (a serde struct, so options are
 //! declared once and checked with keyed errors), its table of built-in bots (name, roles, a
-//! one-line summary and a constructor), its generator's settings, its default map and limits.
-//! The registry does the rest the same way for every game: it checks variants, parses options,
-//! finds a bot by name and refuses it for a role it does not play.
+//! one-line summary, whether it plays the same whatever its seed, and a constructor), its
+//! generator's settings, its default map and limits, whether its rules draw from the seed, the
+//! arena file `arena init` writes, how the viewer draws it ([`Drawing`]), the exact oracle the
+//! analysis asks ([`Exact`]) and what the separating-map search needs ([`Separating`]). Every
+//! fact without a default is one the compiler asks a new game for. The registry does the rest
+//! the same way for every game: it checks variants, parses options, finds a bot by name and
+//! refuses it for a role it does not play.
 //!
 //! This layer sits above [`crate::bot`] (a bot table holds bot constructors) and below the games;
 //! [`crate::game`] below both holds the rules abstraction alone.
 
 #![warn(missing_docs)]
 
+mod drawing;
+mod oracle;
 mod random;
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 
+use rand_chacha::ChaCha8Rng;
 use serde::de::DeserializeOwned;
 
 use crate::bot::{Bot, TimeLimits};
 use crate::game::{Game, MapText, Seat, Setting, Setup, SetupError, parse_settings};
 
+pub use drawing::{Drawing, Event};
+pub use oracle::{Allowance, Exact, Oracle, Worth};
 pub use random::RandomBot;
 
 #[cfg(test)]
@@ -37,9 +46,37 @@ pub struct BotEntry<D: GameDef> {
     pub roles: &'static [&'static str],
     /// One line for `arena bots`.
     pub summary: &'static str,
+    /// Whether it plays the same whatever its seed (a search with a deadline counts: only a
+    /// machine so loaded that the deadline cuts it short makes it vary). An SPRT whose bots all
+    /// are, in a game without chance, stops at the end of its maps instead of counting the same
+    /// pairs again; a test plays every such bot under two seeds.
+    pub deterministic: bool,
     /// Makes the bot for one seat of a match.
     pub make: MakeBot<D>,
 }
+
+/// What `arena gen GAME --separating` needs of a game whose exact solver and generator can
+/// certify maps that tell strategies apart (see [`crate::analysis::separating`]).
+pub struct Separating {
+    /// The variants the exact solver plays.
+    pub variants: &'static [&'static str],
+    /// What the solver plays, in words, for the refusal of another variant ("Skynet Episode 2").
+    pub solver_plays: &'static str,
+    /// The built-in bots that must fall short unless the user names others; they play the first
+    /// role.
+    pub against: &'static [&'static str],
+    /// The built-in bot they play against unless the user names another.
+    pub opponent: &'static str,
+    /// Draws a candidate's generator settings: `set(key, value)` for each drawn setting (a
+    /// setting in `fixed` keeps its fixed value; the draw is made anyway, so the RNG advances the
+    /// same), where maps are small enough for the solver and often hard.
+    pub draw: DrawSettings,
+}
+
+/// Draws the generator settings of one candidate of the separating-map search (see
+/// [`Separating::draw`]).
+pub type DrawSettings =
+    fn(fixed: &BTreeMap<String, String>, rng: &mut ChaCha8Rng, set: &mut dyn FnMut(&str, String));
 
 /// What a built-in bot is told when it is made.
 pub struct BotContext<'a, D: GameDef> {
@@ -106,6 +143,23 @@ pub trait GameDef: Sized + 'static {
     /// Option sets (`key`, `value` pairs) worth playing besides the defaults: the conformance
     /// tests play every game under each of them.
     const SAMPLE_OPTIONS: &'static [&'static [(&'static str, &'static str)]] = &[];
+    /// Whether the rules draw from the match seed (Risk's deal and dice). Without chance, a
+    /// match between bots that are [`BotEntry::deterministic`] repeats itself on the same map.
+    const CHANCE: bool;
+    /// The arena file `arena init GAME` writes, commented, that runs as it is. `"NAME"` is
+    /// replaced by the tournament's name; `"MAP"`, if present, by the file name of the game's
+    /// default map, which `arena init` writes beside it.
+    const INIT: &'static str;
+    /// What the separating-map search needs, or `None` for a game it cannot search (no exact
+    /// solver or no generator).
+    const SEPARATING: Option<Separating>;
+
+    /// How the viewer draws a match (the game's `view.rs`).
+    type Drawing: Drawing<Self::G>;
+
+    /// The exact analysis of a match of `variant` set up as `game`: its solver as an
+    /// [`Oracle`], or why there is none.
+    fn oracle<'g>(variant: &str, game: &'g Self::G) -> Exact<'g, Self::G>;
 
     /// The time limits a seat gets unless the user says otherwise.
     fn default_limits(variant: &str) -> TimeLimits;

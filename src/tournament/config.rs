@@ -98,6 +98,8 @@ struct RawArena {
     sprt: Option<RawSprt>,
     /// The sandbox of every external bot that does not set its own.
     sandbox: Option<SandboxMode>,
+    /// `false`: replays keep no external bot's stderr per decision.
+    stderr: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -407,6 +409,14 @@ impl Arena {
         self.limits.clock = Some(clock);
         for bot in &mut self.bots {
             bot.limits.clock = None;
+        }
+    }
+
+    /// Keeps no external bot's stderr with its decisions, whatever the file says
+    /// (`--no-stderr`). What is kept changes no result, so the fingerprint stays.
+    pub fn drop_stderr(&mut self) {
+        for bot in &mut self.bots {
+            bot.external = std::mem::take(&mut bot.external).without_stderr();
         }
     }
 
@@ -732,7 +742,10 @@ fn validate_game<D: GameDef>(
             (_, declared) => declared.unwrap_or(false),
         };
         let sandbox = b.external.as_ref().and_then(|e| e.sandbox).or(raw.sandbox);
-        let external = ExternalOptions { sandbox, ..b.external.unwrap_or_default() };
+        let mut external = ExternalOptions { sandbox, ..b.external.unwrap_or_default() };
+        if raw.stderr == Some(false) {
+            external = external.without_stderr();
+        }
         check_external(&key, &bot_name, &spec, &external)?;
         let limits: LimitOverrides = b.limits.into();
         limits.check().map_err(|(k, m)| format!("key `{key}.limits.{k}`: {m}"))?;

@@ -2,31 +2,23 @@
 //! without chance. An SPRT that cycles a pool of maps with only such bots would count the same
 //! pairs again and again as new evidence, so it stops at the end of the pool instead.
 //!
-//! The lists are kept here, next to the test that plays every listed bot under two seeds and
-//! checks that nothing changes (and that a game with chance does change), so a bot that starts
-//! using its seed fails a test instead of silently making SPRTs stop early. External bots are
-//! assumed to use their seed (or the clock) unless the arena file declares them deterministic.
+//! Each game registers both facts with itself (`BotEntry::deterministic`, `GameDef::CHANCE`); the
+//! test here plays every bot registered as deterministic under two seeds and checks that nothing
+//! changes (and that a game with chance does change), so a bot that starts using its seed fails a
+//! test instead of silently making SPRTs stop early. External bots are assumed to use their seed
+//! (or the clock) unless the arena file declares them deterministic.
 
 use crate::games::GameId;
-
-/// The built-in bots that ignore their seed, per game. Searches with a deadline are listed: they
-/// play the same move unless the machine is so loaded that the deadline cuts them short, and that
-/// variation is noise, not information about the bots.
-const SEEDLESS_BUILTINS: &[(GameId, &[&str])] = &[
-    (GameId::Skynet, &["greedy", "solver", "cg-ep1", "cg-ep2", "perfect"]),
-    (GameId::Painters, &["greedy", "perfect"]),
-    (GameId::Spiders, &["greedy", "adversary", "emergency", "paths", "solver"]),
-    (GameId::Risk, &["greedy", "planner"]),
-];
+use crate::registry::{GameDef, find_bot};
 
 /// Whether the built-in bot `name` of `game` plays the same way whatever its seed.
 pub(crate) fn seedless_builtin(game: GameId, name: &str) -> bool {
-    SEEDLESS_BUILTINS.iter().any(|(g, bots)| *g == game && bots.contains(&name))
+    crate::with_game!(game, D => find_bot::<D>(name).is_ok_and(|b| b.deterministic))
 }
 
 /// Whether the game's rules draw from the match seed (Risk's deal and dice).
 pub(crate) fn game_has_chance(game: GameId) -> bool {
-    matches!(game, GameId::Risk)
+    crate::with_game!(game, D => D::CHANCE)
 }
 
 #[cfg(test)]
@@ -36,7 +28,6 @@ mod tests {
     use super::*;
     use crate::bot::{BotSpec, Supervisor};
     use crate::matches::{LimitOverrides, MapSource, MatchSpec, Player, play};
-    use crate::registry::{GameDef, find_bot};
 
     /// The actions of a match of `game` with `seats` (built-in names, by role) under `seed`.
     fn actions<D: GameDef>(game: GameId, seats: &BTreeMap<String, String>, seed: u64) -> String {
@@ -72,11 +63,8 @@ mod tests {
     }
 
     fn check<D: GameDef>(game: GameId) {
-        let seedless: Vec<&str> = SEEDLESS_BUILTINS
-            .iter()
-            .find(|(g, _)| *g == game)
-            .map(|(_, b)| b.to_vec())
-            .unwrap_or_default();
+        let seedless: Vec<&str> =
+            D::BOTS.iter().filter(|b| b.deterministic).map(|b| b.name).collect();
         let (first_match, _) = D::new_game(&crate::game::Setup {
             variant: D::VARIANTS[0].to_string(),
             options: if game == GameId::Risk {
@@ -115,7 +103,7 @@ mod tests {
                     .collect();
                 let a = actions::<D>(game, &seats, 11);
                 let b = actions::<D>(game, &seats, 12);
-                if game_has_chance(game) {
+                if D::CHANCE {
                     assert_ne!(a, b, "{game}: {seats:?} plays the same under two seeds");
                 } else {
                     assert_eq!(a, b, "{game}: `{bot}` as {role} changed with the seed");
@@ -126,22 +114,29 @@ mod tests {
 
     #[test]
     fn seedless_bots_play_the_same_whatever_the_seed() {
-        check::<crate::games::skynet::Skynet>(GameId::Skynet);
-        check::<crate::games::painters::Painters>(GameId::Painters);
-        check::<crate::games::spiders::Spiders>(GameId::Spiders);
+        for &game in GameId::ALL.iter().filter(|&&g| !game_has_chance(g)) {
+            crate::with_game!(game, D => check::<D>(game));
+        }
     }
 
     #[test]
     fn a_game_with_chance_changes_with_the_seed() {
-        check::<crate::games::risk::Risk>(GameId::Risk);
+        let with_chance: Vec<GameId> =
+            GameId::ALL.iter().copied().filter(|&g| game_has_chance(g)).collect();
+        assert!(!with_chance.is_empty(), "Risk has dice");
+        for game in with_chance {
+            crate::with_game!(game, D => check::<D>(game));
+        }
     }
 
     #[test]
-    fn seeded_bots_are_not_listed() {
-        for (game, bots) in SEEDLESS_BUILTINS {
-            assert!(!bots.contains(&"random"), "{game}: `random` draws from its seed");
+    fn seeded_bots_are_not_registered_as_deterministic() {
+        for &game in GameId::ALL {
+            assert!(!seedless_builtin(game, "random"), "{game}: `random` draws from its seed");
+            assert!(!seedless_builtin(game, "no-such-bot"), "{game}");
         }
         assert!(!seedless_builtin(GameId::Painters, "search"));
         assert!(seedless_builtin(GameId::Skynet, "solver"));
+        assert!(game_has_chance(GameId::Risk) && !game_has_chance(GameId::Skynet));
     }
 }

@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::bot_files::changed_bots;
 use super::results::matches::{IdSet, complete_len, format_header, read_rows};
-use super::results::replays::{REPLAYS_DIR, kept_ids, link_or_copy, replay_path};
-use super::results::{MATCHES_FILE, Meta, corrupt, lock_dir, write_summaries};
+use super::results::replays::{kept_ids, link_or_copy, replay_path};
+use super::results::{MATCHES_FILE, Meta, REPLAYS_DIR, corrupt, lock_dir, write_summaries};
 use super::stats::standings::Standings;
 use super::stats::tally::Tally;
 use crate::error::{Error, Result};
@@ -168,6 +168,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     meta.write(&out)?;
     let standings = Standings::of(&tally);
     write_summaries(&out, &standings)?;
+    crate::view::report::write_report(&out)?;
     Ok(MergeReport {
         arena: reference.arena.clone(),
         results: out,

@@ -2,7 +2,8 @@
 //!
 //! `config` turns an arena file into a validated [`Arena`]; `schedule` makes every match a pure
 //! function of the arena and a match id; `run` plays them in parallel, appending a row per match
-//! to the results folder (`results`), resuming and sharding; `merge` combines the shards; `stats`
+//! to the results folder (`results`), resuming and sharding; `merge` combines the shards and
+//! `shard_status` says how far they got; `stats`
 //! turns rows into [`Standings`] and holds the SPRT's statistics; `sprt` runs sequential
 //! regression tests; `diff` compares two results folders match by match. The runners return
 //! typed reports ([`RunReport`], [`MergeReport`], [`SprtReport`], [`DiffReport`]) that the
@@ -20,6 +21,7 @@ pub(crate) mod progress;
 pub(crate) mod results;
 pub(crate) mod run;
 pub(crate) mod schedule;
+pub(crate) mod shard_status;
 pub(crate) mod sprt;
 pub(crate) mod stats;
 
@@ -35,6 +37,7 @@ pub use merge::{MergeReport, merge};
 pub use results::replays::{BadReplayPolicy, ReplayPolicy};
 pub use run::{RunOptions, RunReport, run};
 pub use schedule::{BadShard, Format, Shard};
+pub use shard_status::{ShardProgress, ShardState, ShardStatus, shard_status};
 pub use sprt::{SprtReport, Stop, Verdict, run_sprt};
 pub use stats::ratings::Interval;
 pub use stats::sprt::EloModel;

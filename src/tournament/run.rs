@@ -8,7 +8,7 @@
 //! function of its id.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -20,10 +20,11 @@ use super::progress::Progress;
 use super::results::analysis::AnalysisRows;
 use super::results::matches::{IdSet, MatchRow, RowWriter, SeatRow, drop_torn_line, read_rows};
 use super::results::replays::{ReplayKeeper, ReplayPolicy};
-use super::results::{MATCHES_FILE, Meta, RESULTS_VERSION, corrupt, prepare_dir, write_summaries};
+use super::results::{
+    Folder, MATCHES_FILE, Meta, RESULTS_VERSION, corrupt, prepare_dir, write_summaries,
+};
 use super::schedule::{Planned, Shard};
 use super::stats::standings::Standings;
-use super::stats::tally::Tally;
 use crate::bot::Supervisor;
 use crate::error::{Error, Result};
 use crate::game::MapText;
@@ -189,18 +190,6 @@ pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
     }
 }
 
-/// Reads a whole `matches.csv` into a tally of the folder's bots and roles.
-pub(crate) fn tally_rows(path: &Path, meta: &Meta) -> Result<Tally> {
-    let mut tally = Tally::new(meta.bots.clone(), meta.roles.clone());
-    read_rows(path, meta.roles.len(), |line, row| {
-        let placing =
-            row.placing(&meta.bots).map_err(|e| corrupt(path, Some(line), e.to_string()))?;
-        tally.add(&placing);
-        Ok(())
-    })?;
-    Ok(tally)
-}
-
 /// How a recorded row differs from the match its id plans (its game, seats, bots, map, seed), if
 /// it does: a row moved between folders or edited must not be counted as the match it names.
 fn differs_from_plan(arena: &Arena, m: &Planned, row: &MatchRow) -> Option<String> {
@@ -293,8 +282,13 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         read_rows(&matches_path, seats, |line, row| {
             let problem = if row.id >= planned {
                 Some("is not in the schedule".to_string())
-            } else if !shard.contains(row.id) {
-                Some("is not in this shard".to_string())
+            } else if !schedule.shard_holds(shard, row.id) {
+                // Also a shard folder of an earlier arena, which dealt shard K the ids
+                // `id mod N = K - 1`.
+                Some(format!(
+                    "is not in shard {shard} (the folder of another shard, or of an earlier arena \
+                     that dealt the shards otherwise)"
+                ))
             } else if !done.insert(row.id) {
                 Some("is recorded twice".to_string())
             } else {
@@ -311,10 +305,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         })?;
     }
     let resumed = done.len();
-    let in_shard = (0..shard.count.min(planned))
-        .filter(|&i| shard.contains(i))
-        .map(|first| (planned - first).div_ceil(shard.count))
-        .sum::<u64>();
+    let in_shard = schedule.shard_len(shard);
     let to_play = in_shard - resumed;
     let keeper = ReplayKeeper::open(&dir, opts.replays.unwrap_or(arena.replays), &done)?;
     let writer = RowWriter::open(&matches_path, seats)?;
@@ -351,10 +342,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
             scope.spawn(|| {
                 while !stop.load(Ordering::Relaxed) {
                     let j = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(id) = (shard.index - 1).checked_add(j * shard.count) else { break };
-                    if id >= planned {
-                        break;
-                    }
+                    let Some(id) = schedule.shard_match(shard, j) else { break };
                     if done.contains(id) {
                         continue;
                     }
@@ -399,8 +387,9 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     if let Some(a) = analysis {
         a.write(&dir)?;
     }
-    let standings = Standings::of(&tally_rows(&matches_path, &meta)?);
+    let standings = Standings::of(&Folder { dir: dir.clone(), meta: meta.clone() }.tally()?);
     write_summaries(&dir, &standings)?;
+    crate::view::report::write_report(&dir)?;
     if let Some(warning) = timeouts.warning() {
         eprintln!("warning: {warning}");
     }

@@ -10,6 +10,12 @@
 //! the seat orders are the role swap; with more seats they are the rotations of the group, so every
 //! bot sits in every seat once.
 //!
+//! Shards are dealt from another order of the same matches (see [`Schedule::deal_position`]):
+//! seat order by seat order of every pairing, and within one the games map by map, every `N`th to
+//! the same shard. So a shard plays every pairing, seat order and map in proportion — each cell
+//! of those three `floor` or `ceil` of the whole's count over `N` — and its results are a fair
+//! sample of the whole, whatever `N` and the number of pairings share.
+//!
 //! The schedule sees only what decides the pairings ([`Plan`]), not the arena file: the arena's
 //! validation asks the schedule whether anything can be played, so the dependency runs one way,
 //! config → schedule.
@@ -66,8 +72,9 @@ pub(crate) struct Planned {
     pub seed: u64,
 }
 
-/// A deterministic slice of the schedule: shard `index` (1-based) of `count` takes the ids
-/// `id mod count == index - 1`, which spreads every pairing evenly over the shards.
+/// A deterministic slice of the schedule: shard `index` (1-based) of `count` takes every
+/// `count`th match of the deal ([`Schedule::deal_position`] `mod count == index - 1`), so every
+/// shard plays every pairing, seat order and map in proportion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     pub index: u64,
@@ -77,10 +84,6 @@ pub struct Shard {
 impl Shard {
     pub fn all() -> Shard {
         Shard { index: 1, count: 1 }
-    }
-
-    pub fn contains(&self, id: u64) -> bool {
-        id % self.count == self.index - 1
     }
 
     pub fn is_all(&self) -> bool {
@@ -193,6 +196,66 @@ impl Schedule {
         }
     }
 
+    /// Where match `id` stands in the deal the shards are dealt from: the seat orders of every
+    /// pairing one after the other (`within`, the match's place in its game), and in each the
+    /// games map by map (all the games on map 0, then those on map 1, ...). Shard `K` of `N`
+    /// takes the positions `K - 1`, `K - 1 + N`, ...: for every seat order that is every `N`th game
+    /// of a run of games grouped by map, so each (pairing, seat order, map) cell is split as
+    /// evenly as whole numbers allow. A bijection of `0..total()`.
+    pub(crate) fn deal_position(&self, id: u64) -> u64 {
+        let (game, within) = (id / self.per_game, id % self.per_game);
+        within * self.games + self.game_rank(game)
+    }
+
+    /// The match at a position of the deal (the inverse of [`Schedule::deal_position`]).
+    pub(crate) fn at_deal_position(&self, position: u64) -> u64 {
+        let (within, rank) = (position / self.games, position % self.games);
+        self.game_at_rank(rank) * self.per_game + within
+    }
+
+    /// Game `game`'s place when the games are listed map by map: map `m` holds the games
+    /// `m, m + maps, m + 2 maps, ...`; with `games = q maps + r`, the first `r` maps hold `q + 1`
+    /// games each and the others `q`.
+    fn game_rank(&self, game: u64) -> u64 {
+        let maps = self.maps.max(1) as u64;
+        let (q, r) = (self.games / maps, self.games % maps);
+        let (map, cycle) = (game % maps, game / maps);
+        map * q + map.min(r) + cycle
+    }
+
+    fn game_at_rank(&self, rank: u64) -> u64 {
+        let maps = self.maps.max(1) as u64;
+        let (q, r) = (self.games / maps, self.games % maps);
+        let (map, cycle) = if rank < r * (q + 1) {
+            (rank / (q + 1), rank % (q + 1))
+        } else {
+            let rest = rank - r * (q + 1);
+            (r + rest / q, rest % q)
+        };
+        map + cycle * maps
+    }
+
+    /// Whether `shard` plays match `id`.
+    pub(crate) fn shard_holds(&self, shard: Shard, id: u64) -> bool {
+        shard.is_all() || self.deal_position(id) % shard.count == shard.index - 1
+    }
+
+    /// The number of matches `shard` plays.
+    pub(crate) fn shard_len(&self, shard: Shard) -> u64 {
+        // The positions `p < total` with `p mod count == index - 1`.
+        (self.total() + shard.count - shard.index) / shard.count
+    }
+
+    /// The `j`th match `shard` plays (`j < shard_len`), else `None`. A whole run plays the ids
+    /// in order, game by game; a shard its share of the deal in order.
+    pub(crate) fn shard_match(&self, shard: Shard, j: u64) -> Option<u64> {
+        if shard.is_all() {
+            return (j < self.total()).then_some(j);
+        }
+        let position = j.checked_mul(shard.count)?.checked_add(shard.index - 1)?;
+        (position < self.total()).then(|| self.at_deal_position(position))
+    }
+
     /// The label of a pairing: its bots' names (`names[bot]`) joined by ` vs `.
     pub(crate) fn label(&self, names: &[String], pairing: usize) -> String {
         let names: Vec<&str> =
@@ -231,6 +294,8 @@ fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     /// A two-seat game's roles, as Skynet's.
@@ -327,15 +392,135 @@ mod tests {
         assert!(seat_count.iter().all(|c| *c == [6, 6, 6]), "{seat_count:?}");
     }
 
-    #[test]
-    fn shards_partition_the_ids() {
-        let shards: Vec<Shard> = ["1/3", "2/3", "3/3"].iter().map(|s| s.parse().unwrap()).collect();
-        for id in 0..100 {
-            assert_eq!(shards.iter().filter(|s| s.contains(id)).count(), 1);
+    /// Every shard's matches, by walking `shard_match` as a run does.
+    fn shard_ids(s: &Schedule, shard: Shard) -> Vec<u64> {
+        let ids: Vec<u64> = (0..).map_while(|j| s.shard_match(shard, j)).collect();
+        assert_eq!(ids.len() as u64, s.shard_len(shard), "shard {shard}");
+        assert!(ids.iter().all(|&id| s.shard_holds(shard, id)), "shard {shard}");
+        ids
+    }
+
+    /// The league of `arenas/league.toml`: Skynet, five bots (two viruses only, one agent only,
+    /// two both), round robin.
+    fn league(games: u64, maps: usize) -> Schedule {
+        let (v, a, both) = (roles(&["virus"]), roles(&["agent"]), skynet_roles());
+        Schedule::new(Plan {
+            format: &Format::RoundRobin,
+            roles: &skynet_roles(),
+            bot_roles: &[v.clone(), both.clone(), v, both, a],
+            games_per_pairing: games,
+            maps,
+            seed: 7,
+        })
+    }
+
+    /// Checks that the shards of `s` partition its matches and that each shard holds every
+    /// (pairing, seat order, map) cell in proportion: `floor` or `ceil` of the whole's count
+    /// over the number of shards; and the shards' sizes differ by at most one.
+    fn assert_balanced(s: &Schedule, count: u64) {
+        let cell = |id: u64| {
+            let m = s.get(id);
+            (m.pairing, m.seats.clone(), m.map)
+        };
+        let mut whole: BTreeMap<_, u64> = BTreeMap::new();
+        for id in 0..s.total() {
+            *whole.entry(cell(id)).or_default() += 1;
         }
+        let mut owner = vec![0u64; s.total() as usize];
+        for index in 1..=count {
+            let shard = Shard { index, count };
+            let ids = shard_ids(s, shard);
+            let expected = s.total() / count;
+            assert!(ids.len() as u64 == expected || ids.len() as u64 == expected + 1, "{shard}");
+            let mut cells: BTreeMap<_, u64> = BTreeMap::new();
+            for &id in &ids {
+                owner[id as usize] += 1;
+                *cells.entry(cell(id)).or_default() += 1;
+            }
+            for (key, &n) in &whole {
+                let got = cells.get(key).copied().unwrap_or(0);
+                assert!(
+                    got == n / count || got == n.div_ceil(count),
+                    "shard {shard}: cell {key:?} has {got} of {n} matches"
+                );
+            }
+        }
+        assert!(owner.iter().all(|&n| n == 1), "every match in exactly one shard");
+    }
+
+    #[test]
+    fn the_deal_is_a_bijection() {
+        for (games, maps) in [(400, 400), (7, 3), (3, 7), (10, 1), (1, 5), (12, 4)] {
+            let s = league(games, maps);
+            let mut seen = vec![false; s.total() as usize];
+            for id in 0..s.total() {
+                let p = s.deal_position(id);
+                assert_eq!(s.at_deal_position(p), id, "games {games}, maps {maps}");
+                assert!(!std::mem::replace(&mut seen[p as usize], true));
+            }
+        }
+    }
+
+    #[test]
+    fn every_shard_of_the_league_plays_every_pairing_seat_order_and_map_in_proportion() {
+        // The case that went wrong when shard K took the ids `id mod 16 = K - 1`: ten matches per
+        // game, so shard 1 only ever played the even ones (no `solver` vs `random`).
+        let s = league(400, 400);
+        assert_eq!((s.total(), s.pairings().len()), (4000, 9));
+        assert_balanced(&s, 16);
+        for index in 1..=16 {
+            let ids = shard_ids(&s, Shard { index, count: 16 });
+            let mut orders: Vec<(usize, Vec<usize>)> =
+                ids.iter().map(|&id| (s.get(id).pairing, s.get(id).seats)).collect();
+            orders.sort();
+            orders.dedup();
+            assert_eq!(orders.len(), 10, "shard {index}/16 plays all 10 seat orders");
+        }
+        // Fewer maps than shards and a number of games the shards do not divide.
+        assert_balanced(&league(10, 4), 16);
+        assert_balanced(&league(7, 3), 2);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn shards_are_balanced_whatever_the_shape(
+            bots in 2usize..6,
+            seats in 2usize..4,
+            games in 1u64..30,
+            maps in 1usize..9,
+            count in 1u64..20,
+            gauntlet: bool,
+        ) {
+            let roles: Vec<String> = (0..seats).map(|i| format!("p{i}")).collect();
+            let bot_roles = vec![roles.clone(); bots.max(seats)];
+            let format =
+                if gauntlet { Format::Gauntlet { candidate: 0 } } else { Format::RoundRobin };
+            let s = Schedule::new(Plan {
+                format: &format,
+                roles: &roles,
+                bot_roles: &bot_roles,
+                games_per_pairing: games,
+                maps,
+                seed: 3,
+            });
+            assert_balanced(&s, count);
+        }
+    }
+
+    #[test]
+    fn a_whole_run_plays_the_ids_in_order() {
+        let s = league(3, 2);
+        let all: Vec<u64> = (0..).map_while(|j| s.shard_match(Shard::all(), j)).collect();
+        assert_eq!(all, (0..s.total()).collect::<Vec<_>>());
+        assert!(s.shard_match(Shard { index: 16, count: 16 }, u64::MAX).is_none());
+    }
+
+    #[test]
+    fn shard_syntax() {
         for bad in ["0/3", "4/3", "1/0", "x", "1-3"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
     }
 
     #[test]

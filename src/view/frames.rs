@@ -11,13 +11,11 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{Event, GameView};
-use crate::error::{Error, Result};
-use crate::game::{Game, Seat, Status};
+use crate::error::Result;
+use crate::game::{Game, Seat};
 use crate::games::GameId;
-use crate::replay::Replay;
-use crate::replay::{MatchSummary, SeatInfo};
-use crate::seed::rules_rng;
+use crate::registry::{Drawing, Event, GameDef};
+use crate::replay::{MatchSummary, Replay, SeatInfo, Visitor, WalkStep};
 
 /// Everything the page shows, embedded in it as JSON.
 #[derive(Clone, Debug, Serialize)]
@@ -54,52 +52,30 @@ pub(crate) struct StepData {
     pub patch: Map<String, Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<Event>,
+    /// What the seat wrote to stderr during the decision, as the replay recorded it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// The metrics it reported during the decision.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub metrics: std::collections::BTreeMap<String, f64>,
 }
 
 /// Replays `replay` through the rules and collects what the page needs. A replay whose actions
-/// the rules refuse is an error naming the action, as for `arena replay --verify`.
-pub(crate) fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewData> {
-    let mismatch = |message: String| Error::ReplayMismatch { path: path.to_path_buf(), message };
+/// the rules refuse is an error naming the action, as for `arena replay --verify` (both walk it
+/// with [`crate::replay::walk`]).
+pub(crate) fn build<D: GameDef>(path: &Path, replay: &Replay) -> Result<ViewData> {
     let h = &replay.header;
-    let mut game = crate::replay::game_of_header::<D>(path, h)?;
-    let roles = game.roles();
-    let board = D::board(&game, &h.map);
-    let initial = D::state(&game);
-    let init_inputs = (0..roles.len()).map(|s| D::G::init_input(&game.view(s))).collect();
-    let mut rng = rules_rng(h.seed);
-    let mut state = initial.clone();
-    let mut steps = Vec::with_capacity(replay.actions.len());
-    for (i, a) in replay.actions.iter().enumerate() {
-        let seat = match game.status() {
-            Status::ToAct(seat) => seat,
-            Status::Over(_) => return Err(mismatch(format!("action {} after the end", i + 1))),
-        };
-        if seat != a.seat {
-            return Err(mismatch(format!(
-                "action {}: seat {seat} ({}) to act, not seat {}",
-                i + 1,
-                roles[seat],
-                a.seat
-            )));
-        }
-        let view = game.view(seat);
-        let input = D::G::turn_input(&view);
-        let action = D::G::parse_action(&view, &a.action)
-            .map_err(|e| mismatch(format!("action {} {:?}: {e}", i + 1, a.action)))?;
-        let before = game.clone();
-        game.play(seat, &action, &mut rng)
-            .map_err(|e| mismatch(format!("action {} {:?} is illegal: {e}", i + 1, a.action)))?;
-        let next = D::state(&game);
-        steps.push(StepData {
-            seat,
-            action: a.action.clone(),
-            micros: a.micros,
-            input,
-            patch: patch(&state, &next),
-            events: D::events(&before, &game, seat, &action),
-        });
-        state = next;
-    }
+    let game = crate::replay::game_of_header::<D>(path, h)?;
+    let board = D::Drawing::board(&game, &h.map);
+    let initial = D::Drawing::state(&game);
+    let init_inputs = (0..game.roles().len()).map(|s| D::G::init_input(&game.view(s))).collect();
+    let mut frames = Frames::<D> {
+        state: initial.clone(),
+        steps: Vec::with_capacity(replay.actions.len()),
+        input: String::new(),
+        before: None,
+    };
+    crate::replay::walk(path, h, game, &replay.actions, &mut frames)?;
     Ok(ViewData {
         source: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         game: h.game,
@@ -108,14 +84,48 @@ pub(crate) fn build<D: GameView>(path: &Path, replay: &Replay) -> Result<ViewDat
         map: h.map.name.clone(),
         seed: h.seed,
         seats: h.seats.clone(),
-        private_inputs: D::PRIVATE_INPUTS,
+        private_inputs: D::Drawing::PRIVATE_INPUTS,
         init_inputs,
         board,
         initial,
-        steps,
+        steps: frames.steps,
         result: replay.result.clone(),
         analysis: None,
     })
+}
+
+/// The visitor that turns a walk into the page's steps.
+struct Frames<D: GameDef> {
+    /// The state after the last step, as the page has it.
+    state: Value,
+    steps: Vec<StepData>,
+    /// The turn input of the step being played.
+    input: String,
+    /// The game before the step being played, for its events.
+    before: Option<D::G>,
+}
+
+impl<D: GameDef> Visitor<D::G> for Frames<D> {
+    fn before(&mut self, step: &WalkStep<'_, D::G>, game: &D::G) {
+        self.input = D::G::turn_input(step.view);
+        self.before = Some(game.clone());
+    }
+
+    fn after(&mut self, step: &WalkStep<'_, D::G>, game: &D::G) {
+        let next = D::Drawing::state(game);
+        let before = self.before.take().expect("`before` runs before `after`");
+        self.steps.push(StepData {
+            seat: step.seat,
+            action: step.record.action.clone(),
+            micros: step.record.micros,
+            input: std::mem::take(&mut self.input),
+            patch: patch(&self.state, &next),
+            events: D::Drawing::events(&before, game, step.seat, step.action),
+            stderr: step.record.stderr.clone(),
+            metrics: step.record.metrics.clone(),
+        });
+        self.state = next;
+    }
 }
 
 /// What turns state `old` into `new` (both objects with the same keys).

@@ -8,6 +8,9 @@ use super::ViewData;
 
 pub(crate) const VIEWER_JS: &str = include_str!("../../assets/viewer/viewer.js");
 pub(crate) const VIEWER_CSS: &str = include_str!("../../assets/viewer/viewer.css");
+/// The bot author's panels: each seat's stderr at the current step, and its metrics per turn.
+pub(crate) const DEBUG_JS: &str = include_str!("../../assets/viewer/debug.js");
+pub(crate) const DEBUG_CSS: &str = include_str!("../../assets/viewer/debug.css");
 
 /// Only inline script and style, and images from `data:` URLs: every fetch, font, frame or
 /// connection is refused, so a page cannot leak that it was opened or depend on a network.
@@ -31,6 +34,9 @@ pub(crate) fn viewer(data: &ViewData) -> String {
     let title = format!("{} · {} {} on {}", data.source, data.game, data.variant, data.map);
     // Marks and their keys only where a solver rated the decisions.
     let marked = data.analysis.as_ref().is_some_and(|a| a.exact);
+    let has_stderr = data.steps.iter().any(|s| s.stderr.is_some())
+        || data.result.reports.iter().any(|r| !r.stderr_tail.is_empty());
+    let has_metrics = data.steps.iter().any(|s| !s.metrics.is_empty());
     let players: Vec<String> =
         data.seats.iter().map(|s| format!("{}: {}", s.role, s.bot)).collect();
     let page = html! {
@@ -52,6 +58,12 @@ pub(crate) fn viewer(data: &ViewData) -> String {
                     }
                     aside #side {
                         section #now aria-live="polite" {}
+                        @if has_stderr {
+                            section #stderr-panel {}
+                        }
+                        @if has_metrics {
+                            section #metrics-panel {}
+                        }
                         @if data.analysis.is_some() {
                             section #analysis {}
                         }
@@ -98,6 +110,10 @@ pub(crate) fn viewer(data: &ViewData) -> String {
                     (PreEscaped(super::script_json(data)))
                 }
                 script { (PreEscaped(VIEWER_JS)) }
+                @if has_stderr || has_metrics {
+                    style { (PreEscaped(DEBUG_CSS)) }
+                    script { (PreEscaped(DEBUG_JS)) }
+                }
             }
         }
     };
@@ -110,7 +126,12 @@ mod tests {
 
     #[test]
     fn the_assets_cannot_end_their_elements_early() {
-        for (name, text) in [("viewer.js", VIEWER_JS), ("viewer.css", VIEWER_CSS)] {
+        for (name, text) in [
+            ("viewer.js", VIEWER_JS),
+            ("viewer.css", VIEWER_CSS),
+            ("debug.js", DEBUG_JS),
+            ("debug.css", DEBUG_CSS),
+        ] {
             let lower = text.to_lowercase();
             assert!(!lower.contains("</script"), "{name}");
             assert!(!lower.contains("</style"), "{name}");

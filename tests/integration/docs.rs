@@ -146,3 +146,203 @@ fn no_doc_points_outside_the_repository() {
         assert!(!text.contains(&outside), "{}", file.display());
     }
 }
+
+/// The text of a doc between `<!-- recipe: NAME -->` and `<!-- /recipe -->`.
+fn recipe(doc: &str, name: &str) -> String {
+    let text = std::fs::read_to_string(root().join(doc)).expect("a doc");
+    let start = format!("<!-- recipe: {name} -->\n");
+    let from = text.find(&start).unwrap_or_else(|| panic!("{doc} has no recipe `{name}`"));
+    let body = &text[from + start.len()..];
+    let to = body.find("<!-- /recipe -->").unwrap_or_else(|| panic!("{doc}: `{name}` unclosed"));
+    body[..to].to_string()
+}
+
+/// The fenced blocks of a recipe, in order.
+fn fenced(recipe: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<Vec<&str>> = None;
+    for line in recipe.lines() {
+        match (line.starts_with("```"), current.take()) {
+            (true, None) => current = Some(Vec::new()),
+            (true, Some(block)) => blocks.push(block.join("\n") + "\n"),
+            (false, Some(mut block)) => {
+                block.push(line);
+                current = Some(block);
+            }
+            (false, None) => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn the_cluster_recipes_are_the_same_in_the_readme_and_the_guide() {
+    for name in ["slurm", "kubernetes"] {
+        let readme = recipe("README.md", name);
+        assert_eq!(readme, recipe("docs/tournaments.md", name), "recipe `{name}` differs");
+        assert!(readme.contains("```"), "{name}");
+    }
+    // What makes the Slurm recipe fit any cluster: a time limit, the CPUs from Slurm's variable,
+    // absolute paths, the job id from --parsable and a merge of this run's shards only.
+    let slurm = recipe("README.md", "slurm");
+    for needle in [
+        "#SBATCH --time=",
+        "#SBATCH --chdir=/",
+        "-j \"$SLURM_CPUS_PER_TASK\"",
+        "sbatch --parsable",
+        "--dependency=afterok:$job",
+        "shard-*-of-16",
+    ] {
+        assert!(slurm.contains(needle), "the Slurm recipe lacks `{needle}`");
+    }
+    assert!(!slurm.contains("shard-*'") && !slurm.contains("shard-* "), "a glob of every count");
+}
+
+/// A folder with a copy of the arenas where `league.toml` plays 16 games per pairing instead of
+/// 400 (160 matches, 10 per shard), `arena` on the PATH, and one unsharded run of that league
+/// in `whole/` to compare with.
+fn small_league() -> (tempfile::TempDir, String) {
+    let dir = project_copy();
+    let league = dir.path().join("arenas/league.toml");
+    let text = std::fs::read_to_string(&league).unwrap();
+    assert!(text.contains("\ngames_per_pairing = 400\n"), "league.toml changed");
+    std::fs::write(
+        &league,
+        text.replace("\ngames_per_pairing = 400\n", "\ngames_per_pairing = 16\n"),
+    )
+    .unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arena"), bin.join("arena")).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let whole = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "arenas/league.toml", "-q", "--out", "whole"])
+        .current_dir(dir.path())
+        .output()
+        .expect("arena runs");
+    assert!(whole.status.success(), "{}", String::from_utf8_lossy(&whole.stderr));
+    (dir, path)
+}
+
+/// Runs `script` with `sh -c` (or `bash` for a file) in `dir`, failing the test unless it exits
+/// with `code`.
+fn shell(dir: &Path, path: &str, program: &str, script: &str, envs: &[(&str, String)], code: i32) {
+    let out = Command::new(program)
+        .args(if program == "sh" { vec!["-c", script] } else { vec![script] })
+        .current_dir(dir)
+        .env("PATH", path)
+        .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .expect("the shell runs");
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{script}\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn assert_merged_is_whole(dir: &Path) {
+    for file in ["summary.csv", "pairwise.csv"] {
+        let merged = std::fs::read(dir.join("results/league").join(file)).expect("merged");
+        assert_eq!(merged, std::fs::read(dir.join("whole").join(file)).unwrap(), "{file}");
+    }
+}
+
+#[test]
+fn the_slurm_recipe_runs_its_shards_and_merges_them_as_slurm_would() {
+    // Slurm's part played by hand: every array task runs the job script with its task id and
+    // CPUs in the environment (the #SBATCH lines are comments to bash), in --chdir; then the
+    // merge job's --wrap command runs with sh.
+    let blocks = fenced(&recipe("README.md", "slurm"));
+    let (job_script, submit) = (&blocks[0], &blocks[1]);
+    let array = job_script
+        .lines()
+        .find_map(|l| l.strip_prefix("#SBATCH --array=1-"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("#SBATCH --array=1-N");
+    let shards: u64 = array.parse().expect("N");
+    let (dir, path) = small_league();
+    std::fs::write(dir.path().join("league.sbatch"), job_script).unwrap();
+    let wrap = submit.split("--wrap='").nth(1).and_then(|w| w.split('\'').next()).expect("--wrap");
+    let task = |task: u64| {
+        let envs = [("SLURM_ARRAY_TASK_ID", task.to_string()), ("SLURM_CPUS_PER_TASK", "1".into())];
+        shell(dir.path(), &path, "bash", "league.sbatch", &envs, 0);
+    };
+    // The recovery of docs/tournaments.md: task 5 never ran, task 9 was killed after 3 matches.
+    let recovery = fenced(&recipe("docs/tournaments.md", "slurm-recovery"));
+    let rerun = recovery[1]
+        .split("--array=")
+        .nth(1)
+        .and_then(|a| a.split_whitespace().next())
+        .expect("sbatch --array=K,...");
+    assert_eq!(rerun, "5,9", "the recovery reruns the shards its example names");
+    (1..=shards).filter(|&t| t != 5).for_each(task);
+    let csv = dir.path().join("results/league/shard-9-of-16/matches.csv");
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let torn = rows.lines().take(4).collect::<Vec<_>>().join("\n") + "\n" + "17,0,sol";
+    std::fs::write(&csv, torn).unwrap();
+    let status = Command::new("sh")
+        .args(["-c", &recovery[0]])
+        .current_dir(dir.path())
+        .env("PATH", &path)
+        .output()
+        .expect("sh runs");
+    let said = String::from_utf8_lossy(&status.stdout);
+    assert_eq!(status.status.code(), Some(1), "{said}");
+    for needle in [
+        "complete   14 shards: 1-4,6-8,10-16",
+        "partial     1 shard:  9 (3 of 10)",
+        "missing     1 shard:  5 (no folder)",
+        "--shard 9/16 --out results/league/shard-9-of-16",
+        "sbatch --array=5,9 JOB_SCRIPT",
+        "arena merge results/league/shard-*-of-16",
+    ] {
+        assert!(said.contains(needle), "`{needle}` missing:\n{said}");
+    }
+    // By hand, the merge names what is missing.
+    shell(dir.path(), &path, "sh", wrap, &[], 4);
+    for t in rerun.split(',') {
+        task(t.parse().unwrap());
+    }
+    shell(dir.path(), &path, "sh", &recovery[0], &[], 0);
+    shell(dir.path(), &path, "sh", wrap, &[], 0);
+    assert_merged_is_whole(dir.path());
+}
+
+#[test]
+fn the_kubernetes_recipe_runs_its_shards_and_merges_them_as_kubernetes_would() {
+    // Kubernetes' part played by hand: every index runs the container's `sh -c` with
+    // JOB_COMPLETION_INDEX and CPUS set; then the merge Job's command (YAML folds its two lines
+    // into one).
+    let yaml = &fenced(&recipe("README.md", "kubernetes"))[0];
+    let run = yaml
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("args: ['"))
+        .and_then(|a| a.strip_suffix("']"))
+        .expect("the shard's args");
+    let completions: u64 = yaml
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("completions: "))
+        .and_then(|c| c.split_whitespace().next())
+        .and_then(|c| c.parse().ok())
+        .expect("completions");
+    let lines: Vec<&str> = yaml.lines().map(str::trim).collect();
+    let at = lines.iter().position(|l| l.starts_with("- until ")).expect("the merge's args");
+    let merge = format!("{} {}", &lines[at][2..], lines[at + 1]);
+    let (dir, path) = small_league();
+    // Before any shard ran, the merge Job waits (--status fails); let it give up at once.
+    let waiting = merge.replace("sleep 60", "exit 9");
+    shell(dir.path(), &path, "sh", &waiting, &[], 9);
+    for index in 0..completions {
+        let envs = [("JOB_COMPLETION_INDEX", index.to_string()), ("CPUS", "1".into())];
+        shell(dir.path(), &path, "sh", run, &envs, 0);
+        if index == 0 {
+            // One shard done, fifteen missing: still waiting.
+            shell(dir.path(), &path, "sh", &waiting, &[], 9);
+        }
+    }
+    shell(dir.path(), &path, "sh", &merge, &[], 0);
+    assert_merged_is_whole(dir.path());
+}

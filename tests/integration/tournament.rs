@@ -621,6 +621,46 @@ fn a_tournament_keeps_the_replays_of_its_faults_and_they_verify() {
 }
 
 #[test]
+fn merge_status_reads_one_runs_shards_and_refuses_a_mix() {
+    let f = Folder::new(12);
+    for k in ["1/3", "3/3"] {
+        f.ok(&["run", "t.toml", "-q", "--shard", k]);
+    }
+    f.ok(&["run", "t.toml", "-q", "--shard", "1/2"]);
+    f.ok(&["run", "t.toml", "-q", "--out", "whole"]);
+    let shards = ["results/t/shard-1-of-3", "results/t/shard-3-of-3"];
+    let out = f.arena(&[&["merge", "--status", "--json"][..], &shards[..]].concat());
+    assert_eq!(out.status.code(), Some(1), "shard 2 is missing");
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!((status["shards"].as_u64(), status["planned"].as_u64()), (Some(3), Some(48)));
+    assert_eq!(status["played"].as_u64(), Some(32));
+    let states: Vec<&str> = status["progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["complete", "missing", "complete"]);
+    assert_eq!(status["progress"][1]["folder"], "results/t/shard-2-of-3", "{status}");
+    assert_eq!(status["progress"][1]["planned"], 16);
+    // Shards of two runs, a whole run's folder, one shard twice: refused, naming the folders.
+    for (mix, needle) in [
+        (&["results/t/shard-1-of-3", "results/t/shard-1-of-2"][..], "shard-*-of-3"),
+        (&["results/t/shard-1-of-3", "whole"][..], "not a shard's folder"),
+        (&["results/t/shard-1-of-3", "results/t/shard-1-of-3"][..], "given twice"),
+    ] {
+        let out = f.arena(&[&["merge", "--status"][..], mix].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(needle), "`{needle}` missing: {err}");
+    }
+    // Nothing is merged by --status; --out makes no sense with it.
+    assert!(!f.path().join("results/t/matches.csv").exists());
+    let out = f.arena(&["merge", "--status", "--out", "x", "results/t/shard-1-of-3"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn a_resume_replaces_replays_without_a_row_and_a_merge_keeps_the_shards_replays() {
     let f = Folder::new(3);
     f.ok(&["run", "t.toml", "-q", "--replays", "all"]);
@@ -652,10 +692,21 @@ fn a_resume_replaces_replays_without_a_row_and_a_merge_keeps_the_shards_replays(
         let out = format!("shards/{}", &k[..1]);
         f.ok(&["run", "t.toml", "-q", "--shard", k, "--out", &out, "--replays", "all"]);
     }
-    assert_eq!(replay_ids(&f.path().join("shards/1")), vec![0, 2, 4, 6, 8, 10]);
+    let shard_rows = |k: &str| -> Vec<u64> {
+        let csv = f.read(&format!("shards/{k}/matches.csv"));
+        let mut ids: Vec<u64> =
+            csv.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(shard_rows("1").len(), 6);
+    assert_eq!(replay_ids(&f.path().join("shards/1")), shard_rows("1"));
     f.ok(&["merge", "shards/1", "shards/2", "--out", "merged"]);
     assert_eq!(replay_ids(&f.path().join("merged")), (0..12).collect::<Vec<u64>>());
-    assert_eq!(f.read("merged/replays/7.jsonl"), f.read("shards/2/replays/7.jsonl"));
+    for id in shard_rows("2") {
+        let name = format!("replays/{id}.jsonl");
+        assert_eq!(f.read(&format!("merged/{name}")), f.read(&format!("shards/2/{name}")));
+    }
     assert!(f.read("merged/report.html").contains("12 replays kept"));
 }
 

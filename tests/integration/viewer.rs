@@ -88,7 +88,7 @@ fn map_counts(replay: &Replay) -> (usize, usize, usize) {
             (m.nodes, m.edges.len(), 0)
         }
         GameId::Painters => {
-            let b = arena::games::painters::board::parse_board(&map.name, &map.text, 1).unwrap();
+            let b = arena::games::painters::map::parse_board(&map.name, &map.text, 1).unwrap();
             (b.geometry.rooms(), 0, b.blocked.count_ones() as usize)
         }
         GameId::Risk => {
@@ -437,7 +437,17 @@ fn a_report_of_ten_thousand_matches_is_small_and_opens() {
     eprintln!("report of {rows} matches: {} KiB", size / 1024);
     assert!(size < 5 * 1024 * 1024, "{size} bytes");
     open_clean(&mut b, &page);
-    assert_eq!(b.eval("window.arenaReport.rows"), rows);
+    // Every match counted, a bounded page of them listed (no bot faults here: the first 5,000 by
+    // id), and the page names `matches.csv` as the full list.
+    assert_eq!(b.eval("window.arenaReport.total"), rows);
+    assert_eq!(b.eval("window.arenaReport.rows"), 5000);
+    assert!(
+        b.eval("document.querySelector('#matches .note').textContent")
+            .as_str()
+            .is_some_and(|t| t.contains("first 5000") && t.contains("matches.csv")),
+        "{}",
+        b.eval("document.querySelector('#matches .note').textContent")
+    );
     assert_eq!(b.eval("document.querySelectorAll('#match-table tbody tr').length"), 100);
 }
 

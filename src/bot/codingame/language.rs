@@ -2,6 +2,7 @@
 //! runtime from the language chosen in its editor, and how each is compiled and run: the one
 //! table the docs (docs/external-bots.md, "CodinGame sources") describe.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -169,6 +170,19 @@ impl Language {
         }
     }
 
+    /// Variables a compile needs on top of arena's environment: Go's build cache and module
+    /// folder in the compile's own folder (the sandbox lets a compile write nowhere else), under
+    /// [`GO_SCRATCH`], removed before the build is kept.
+    pub(crate) fn compile_env(self, workspace: &Path) -> BTreeMap<String, String> {
+        let mut env = BTreeMap::new();
+        if self == Language::Go {
+            let scratch = workspace.join(GO_SCRATCH);
+            env.insert("GOCACHE".into(), scratch.join("cache").display().to_string());
+            env.insert("GOPATH".into(), scratch.join("path").display().to_string());
+        }
+        env
+    }
+
     /// The arguments that print the compiler's version, for the cache key.
     pub(crate) fn version_args(self) -> &'static [&'static str] {
         match self {
@@ -209,6 +223,37 @@ impl Language {
             Language::CSharp => vec![runner, text(&build.join(CSHARP_EXE))],
         }
     }
+}
+
+/// The folder of a Go compile's build cache and module folder, in the compile's folder.
+pub(crate) const GO_SCRATCH: &str = ".go";
+
+/// The folders a compiler reads besides the system: its installation (the folder above the one
+/// its real program is in: `/opt/kotlinc` for `/opt/kotlinc/bin/kotlinc`) and, for Rust, rustup's
+/// and cargo's homes (`~/.cargo/bin/rustc` is rustup's proxy, which reads its toolchains there).
+pub(crate) fn toolchain(language: Language, compiler: &Path) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    let real = std::fs::canonicalize(compiler).unwrap_or_else(|_| compiler.to_path_buf());
+    folders.extend(real.parent().and_then(Path::parent).map(Path::to_path_buf));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let var_or_home = |var: &str, default: &str| {
+        std::env::var_os(var).map(PathBuf::from).or_else(|| home.as_ref().map(|h| h.join(default)))
+    };
+    match language {
+        Language::Rust => {
+            folders.extend(var_or_home("RUSTUP_HOME", ".rustup"));
+            folders.extend(var_or_home("CARGO_HOME", ".cargo"));
+        }
+        Language::Java | Language::Kotlin => {
+            folders.extend(std::env::var_os("JAVA_HOME").map(PathBuf::from));
+        }
+        _ => {}
+    }
+    // Only what exists, and never the whole machine or a whole home.
+    folders.retain(|f| f.is_dir() && f.parent().is_some() && Some(f) != home.as_ref());
+    folders.sort();
+    folders.dedup();
+    folders
 }
 
 /// Where `program` is on `PATH` (or on the default path bots get when arena has none).

@@ -13,7 +13,6 @@
 pub(crate) mod cache;
 mod java;
 pub(crate) mod language;
-mod tool;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -22,12 +21,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::external::{BotIdentity, ExternalBot, ExternalOptions, Supervisor};
+use super::external::job::{Job, JobRun};
+use super::external::{BotIdentity, ExternalBot, ExternalOptions, SpawnError, Supervisor};
 use super::{Bot, BotFailure, BotReport, TurnContext};
 use crate::error::Error;
 use crate::game::Game;
 use language::{Language, Tool, find_on_path};
-pub(crate) use tool::stop_compiles;
 
 /// The variable that sets the compile time limit, in seconds.
 pub(crate) const COMPILE_TIMEOUT_VAR: &str = "ARENA_COMPILE_TIMEOUT";
@@ -74,6 +73,9 @@ pub(crate) enum CgError {
     /// The cache cannot be written, or a compiler cannot be started: the machine's problem.
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
+    /// The compile's supervisor was stopped (Ctrl-C): the compile has no result.
+    #[error("interrupted: the compile was stopped")]
+    Interrupted,
 }
 
 impl CgError {
@@ -82,6 +84,7 @@ impl CgError {
     pub(crate) fn into_error(self, input: impl FnOnce(String) -> Error) -> Error {
         match self {
             CgError::Io { context, source } => Error::Io { context, source },
+            CgError::Interrupted => Error::Interrupted,
             other => input(other.to_string()),
         }
     }
@@ -113,7 +116,7 @@ pub(crate) fn bot<G: Game + 'static>(
     mut options: ExternalOptions,
     supervisor: &Supervisor,
 ) -> Result<Box<dyn Bot<G>>, CgError> {
-    Ok(match resolve(source)? {
+    Ok(match resolve(source, supervisor)? {
         Resolved::Command(words) => {
             // A build the command names by its folder (Java's class path) must be readable in
             // the sandbox, which opens only the files a command line names.
@@ -132,13 +135,18 @@ pub(crate) fn bot<G: Game + 'static>(
 }
 
 /// Checks a `cg:` source and compiles it now, so that the matches that use it start at once.
+///
+/// The compile has a supervisor of its own, which nothing stops: a Ctrl-C ends arena, and the
+/// compile with it (its sandbox's lifeline, or without the sandbox `PR_SET_PDEATHSIG`), and a
+/// compile that finished is a cache entry however the run ends.
 pub(crate) fn prepare(source: &Path) -> Result<(), CgError> {
-    resolve(source).map(|_| ())
+    resolve(source, &Supervisor::new()).map(|_| ())
 }
 
-/// Checks a source, compiles it if it must be compiled and is not in the cache, and returns the
-/// command that runs it. Relative paths are relative to the current folder.
-pub(crate) fn resolve(source: &Path) -> Result<Resolved, CgError> {
+/// Checks a source, compiles it under `supervisor` if it must be compiled and is not in the
+/// cache, and returns the command that runs it. Relative paths are relative to the current
+/// folder.
+pub(crate) fn resolve(source: &Path, supervisor: &Supervisor) -> Result<Resolved, CgError> {
     let (absolute, language) = check_source(source)?;
     let runner = language
         .runner()
@@ -166,7 +174,7 @@ pub(crate) fn resolve(source: &Path) -> Result<Resolved, CgError> {
     let argument =
         if file_name.starts_with('-') { format!("./{file_name}") } else { file_name.clone() };
     let args = language.compile_args(&argument);
-    let version = compiler_version(language, &compiler_path, &root)?;
+    let version = compiler_version(language, &compiler_path, &root, supervisor)?;
     let flags: Vec<u8> =
         args.iter().flat_map(|a| a.as_encoded_bytes().iter().copied().chain([0])).collect();
     let key = cache::key(&[
@@ -198,7 +206,7 @@ pub(crate) fn resolve(source: &Path) -> Result<Resolved, CgError> {
             args: &args,
             text: &text,
         };
-        *build = Some(compile.run(&root, &entry, timeout)?);
+        *build = Some(compile.run(&root, &entry, timeout, supervisor)?);
     }
     Ok(match build.as_ref().expect("set above") {
         Build::Ready => Resolved::Command(language.command(
@@ -306,21 +314,53 @@ pub(crate) fn compile_timeout() -> Result<Duration, CgError> {
     }
 }
 
-fn compiler_version(language: Language, compiler: &Path, root: &Path) -> Result<String, CgError> {
+fn compiler_version(
+    language: Language,
+    compiler: &Path,
+    root: &Path,
+    supervisor: &Supervisor,
+) -> Result<String, CgError> {
     if let Some(version) = lock(&VERSIONS).get(compiler) {
         return Ok(version.clone());
     }
-    std::fs::create_dir_all(root).map_err(|e| cache_error(root, e))?;
-    let args: Vec<_> = language.version_args().iter().map(Into::into).collect();
     // Asked in the cache, where compiles run: a toolchain chosen by folder (rustup's override
     // files) is the same for both.
-    let run = tool::run(compiler, &args, root, VERSION_TIMEOUT, None).map_err(|e| CgError::Io {
-        context: format!("cannot run `{}`", compiler.display()),
-        source: e,
-    })?;
+    let temp = cache::temp_dir(root).map_err(|e| cache_error(root, e))?;
+    let args: Vec<String> = language.version_args().iter().map(|a| (*a).to_string()).collect();
+    let run = run_tool(language, compiler, args, temp.path(), VERSION_TIMEOUT, None, supervisor)?;
     let version = run.output;
     lock(&VERSIONS).insert(compiler.to_path_buf(), version.clone());
     Ok(version)
+}
+
+/// Runs `compiler args` as a job in `workspace`: sandboxed like a bot, reading the system, its
+/// toolchain and `workspace`, writing only `workspace`.
+fn run_tool(
+    language: Language,
+    compiler: &Path,
+    args: Vec<String>,
+    workspace: &Path,
+    limit: Duration,
+    address_space: Option<u64>,
+    supervisor: &Supervisor,
+) -> Result<JobRun, CgError> {
+    let mut command = vec![compiler.display().to_string()];
+    command.extend(args);
+    let job = Job {
+        command,
+        workspace,
+        readable: language::toolchain(language, compiler),
+        env: language.compile_env(workspace),
+        limit,
+        address_space,
+    };
+    job.run(supervisor).map_err(|e| match e {
+        SpawnError::ShuttingDown => CgError::Interrupted,
+        e => CgError::Io {
+            context: format!("cannot run `{}`", compiler.display()),
+            source: std::io::Error::other(e.to_string()),
+        },
+    })
 }
 
 fn cache_error(path: &Path, source: std::io::Error) -> CgError {
@@ -339,20 +379,22 @@ struct Compile<'a> {
 
 impl Compile<'_> {
     /// Compiles in a temporary folder of the cache, and moves the result to `entry`.
-    fn run(&self, root: &Path, entry: &Path, timeout: Duration) -> Result<Build, CgError> {
+    fn run(
+        &self,
+        root: &Path,
+        entry: &Path,
+        timeout: Duration,
+        supervisor: &Supervisor,
+    ) -> Result<Build, CgError> {
         let temp = cache::temp_dir(root).map_err(|e| cache_error(root, e))?;
         let copy = temp.path().join(self.file_name);
         std::fs::write(&copy, self.text).map_err(|e| cache_error(&copy, e))?;
         let program = self.compiler.file_name().unwrap_or_default().to_string_lossy().into_owned();
         tracing::info!("compiling `{}` with {program}", self.source.display());
         let memory = self.language.compile_address_space();
+        let args = self.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let run =
-            tool::run(self.compiler, self.args, temp.path(), timeout, memory).map_err(|e| {
-                CgError::Io {
-                    context: format!("cannot run `{}`", self.compiler.display()),
-                    source: e,
-                }
-            })?;
+            run_tool(self.language, self.compiler, args, temp.path(), timeout, memory, supervisor)?;
         let output: Vec<String> = run.output.lines().map(str::to_string).collect();
         if run.status.is_none() {
             return Ok(Build::Failed(CompileFailure {
@@ -379,6 +421,10 @@ impl Compile<'_> {
                 ),
                 output,
             }));
+        }
+        let scratch = temp.path().join(language::GO_SCRATCH);
+        if scratch.exists() {
+            std::fs::remove_dir_all(&scratch).map_err(|e| cache_error(&scratch, e))?;
         }
         cache::install(temp, entry).map_err(|e| cache_error(entry, e))?;
         Ok(Build::Ready)

@@ -20,6 +20,7 @@ use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
 use super::sandbox::CpuClock;
+use super::stall::{StallState, StallWatch};
 use crate::bot::BotFailure;
 
 /// Why a line a bot wrote after its answer to the previous turn is garbage (the protocol is one
@@ -32,6 +33,8 @@ pub(crate) const EXTRA_LINE_REASON: &str =
 pub(super) struct TurnTimer<'a> {
     pub(super) deadline: Instant,
     pub(super) cpu: Option<CpuAllowance<'a>>,
+    /// Watching for a bot that waits for input that will never come, while its answer is due.
+    pub(super) stall: Option<StallWatch<'a>>,
 }
 
 /// The CPU time a bot may use in a turn, read from its processes' clock.
@@ -51,7 +54,7 @@ const CPU_RECHECK: Duration = Duration::from_millis(50);
 impl TurnTimer<'_> {
     /// A wall-clock turn.
     pub(super) fn wall(deadline: Instant) -> TurnTimer<'static> {
-        TurnTimer { deadline, cpu: None }
+        TurnTimer { deadline, cpu: None, stall: None }
     }
 
     /// When to look again: `None` if the turn is over (the wall deadline passed, or the CPU
@@ -92,6 +95,9 @@ pub(super) struct Pipes {
     end: usize,
     /// Whether the game's init block has been written.
     init_sent: bool,
+    /// Lines written to the bot in the whole match, and in this turn.
+    lines_sent: u64,
+    lines_this_turn: u64,
 }
 
 /// Why a turn ended without a line.
@@ -109,6 +115,8 @@ pub(super) enum Wake {
     Ready,
     Exited,
     Deadline,
+    /// Blocked reading its input, every byte of which it has read.
+    Stalled,
 }
 
 /// How a read of one line ended.
@@ -121,6 +129,7 @@ enum LineRead {
     /// The leader exited and nothing more came (its output may be held open by a child).
     Exited,
     Deadline,
+    Stalled,
 }
 
 impl Pipes {
@@ -133,6 +142,8 @@ impl Pipes {
             start: 0,
             end: 0,
             init_sent: false,
+            lines_sent: 0,
+            lines_this_turn: 0,
         })
     }
 
@@ -165,9 +176,12 @@ impl Pipes {
             }
         }
         self.init_sent = true;
+        self.lines_this_turn = 0;
         match self.write_input(input, exit_signal, timer) {
             Ok(Wake::Ready) => {}
-            Ok(Wake::Deadline) => return Err(NoAnswer::Failure(BotFailure::Timeout)),
+            Ok(Wake::Deadline | Wake::Stalled) => {
+                return Err(NoAnswer::Failure(BotFailure::Timeout));
+            }
             // Its input is closed: it has exited, or closed stdin on purpose.
             Ok(Wake::Exited) | Err(_) => return Err(NoAnswer::Gone),
         }
@@ -180,6 +194,12 @@ impl Pipes {
                 return Err(NoAnswer::Failure(BotFailure::OutputLimit { limit: max_line }));
             }
             Ok(LineRead::Deadline) => return Err(NoAnswer::Failure(BotFailure::Timeout)),
+            Ok(LineRead::Stalled) => {
+                return Err(NoAnswer::Failure(BotFailure::WaitingForInput {
+                    lines: self.lines_sent,
+                    this_turn: self.lines_this_turn,
+                }));
+            }
             Err(e) => {
                 let failure = BotFailure::Crash(format!("reading its output failed: {e}"));
                 return Err(NoAnswer::Failure(failure));
@@ -217,9 +237,15 @@ impl Pipes {
         };
         while !input.is_empty() {
             match stdin.write(input) {
-                Ok(n) => input = &input[n..],
+                Ok(n) => {
+                    let lines = input[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+                    self.lines_sent += lines;
+                    self.lines_this_turn += lines;
+                    input = &input[n..];
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    let wake = wait_turn(stdin.as_fd(), PollFlags::POLLOUT, exit_signal, timer)?;
+                    let fd = stdin.as_fd();
+                    let wake = wait_turn(fd, PollFlags::POLLOUT, exit_signal, timer, None)?;
                     if wake != Wake::Ready {
                         return Ok(wake);
                     }
@@ -240,6 +266,7 @@ impl Pipes {
     ) -> std::io::Result<LineRead> {
         let mut line = Vec::new();
         let mut exited = false;
+        let mut stall = timer.stall.clone().map(StallState::new);
         loop {
             let pending = &self.buf[self.start..self.end];
             if let Some(i) = pending.iter().position(|&b| b == b'\n') {
@@ -263,9 +290,11 @@ impl Pipes {
                 Err(_) if exited => return Ok(LineRead::Exited),
                 Err(_) => {
                     let stdout = self.stdout.as_fd();
-                    match wait_turn(stdout, PollFlags::POLLIN, exit_signal, timer)? {
+                    let watch = stall.as_mut().zip(self.stdin.as_ref());
+                    match wait_turn(stdout, PollFlags::POLLIN, exit_signal, timer, watch)? {
                         Wake::Ready => {}
                         Wake::Deadline => return Ok(LineRead::Deadline),
+                        Wake::Stalled => return Ok(LineRead::Stalled),
                         // It exited, perhaps right after writing its answer, or its output is
                         // held open by a child: read what it left, briefly.
                         Wake::Exited => {
@@ -282,7 +311,9 @@ impl Pipes {
     }
 }
 
-/// A turn's wait for `fd`: until it is ready, the leader exits, or the bot's time is up.
+/// A turn's wait for `fd`: until it is ready, the leader exits, or the bot's time is up, or
+/// (with `stall`: the looks of this turn and arena's end of the bot's input) it is seen waiting
+/// for input that will never come.
 ///
 /// The clock of the turn lives here alone: with the CPU clock the wait is bounded by the
 /// earliest instant the allowance could run out, and on waking what was spent is re-read.
@@ -291,11 +322,21 @@ fn wait_turn(
     events: PollFlags,
     exit_signal: BorrowedFd<'_>,
     timer: &TurnTimer<'_>,
+    mut stall: Option<(&mut StallState<'_>, &File)>,
 ) -> std::io::Result<Wake> {
     loop {
-        let Some(until) = timer.next_check() else { return Ok(Wake::Deadline) };
+        let Some(mut until) = timer.next_check() else { return Ok(Wake::Deadline) };
+        if let Some((state, _)) = &stall {
+            until = until.min(state.next());
+        }
         match wait_fd(fd, events, Some(exit_signal), until)? {
-            Wake::Deadline => {}
+            Wake::Deadline => {
+                if let Some((state, stdin)) = &mut stall
+                    && state.look(stdin).is_some()
+                {
+                    return Ok(Wake::Stalled);
+                }
+            }
             wake => return Ok(wake),
         }
     }
@@ -337,7 +378,7 @@ pub(super) fn wait_fd(
 }
 
 /// A pipe end in non-blocking mode, as a file.
-fn nonblocking(fd: OwnedFd) -> std::io::Result<File> {
+pub(super) fn nonblocking(fd: OwnedFd) -> std::io::Result<File> {
     use nix::fcntl::{FcntlArg, OFlag, fcntl};
     let flags = OFlag::from_bits_retain(fcntl(&fd, FcntlArg::F_GETFL)?);
     fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;

@@ -21,29 +21,37 @@
 //! - `exit`: its leader's exit, seen by the runtime, woken on by the turns;
 //! - `supervision`: stopping it at the end of its match, and the [`Supervisor`] that can stop
 //!   every live bot at once (Ctrl-C);
-//! - `runtime`: the tokio runtime, and why there is one per process.
+//! - `runtime`: the tokio runtime, and why there is one per process;
+//! - `job`: a one-off command (a `cg:` compile) started and stopped the same way, its output
+//!   captured.
 //!
 //! This file ties them into [`ExternalBot`], the [`Bot`] the referee talks to.
 
 mod exit;
 mod io;
+pub(crate) mod job;
 pub(crate) use io::EXTRA_LINE_REASON;
 mod options;
 mod runtime;
 pub mod sandbox;
 mod spawn;
+mod spawn_error;
+mod stall;
 mod stderr;
 mod supervision;
 
 use std::marker::PhantomData;
 use std::time::Duration;
 
-pub use options::{DEFAULT_MAX_PROCESSES, ExternalOptions, MAX_LINE};
+pub use options::{
+    DEFAULT_MAX_PROCESSES, DEFAULT_STDERR_MATCH_BYTES, DEFAULT_STDERR_TURN_BYTES, ExternalOptions,
+    MAX_LINE,
+};
 pub use sandbox::{SandboxMode, SandboxUnavailable};
 pub use spawn::{BotIdentity, ENV_ALLOW_LIST, SpawnError, program_problem};
 pub use supervision::{Interrupted, StopSignal, Supervisor};
 
-use super::{Bot, BotFailure, BotReport, TurnClock, TurnContext};
+use super::{Bot, BotFailure, BotReport, TurnClock, TurnContext, TurnLog};
 use crate::game::Game;
 use io::{CpuAllowance, NoAnswer, TurnTimer};
 use spawn::Process;
@@ -69,6 +77,8 @@ const STDERR_FLUSH_WAIT: Duration = Duration::from_millis(200);
 pub struct ExternalBot<G: Game> {
     state: State,
     options: ExternalOptions,
+    /// The stderr of the last decision, read as it ended.
+    log: TurnLog,
     _game: PhantomData<fn() -> G>,
 }
 
@@ -94,7 +104,7 @@ impl<G: Game> ExternalBot<G> {
             Ok(process) => State::Running(Box::new(process)),
             Err(error) => State::NotStarted(error),
         };
-        ExternalBot { state, options, _game: PhantomData }
+        ExternalBot { state, options, log: TurnLog::default(), _game: PhantomData }
     }
 
     /// The process group id, while the bot runs.
@@ -151,17 +161,31 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
                 hard: ctx.cpu_hard_allowance,
             }),
         };
-        let timer = TurnTimer { cpu, ..TurnTimer::wall(ctx.hard_deadline) };
-        let line = match process.pipes.exchange(
+        let stall = stall::StallWatch {
+            leader: process.group.id().as_raw(),
+            clock: &process.cpu,
+            every: stall::interval(ctx.allowance()),
+        };
+        let timer = TurnTimer { cpu, stall: Some(stall), ..TurnTimer::wall(ctx.hard_deadline) };
+        let exchanged = process.pipes.exchange(
             input.as_bytes(),
             process.exit.signal(),
             &timer,
             self.options.max_line,
-        ) {
+        );
+        // Everything it wrote before its answer is this decision's: read before anything else
+        // happens to the bot.
+        self.log = process.stderr.end_decision();
+        let line = match exchanged {
             Ok(line) => line,
             Err(NoAnswer::Failure(failure)) => return Err(failure),
             Err(NoAnswer::Gone) => {
                 let failure = process.exit.failure(ctx.hard_deadline);
+                // Its last words (a traceback) belong to this decision too.
+                if process.exit.exit().is_some() {
+                    process.stderr.wait_closed(STDERR_FLUSH_WAIT);
+                    self.log.append(process.stderr.end_decision());
+                }
                 // A sandboxed bot whose program could not start is gone at once.
                 let startup =
                     process.confinement.as_ref().and_then(sandbox::Confinement::startup_failure);
@@ -173,6 +197,10 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
 
     fn cpu_time(&self) -> Option<Duration> {
         ExternalBot::cpu_time(self)
+    }
+
+    fn take_log(&mut self) -> TurnLog {
+        std::mem::take(&mut self.log)
     }
 
     fn finish(&mut self) -> BotReport {

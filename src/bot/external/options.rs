@@ -3,16 +3,23 @@
 //! because users write them in one place: `arena play` flags or a bot's `external` table.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::sandbox::SandboxMode;
-
 /// The default cap on a sandboxed bot's processes and threads: room for a JVM's or a Go
 /// runtime's threads, nothing a machine notices.
 pub const DEFAULT_MAX_PROCESSES: u32 = 256;
+
+/// The stderr a decision keeps by default: 8 KiB, a screenful of debug output.
+pub const DEFAULT_STDERR_TURN_BYTES: usize = 8 * 1024;
+
+/// The stderr a match keeps by default, per seat: 1 MiB (a long Risk game of chatty bots stays
+/// a few megabytes).
+pub const DEFAULT_STDERR_MATCH_BYTES: usize = 1024 * 1024;
 
 /// The largest `max_line` accepted: 64 MiB (a line is held in memory whole).
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -34,6 +41,13 @@ pub struct ExternalOptions {
     pub max_line: usize,
     /// How many of the last stderr lines are kept for the result.
     pub stderr_lines: usize,
+    /// The most stderr bytes kept with one decision (in the replay); 0 keeps none. Not part of
+    /// the serialized form (the fingerprint): what is kept changes no result.
+    #[serde(skip_serializing)]
+    pub stderr_turn_bytes: usize,
+    /// The most stderr bytes kept with the decisions of one match; 0 keeps none.
+    #[serde(skip_serializing)]
+    pub stderr_match_bytes: usize,
     /// Without the sandbox, the bot's working directory; `None` runs it where arena runs, so
     /// relative paths in the command line mean what they mean to the user who typed them. With
     /// the sandbox, the bot runs in a private directory and this is the directory relative paths
@@ -70,6 +84,12 @@ pub struct ExternalOptions {
 }
 
 impl ExternalOptions {
+    /// The same settings, keeping no stderr with the decisions (`stderr = false`, `--no-stderr`).
+    #[must_use]
+    pub fn without_stderr(self) -> ExternalOptions {
+        ExternalOptions { stderr_turn_bytes: 0, stderr_match_bytes: 0, ..self }
+    }
+
     /// Settings that would make every match of the bot fail: a line cap out of range, a zero
     /// resource limit. `Err` names the setting (`max_line`, ...) and says what is allowed.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
@@ -98,6 +118,8 @@ impl Default for ExternalOptions {
         ExternalOptions {
             max_line: 64 * 1024,
             stderr_lines: 20,
+            stderr_turn_bytes: DEFAULT_STDERR_TURN_BYTES,
+            stderr_match_bytes: DEFAULT_STDERR_MATCH_BYTES,
             workdir: None,
             sandbox: None,
             files: Vec::new(),
@@ -124,9 +146,107 @@ impl ExternalOptions {
     }
 }
 
+/// Whether an external bot runs in the sandbox.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMode {
+    /// Every layer this machine offers; what is missing is named in one warning.
+    #[default]
+    Auto,
+    /// Every layer, or the bot does not start (a clear error before any match).
+    Require,
+    /// No sandbox: the bot runs as arena's user, where arena runs (a bot you trust).
+    Off,
+}
+
+impl SandboxMode {
+    /// The mode as users write it (`auto`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Auto => "auto",
+            SandboxMode::Require => "require",
+            SandboxMode::Off => "off",
+        }
+    }
+}
+
+impl fmt::Display for SandboxMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A sandbox mode that is not `auto`, `require` or `off`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a sandbox mode (auto, require, off)")]
+pub struct BadSandboxMode(String);
+
+impl FromStr for SandboxMode {
+    type Err = BadSandboxMode;
+
+    fn from_str(s: &str) -> Result<SandboxMode, BadSandboxMode> {
+        match s {
+            "auto" => Ok(SandboxMode::Auto),
+            "require" => Ok(SandboxMode::Require),
+            "off" => Ok(SandboxMode::Off),
+            other => Err(BadSandboxMode(other.to_string())),
+        }
+    }
+}
+
+/// The `PATH` a bot gets when arena itself has none.
+pub(super) const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// The resource limits set in the child before it runs the bot.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Rlimits {
+    address_space: Option<u64>,
+    cpu_seconds: Option<u64>,
+    core_dumps: bool,
+}
+
+impl From<&ExternalOptions> for Rlimits {
+    fn from(o: &ExternalOptions) -> Rlimits {
+        Rlimits {
+            address_space: o.address_space_mb.map(|mb| mb.saturating_mul(1024 * 1024)),
+            cpu_seconds: o.cpu_seconds,
+            core_dumps: o.core_dumps,
+        }
+    }
+}
+
+impl Rlimits {
+    pub(super) fn apply(&self) -> std::io::Result<()> {
+        use nix::sys::resource::{Resource, setrlimit};
+        let set = |resource, soft: u64, hard: u64| {
+            setrlimit(resource, soft, hard).map_err(|e| std::io::Error::from_raw_os_error(e as i32))
+        };
+        if let Some(bytes) = self.address_space {
+            set(Resource::RLIMIT_AS, bytes, bytes)?;
+        }
+        if let Some(seconds) = self.cpu_seconds {
+            // The soft limit sends SIGXCPU; the hard limit one second later, SIGKILL.
+            set(Resource::RLIMIT_CPU, seconds, seconds.saturating_add(1))?;
+        }
+        if !self.core_dumps {
+            set(Resource::RLIMIT_CORE, 0, 0)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn modes_parse_and_print_as_users_write_them() {
+        for mode in [SandboxMode::Auto, SandboxMode::Require, SandboxMode::Off] {
+            assert_eq!(mode.as_str().parse::<SandboxMode>(), Ok(mode));
+        }
+        assert!("on".parse::<SandboxMode>().unwrap_err().to_string().contains("auto, require"));
+    }
 
     #[test]
     fn options_read_from_toml_with_defaults() {

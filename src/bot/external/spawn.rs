@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
 
@@ -18,19 +17,17 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 
 use super::exit::{ExitSocket, ExitWatch};
 use super::io::Pipes;
-use super::options::ExternalOptions;
+use super::options::{DEFAULT_PATH, ExternalOptions, Rlimits, SandboxMode};
 use super::runtime::runtime;
-use super::sandbox::{self, Confinement, CpuClock, Prepared, SandboxMode};
-use super::stderr::StderrTail;
+use super::sandbox::{self, Confinement, CpuClock, Prepared};
+pub use super::spawn_error::SpawnError;
+use super::stderr::{CaptureLimits, StderrLog};
 use super::supervision::{ProcessGroup, Supervisor};
 
 /// The variables a bot inherits from arena's environment, when arena has them. Everything else
 /// is cleared, so a bot behaves the same whoever runs the tournament.
 pub const ENV_ALLOW_LIST: &[&str] =
     &["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"];
-
-/// The `PATH` a bot gets when arena itself has none.
-pub(super) const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
 /// Who the bot is, as its `ARENA_` environment variables tell it.
 #[derive(Clone, Debug)]
@@ -43,83 +40,128 @@ pub struct BotIdentity<'a> {
     pub seed: u64,
 }
 
-/// Why an external bot could not be started. Not an error of the harness: the bot's first turn
-/// fails with `startup_failed`, a result of its match.
-#[derive(Debug, thiserror::Error)]
-pub enum SpawnError {
-    /// No program was named.
-    #[error("empty command line")]
-    EmptyCommand,
-    /// Its supervisor has begun to stop every bot.
-    #[error("arena is shutting down")]
-    ShuttingDown,
-    /// The system could not start the program (no such file, not executable, no such working
-    /// directory, too many processes).
-    #[error("cannot run `{program}`{}: {source}", in_dir(.workdir.as_ref()))]
-    Run {
-        /// The program, as the command line names it.
-        program: String,
-        /// The working directory it was to run in, if not arena's.
-        workdir: Option<PathBuf>,
-        /// The system's reason.
-        source: std::io::Error,
-    },
-    /// The process was gone before arena could learn its id.
-    #[error("the process vanished as it started")]
-    Vanished,
-    /// The pipes or the socket that connect arena to the bot could not be set up.
-    #[error("cannot connect to the bot: {0}")]
-    Connect(#[source] std::io::Error),
-    /// Its sandbox could not be set up (a `files` entry that does not exist, a full temporary
-    /// folder, a machine without the features of `require`).
-    #[error("cannot set up its sandbox: {0}")]
-    Sandbox(String),
-}
-
-fn in_dir(workdir: Option<&PathBuf>) -> String {
-    workdir.map(|dir| format!(" in `{}`", dir.display())).unwrap_or_default()
-}
-
 /// A running bot, as [`spawn`] leaves it.
 pub(super) struct Process {
     /// Its group, registered with the supervisor.
     pub(super) group: ProcessGroup,
     pub(super) pipes: Pipes,
     pub(super) exit: ExitWatch,
-    pub(super) stderr: Arc<StderrTail>,
+    pub(super) stderr: Arc<StderrLog>,
     /// The CPU time of all its processes.
     pub(super) cpu: CpuClock,
     /// Its sandbox's private directory and cgroup, released once its processes are gone.
     pub(super) confinement: Option<Confinement>,
 }
 
-/// Starts `command` (program and arguments) as the leader of a new process group.
+/// Starts `command` (program and arguments) as a bot: the leader of a new process group, its
+/// stdin and stdout the turns' pipes, its stderr drained.
 pub(super) fn spawn(
     command: &[String],
     identity: &BotIdentity<'_>,
     options: &ExternalOptions,
     supervisor: &Supervisor,
 ) -> Result<Process, SpawnError> {
+    let launch = Launch {
+        command,
+        options,
+        environment: Environment::Bot(identity),
+        workspace: None,
+        stdio: [Stdio::piped(), Stdio::piped(), Stdio::piped()],
+    };
+    // Made before the start, so that nothing can fail between starting a process and watching it.
+    let exit_socket = ExitSocket::new().map_err(SpawnError::Connect)?;
+    let Started { mut child, group, confinement, cpu } = start(launch, supervisor)?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        unreachable!("all three pipes were requested");
+    };
+    let exit = exit_socket.watch(child);
+    let limits = CaptureLimits {
+        turn_bytes: options.stderr_turn_bytes,
+        match_bytes: options.stderr_match_bytes,
+    };
+    let connected = connect(stdin, stdout).and_then(|pipes| {
+        let stderr = StderrLog::drain(stderr.into_owned_fd()?, options.stderr_lines, limits)?;
+        Ok((pipes, stderr))
+    });
+    match connected {
+        Ok((pipes, stderr)) => Ok(Process { group, pipes, exit, stderr, cpu, confinement }),
+        // It runs and cannot be talked to: it must not outlive this call.
+        Err(e) => {
+            group.kill();
+            group.stop(&exit, std::time::Duration::ZERO);
+            if let Some(confinement) = confinement {
+                confinement.release();
+            }
+            Err(SpawnError::Connect(e))
+        }
+    }
+}
+
+/// What a process is started with: a bot's, or a job's (`super::job`: a `cg:` compile).
+pub(super) struct Launch<'a> {
+    pub(super) command: &'a [String],
+    pub(super) options: &'a ExternalOptions,
+    pub(super) environment: Environment<'a>,
+    /// In the sandbox, an existing folder to use as the private directory (kept at the end);
+    /// `None`: a fresh one, removed at the end.
+    pub(super) workspace: Option<&'a std::path::Path>,
+    /// stdin, stdout, stderr.
+    pub(super) stdio: [Stdio; 3],
+}
+
+/// The environment a process starts with.
+pub(super) enum Environment<'a> {
+    /// A bot's: the allow-list, its settings' `env`, its `ARENA_` variables.
+    Bot(&'a BotIdentity<'a>),
+    /// arena's own (a compiler finds its toolchain through it: `RUSTUP_HOME`, `JAVA_HOME`).
+    Inherited,
+}
+
+/// A process [`start`] started.
+pub(super) struct Started {
+    pub(super) child: tokio::process::Child,
+    /// Its group, registered with the supervisor.
+    pub(super) group: ProcessGroup,
+    /// Its sandbox's private directory and cgroup, released once its processes are gone.
+    pub(super) confinement: Option<Confinement>,
+    /// The CPU time of all its processes.
+    pub(super) cpu: CpuClock,
+}
+
+/// The one way arena starts a process it supervises, bot or job: the sandbox prepared, the
+/// environment set, the child confined between `fork` and `exec`, the group registered with
+/// `supervisor` before anyone can miss it.
+pub(super) fn start(launch: Launch<'_>, supervisor: &Supervisor) -> Result<Started, SpawnError> {
+    let Launch { command, options, environment, workspace, stdio } = launch;
     if command.is_empty() {
         return Err(SpawnError::EmptyCommand);
     }
     let mut sandbox = match options.sandbox_mode() {
         SandboxMode::Off => None,
-        SandboxMode::Auto | SandboxMode::Require => Some(sandbox::prepare(command, options)?),
+        SandboxMode::Auto | SandboxMode::Require => {
+            Some(sandbox::prepare(command, options, workspace)?)
+        }
     };
     let command = sandbox.as_ref().map_or_else(|| command.to_vec(), |s| s.command.clone());
     let (program, args) = command.split_first().ok_or(SpawnError::EmptyCommand)?;
-    let env = environment(identity, options, sandbox.as_ref());
+    let env = match environment {
+        Environment::Bot(identity) => self::environment(identity, options, sandbox.as_ref()),
+        Environment::Inherited => inherited_environment(options, sandbox.as_ref()),
+    };
     if let Some(prepared) = &mut sandbox {
         prepared.set_image(&env)?;
     }
     let mut cmd = self::command(program, args, &env, options, sandbox.as_ref());
-    confine(&mut cmd, Rlimits::from(options), sandbox.as_ref());
-    let exit_socket = ExitSocket::new().map_err(SpawnError::Connect)?;
+    let [stdin, stdout, stderr] = stdio;
+    cmd.stdin(stdin).stdout(stdout).stderr(stderr);
+    let die_with_arena = matches!(environment, Environment::Inherited);
+    confine(&mut cmd, Rlimits::from(options), sandbox.as_ref(), die_with_arena);
 
     let _enter = runtime().enter();
     let admission = supervisor.admit().ok_or(SpawnError::ShuttingDown)?;
-    let mut child = cmd.spawn().map_err(|source| SpawnError::Run {
+    let child = cmd.spawn().map_err(|source| SpawnError::Run {
         program: program.clone(),
         workdir: options.workdir.clone(),
         source,
@@ -131,26 +173,7 @@ pub(super) fn spawn(
     let confinement = sandbox.map(Prepared::into_confinement);
     let cgroup_clock = confinement.as_ref().and_then(Confinement::cgroup_clock);
     let cpu = cgroup_clock.unwrap_or_else(|| CpuClock::tree(pid));
-
-    let (Some(stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        unreachable!("all three pipes were requested");
-    };
-    let stderr = StderrTail::drain(stderr, options.stderr_lines);
-    let exit = exit_socket.watch(child);
-    match connect(stdin, stdout) {
-        Ok(pipes) => Ok(Process { group, pipes, exit, stderr, cpu, confinement }),
-        // It runs and cannot be talked to: it must not outlive this call.
-        Err(e) => {
-            group.kill();
-            group.stop(&exit, std::time::Duration::ZERO);
-            if let Some(confinement) = confinement {
-                confinement.release();
-            }
-            Err(SpawnError::Connect(e))
-        }
-    }
+    Ok(Started { child, group, confinement, cpu })
 }
 
 /// The turns' ends of the bot's stdin and stdout, taken from the runtime.
@@ -182,6 +205,20 @@ fn environment(
     env.into_iter().collect()
 }
 
+/// arena's environment and the settings' `env`, with `TMPDIR` in the private directory in the
+/// sandbox.
+fn inherited_environment(
+    options: &ExternalOptions,
+    sandbox: Option<&Prepared>,
+) -> Vec<(OsString, OsString)> {
+    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+    env.extend(options.env.iter().map(|(k, v)| (k.into(), v.into())));
+    if let Some(prepared) = sandbox {
+        env.insert("TMPDIR".into(), prepared.dir.clone().into());
+    }
+    env.into_iter().collect()
+}
+
 /// The command line with the bot's environment and working directory (its private directory in
 /// the sandbox).
 fn command(
@@ -192,13 +229,7 @@ fn command(
     sandbox: Option<&Prepared>,
 ) -> Command {
     let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env_clear()
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+    cmd.args(args).env_clear().envs(env.iter().map(|(k, v)| (k, v))).process_group(0);
     match sandbox {
         Some(prepared) => {
             cmd.current_dir(&prepared.dir);
@@ -214,9 +245,11 @@ fn command(
 
 /// What the child does to itself after `fork`, before `exec`: the one place that runs code in
 /// the child, so every restriction a bot runs under that must be set from inside goes here.
-/// Unsandboxed, the resource limits; sandboxed, the sandbox's child side (which sets them too).
+/// Unsandboxed, the resource limits (and for a job, whose caller waits for it, death with arena:
+/// `PR_SET_PDEATHSIG`, which the sandbox's lifeline replaces); sandboxed, the sandbox's child
+/// side (which sets them too).
 #[allow(unsafe_code)]
-fn confine(cmd: &mut Command, limits: Rlimits, sandbox: Option<&Prepared>) {
+fn confine(cmd: &mut Command, limits: Rlimits, sandbox: Option<&Prepared>, die_with_arena: bool) {
     #[cfg(target_os = "linux")]
     if let Some(prepared) = sandbox {
         let plan = prepared.plan.clone();
@@ -229,48 +262,22 @@ fn confine(cmd: &mut Command, limits: Rlimits, sandbox: Option<&Prepared>) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = sandbox;
-    // SAFETY: the closure runs in the forked child before exec; it only makes setrlimit system
-    // calls (async-signal-safe) and allocates nothing.
+    let parent = std::process::id();
+    // SAFETY: the closure runs in the forked child before exec; it only makes prctl, getppid and
+    // setrlimit system calls (async-signal-safe) and allocates nothing.
     unsafe {
-        cmd.pre_exec(move || limits.apply());
-    }
-}
-
-/// The resource limits set in the child before it runs the bot.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Rlimits {
-    address_space: Option<u64>,
-    cpu_seconds: Option<u64>,
-    core_dumps: bool,
-}
-
-impl From<&ExternalOptions> for Rlimits {
-    fn from(o: &ExternalOptions) -> Rlimits {
-        Rlimits {
-            address_space: o.address_space_mb.map(|mb| mb.saturating_mul(1024 * 1024)),
-            cpu_seconds: o.cpu_seconds,
-            core_dumps: o.core_dumps,
-        }
-    }
-}
-
-impl Rlimits {
-    pub(super) fn apply(&self) -> std::io::Result<()> {
-        use nix::sys::resource::{Resource, setrlimit};
-        let set = |resource, soft: u64, hard: u64| {
-            setrlimit(resource, soft, hard).map_err(|e| std::io::Error::from_raw_os_error(e as i32))
-        };
-        if let Some(bytes) = self.address_space {
-            set(Resource::RLIMIT_AS, bytes, bytes)?;
-        }
-        if let Some(seconds) = self.cpu_seconds {
-            // The soft limit sends SIGXCPU; the hard limit one second later, SIGKILL.
-            set(Resource::RLIMIT_CPU, seconds, seconds.saturating_add(1))?;
-        }
-        if !self.core_dumps {
-            set(Resource::RLIMIT_CORE, 0, 0)?;
-        }
-        Ok(())
+        cmd.pre_exec(move || {
+            #[cfg(target_os = "linux")]
+            if die_with_arena {
+                nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)?;
+                // arena died between the fork and the prctl: nobody waits for this job.
+                if nix::unistd::getppid().as_raw() as u32 != parent {
+                    return Err(std::io::ErrorKind::Interrupted.into());
+                }
+            }
+            let _ = (die_with_arena, parent);
+            limits.apply()
+        });
     }
 }
 
@@ -360,18 +367,5 @@ mod tests {
         let in_dir = ExternalOptions { workdir: Some(dir.path().into()), ..options };
         let plain = program_problem(&words(&["./bot.py"]), &in_dir).unwrap();
         assert!(plain.contains("not an executable file"), "{plain}");
-    }
-
-    #[test]
-    fn spawn_errors_name_the_program_and_the_directory() {
-        let source = || std::io::Error::from(std::io::ErrorKind::NotFound);
-        let here = SpawnError::Run { program: "bot".into(), workdir: None, source: source() };
-        assert!(here.to_string().starts_with("cannot run `bot`: "), "{here}");
-        let there = SpawnError::Run {
-            program: "bot".into(),
-            workdir: Some(PathBuf::from("/srv/bots")),
-            source: source(),
-        };
-        assert!(there.to_string().starts_with("cannot run `bot` in `/srv/bots`: "), "{there}");
     }
 }

@@ -163,10 +163,6 @@ impl Supervisor {
                     _ = quit.recv() => StopSignal::Quit,
                 };
                 let groups = supervisor.begin_stop();
-                // Compiles of `cg:` sources fill a cache shared by every match, so they are
-                // tracked process-wide, not per supervisor: a signal, which ends the process,
-                // ends them too.
-                crate::bot::codingame::stop_compiles();
                 signal_groups(&groups, Signal::SIGTERM);
                 tokio::time::sleep(SIGNAL_GRACE).await;
                 signal_groups(&groups, Signal::SIGKILL);

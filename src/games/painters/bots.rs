@@ -7,7 +7,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::board::{Rooms, bit, rooms};
+use super::map::{Rooms, bit, rooms};
 use super::rules::{Painters, PaintersAction, PaintersView};
 use super::solver::Solver;
 use crate::bot::{Bot, BotFailure, TurnContext};
@@ -166,7 +166,7 @@ mod tests {
     use super::*;
     use crate::bot::TimeLimits;
     use crate::game::{Game, Status};
-    use crate::games::painters::board::random_board;
+    use crate::games::painters::generator::random_board;
     use crate::referee::play_match;
 
     fn bot(name: &str, seed: u64) -> Box<dyn Bot<Painters>> {

@@ -1,16 +1,31 @@
-//! The rules of Painters' Duel and the line protocol of both roles.
+//! The rules of Painters' Duel: the state, its actions and views, the options, and the checks of
+//! a move.
 //!
 //! A painter who cannot move passes. Because the set of painted rooms only grows, a painter who
-//! cannot move now can never move again, so the rules skip such a seat: [`Game::status`] names
+//! cannot move now can never move again, so the rules skip such a seat: [`Game::status`](crate::game::Game::status) names
 //! only a seat that has a move, and a bot is never asked to pass.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
-use rand::Rng;
+use serde::Deserialize;
 
-use super::board::{Board, Rooms, bit, coords, index, rooms};
-use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
+use super::map::{Board, Rooms, bit, coords, index};
+use crate::game::{Seat, bounded};
+
+/// The game options of a Painters' Duel match (`--opt key=value`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Options {
+    /// The case of a Kick Start input with several, from 1.
+    #[serde(deserialize_with = "bounded::<_, 1, { u32::MAX as u64 }>")]
+    pub case: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { case: 1 }
+    }
+}
 
 pub(crate) const ALMA: Seat = 0;
 pub(crate) const BERTHE: Seat = 1;
@@ -73,7 +88,7 @@ impl Painters {
 
     /// Who acts after `last` played: the other painter if it can move, else `last` again if it
     /// can, else nobody.
-    fn next_to_act(&self, last: Seat) -> Option<Seat> {
+    pub(super) fn next_to_act(&self, last: Seat) -> Option<Seat> {
         let other = 1 - last;
         [other, last].into_iter().find(|&s| self.moves_of(s) != 0)
     }
@@ -116,106 +131,6 @@ impl Painters {
     }
 }
 
-impl Game for Painters {
-    type Action = PaintersAction;
-    type View = PaintersView;
-
-    fn roles(&self) -> Vec<String> {
-        ROLES.iter().map(std::string::ToString::to_string).collect()
-    }
-
-    fn status(&self) -> Status {
-        match self.to_act {
-            Some(seat) => Status::ToAct(seat),
-            None => {
-                let score = self.score();
-                let reason = format!(
-                    "neither painter can move: alma painted {}, berthe {}",
-                    self.painted_by[ALMA].count_ones(),
-                    self.painted_by[BERTHE].count_ones()
-                );
-                Status::Over(Outcome::from_scores(vec![score as f64, -score as f64], reason))
-            }
-        }
-    }
-
-    fn view(&self, seat: Seat) -> PaintersView {
-        PaintersView { seat, game: self.clone() }
-    }
-
-    fn play(
-        &mut self,
-        seat: Seat,
-        action: &PaintersAction,
-        _rng: &mut dyn Rng,
-    ) -> Result<(), Illegal> {
-        Illegal::unless_turn(self.to_act, seat)?;
-        let PaintersAction { row, pos } = *action;
-        let room = self.room_of(action).ok_or_else(|| {
-            Illegal::new(format!(
-                "no room ({row}, {pos}) in a museum of side {}",
-                self.board.size()
-            ))
-        })?;
-        let (r0, p0) = coords(self.positions[seat]);
-        if self.board.geometry.neighbours[self.positions[seat] as usize] & bit(room) == 0 {
-            return Err(Illegal::new(format!("room ({row}, {pos}) is not next to ({r0}, {p0})")));
-        }
-        if self.board.blocked & bit(room) != 0 {
-            return Err(Illegal::new(format!("room ({row}, {pos}) is under construction")));
-        }
-        if self.closed & bit(room) != 0 {
-            return Err(Illegal::new(format!("room ({row}, {pos}) is already painted")));
-        }
-        self.closed |= bit(room);
-        self.painted_by[seat] |= bit(room);
-        self.positions[seat] = room;
-        self.moves.push((seat, room));
-        self.to_act = self.next_to_act(seat);
-        Ok(())
-    }
-
-    /// A move into each open room next to the painter, lowest room index first.
-    fn legal_actions_of(view: &PaintersView) -> Vec<PaintersAction> {
-        let g = &view.game;
-        if g.to_act != Some(view.seat) {
-            return Vec::new();
-        }
-        rooms(g.moves_of(view.seat)).map(PaintersAction::to_room).collect()
-    }
-
-    /// `alma` or `berthe`, then the board as one Kick Start case: `S RA PA RB PB C` and `C`
-    /// lines `R P`.
-    fn init_input(view: &PaintersView) -> String {
-        format!("{}\n{}", ROLES[view.seat], view.game.board.kickstart_case())
-    }
-
-    /// `RA PA RB PB` (where the painters stand now), then `S` lines, one per row, a character per
-    /// room: `A`/`B` a painter, `a`/`b` painted by that painter, `#` under construction, `.` open.
-    fn turn_input(view: &PaintersView) -> String {
-        let g = &view.game;
-        let (ra, pa) = coords(g.positions[ALMA]);
-        let (rb, pb) = coords(g.positions[BERTHE]);
-        let mut s = String::new();
-        let _ = writeln!(s, "{ra} {pa} {rb} {pb}");
-        s.push_str(&g.grid());
-        s
-    }
-
-    fn parse_action(_view: &PaintersView, line: &str) -> Result<PaintersAction, BadLine> {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let int = |w: &str| w.parse::<u32>().map_err(|_| format!("`{w}` is not a number"));
-        match words.as_slice() {
-            [r, p] => Ok(PaintersAction { row: int(r)?, pos: int(p)? }),
-            _ => Err("expected the room to move to: `ROW POSITION`".into()),
-        }
-    }
-
-    fn format_action(action: &PaintersAction) -> String {
-        format!("{} {}", action.row, action.pos)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -224,10 +139,12 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
-    use crate::games::painters::board::{random_board, rooms};
+    use crate::game::{Game, Status};
+    use crate::games::painters::generator::random_board;
+    use crate::games::painters::map::rooms;
 
     fn game(text: &str) -> Painters {
-        Painters::new(Arc::new(super::super::board::parse_board("t", text, 1).unwrap()))
+        Painters::new(Arc::new(super::super::map::parse_board("t", text, 1).unwrap()))
     }
 
     #[test]

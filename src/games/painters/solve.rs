@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::board::{Board, parse_kickstart};
+use super::map::{Board, parse_kickstart};
 use super::solver::Solver;
 use crate::game::SetupError;
 

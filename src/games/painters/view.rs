@@ -4,17 +4,20 @@
 
 use serde_json::{Value, json};
 
-use super::board::{bit, coords};
+use super::map::{bit, coords};
 use super::rules::{ALMA, BERTHE, Painters, PaintersAction, ROLES};
 use crate::game::MapText;
 use crate::game::Seat;
-use crate::view::{Event, GameView};
+use crate::registry::{Drawing, Event};
 
 /// A room's state in [`GameView::state`]'s `rooms` array.
 const OPEN: i8 = -1;
 const BLOCKED: i8 = 2;
 
-impl GameView for Painters {
+/// How the viewer draws Painters' Duel ([`Drawing`]).
+pub struct PaintersDrawing;
+
+impl Drawing<Painters> for PaintersDrawing {
     fn board(game: &Painters, _map: &MapText) -> Value {
         let rooms: Vec<[u32; 2]> = (0..game.board.geometry.rooms() as u8)
             .map(|room| {

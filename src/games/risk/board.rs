@@ -48,7 +48,7 @@ impl BoardFile {
 
     pub fn parse(path: &Path, text: &str) -> Result<BoardFile, Error> {
         let bad = |message: String| {
-            Error::Setup(SetupError::Board { path: path.display().to_string(), message })
+            Error::from(SetupError::Board { path: path.display().to_string(), message })
         };
         let raw: BoardToml =
             toml::from_str(text).map_err(|e| bad(crate::error::toml_error_line(text, &e)))?;

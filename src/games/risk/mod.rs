@@ -13,9 +13,11 @@ pub(crate) mod protocol;
 pub(crate) mod rules;
 pub(crate) mod view;
 
+pub use view::RiskDrawing;
+
 use crate::bot::TimeLimits;
 use crate::game::{MapText, SetupError};
-use crate::registry::{BotEntry, GameDef, RandomBot};
+use crate::registry::{BotEntry, Exact, GameDef, RandomBot, Separating};
 
 pub use board::{BoardFile, PathsReport, paths_report};
 pub use map::RiskMap;
@@ -28,28 +30,35 @@ const PLAYERS: &[&str] = &["player1", "player2", "player3", "player4", "player5"
 impl GameDef for Risk {
     type G = Risk;
     type Options = Options;
+    type Drawing = view::RiskDrawing;
 
     const NAME: &'static str = "risk";
     const SUMMARY: &'static str =
         "classic Risk for 2 to 6 players (neutral army with 2), hidden cards, seeded dice";
     const VARIANTS: &'static [&'static str] = &["classic"];
+    const CHANCE: bool = true;
+    const INIT: &'static str = include_str!("init.toml");
+    const SEPARATING: Option<Separating> = None;
     const BOTS: &'static [BotEntry<Risk>] = &[
         BotEntry {
             name: "random",
             roles: PLAYERS,
             summary: "a uniformly random legal decision (seeded)",
+            deterministic: false,
             make: |b| Box::new(RandomBot::new(b.seed)),
         },
         BotEntry {
             name: "greedy",
             roles: PLAYERS,
             summary: "attacks while the exact odds favour it, reinforces its best attacker",
+            deterministic: true,
             make: |_| Box::new(bots::GreedyBot::new()),
         },
         BotEntry {
             name: "planner",
             roles: PLAYERS,
             summary: "targets continents along cheapest attack paths, holds borders, times trades",
+            deterministic: true,
             make: |_| Box::new(bots::PlannerBot::new()),
         },
     ];
@@ -59,6 +68,12 @@ impl GameDef for Risk {
         &[("players", "3"), ("deal", "random"), ("defence", "auto"), ("max_rounds", "8")],
         &[("players", "6"), ("fortify", "adjacent"), ("max_rounds", "6")],
     ];
+
+    fn oracle<'g>(_variant: &str, _game: &'g Risk) -> Exact<'g, Risk> {
+        Exact::Unavailable(
+            "no exact analysis exists for Risk: no solver settles a game of dice and hidden cards",
+        )
+    }
 
     fn default_limits(_variant: &str) -> TimeLimits {
         TimeLimits::new(2000, 200)

@@ -11,8 +11,8 @@ use super::map::RiskMap;
 use super::rules::{Phase, Risk, RiskAction, UNCLAIMED};
 use crate::game::MapText;
 use crate::game::Seat;
+use crate::registry::{Drawing, Event};
 use crate::view::layout::{self, Point};
-use crate::view::{Event, GameView};
 
 /// The drawing's size for the classic coordinates.
 const WIDTH: f64 = 1000.0;
@@ -79,7 +79,10 @@ const CLASSIC_COLOURS: &[(&str, &str)] = &[
 const OTHER_COLOURS: &[&str] =
     &["#f3df8a", "#a9c6ee", "#b5dba6", "#f2b58c", "#d7b8e6", "#d9b99b", "#9fd8d3", "#e6b3c3"];
 
-impl GameView for Risk {
+/// How the viewer draws Risk ([`Drawing`]).
+pub struct RiskDrawing;
+
+impl Drawing<Risk> for RiskDrawing {
     const PRIVATE_INPUTS: bool = true;
 
     fn board(game: &Risk, map: &MapText) -> Value {

@@ -5,11 +5,11 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::agent::{AgentModel, TieBreak};
-use super::analysis::{cut_order, gateway_links_of, greedy_cut, virus_is_safe};
 use super::episode::Episode;
-use super::exact::{ExactSolver, Verdict};
 use super::planner::{PlanResult, PlanStep, Planner};
 use super::rules::{Skynet, SkynetAction, SkynetView};
+use super::search::{cut_order, gateway_links_of, greedy_cut, virus_is_safe};
+use super::solver::{ExactSolver, Verdict};
 use crate::bot::{Bot, BotFailure, TurnContext};
 use crate::budget::Budget;
 

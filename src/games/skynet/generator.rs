@@ -646,6 +646,33 @@ pub fn to_text(params: GenParams, seed: u64, map: &SkynetMap) -> String {
     )
 }
 
+/// The settings of one candidate of the separating-map search (`arena gen skynet --separating`):
+/// `set` each drawn setting (see [`crate::registry::Separating::draw`]).
+pub(crate) fn separating_settings(
+    fixed: &BTreeMap<String, String>,
+    rng: &mut ChaCha8Rng,
+    set: &mut dyn FnMut(&str, String),
+) {
+    if fixed.get("family").is_some_and(|f| f == "trap") {
+        // The trap family (docs/skynet.md): small enough that the solver settles every
+        // candidate far below its budget.
+        let drawn_nodes: usize = rng.random_range(14..=36);
+        set("nodes", drawn_nodes.to_string());
+        // A fixed node count sets the range of gateways to draw from.
+        let nodes = fixed.get("nodes").and_then(|n| n.parse().ok()).unwrap_or(drawn_nodes);
+        set("gateways", rng.random_range(2..=(nodes / 8).clamp(2, 20)).to_string());
+    } else {
+        // The dense-gateway family: with few nodes touching two gateways (the classic
+        // family) the simple heuristics win too.
+        let nodes: usize = rng.random_range(16..=40);
+        let gateways = rng.random_range(3..=(nodes / 6).max(3));
+        set("nodes", nodes.to_string());
+        set("gateways", gateways.to_string());
+        set("gateway-links", rng.random_range(nodes / 4..=nodes / 2).to_string());
+        set("doubles", rng.random_range(2..=6usize).to_string());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,74 +3,65 @@
 //! where the statements are silent.
 
 pub mod agent;
-pub(crate) mod analysis;
 pub mod bots;
 pub(crate) mod episode;
-pub mod exact;
+pub(crate) mod game;
 pub mod generator;
 pub mod map;
+pub(crate) mod oracle;
 pub(crate) mod planner;
+pub(crate) mod protocol;
 pub(crate) mod rules;
+pub(crate) mod search;
 pub mod solve;
+pub mod solver;
 pub mod trap;
 pub(crate) mod view;
 
-use std::collections::BTreeMap;
+pub use view::SkynetDrawing;
 
-use serde::Deserialize;
+use std::collections::BTreeMap;
 
 use crate::bot::TimeLimits;
 use crate::game::{MapText, Setting, SetupError};
-use crate::registry::{BotEntry, GameDef, RandomBot};
+use crate::registry::{BotEntry, Exact, GameDef, RandomBot, Separating};
 
 pub use agent::{AgentModel, TieBreak};
 pub use episode::Episode;
 pub use map::SkynetMap;
-pub use rules::{Skynet, SkynetAction, SkynetView};
-
-/// The game options of a Skynet match (`--opt key=value`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SkynetOptions {
-    /// How the built-in CodinGame agents (and the `solver` virus's model of them) break ties:
-    /// `last` (CodinGame's) or `first`.
-    pub tiebreak: TieBreak,
-    /// What a cut of a missing or already cut link does: `lose` (the default) or `ignore`.
-    pub invalid_cut: InvalidCut,
-}
-
-/// What the referee does with a virus's cut of a link that does not exist or was already cut.
-/// CodinGame does not publish its referee; `ignore` models the guess that it lets such a cut
-/// pass (`docs/skynet.md`, "Choices where the sources are silent", has the evidence).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum InvalidCut {
-    /// The cut is an illegal action: the virus loses.
-    #[default]
-    Lose,
-    /// The turn is a pass: nothing is cut and the agent steps (at most N passes a game).
-    Ignore,
-}
+pub use rules::{InvalidCut, Options, Skynet, SkynetAction, SkynetView};
 
 impl GameDef for Skynet {
     type G = Skynet;
-    type Options = SkynetOptions;
+    type Options = Options;
+    type Drawing = view::SkynetDrawing;
 
     const NAME: &'static str = "skynet";
     const SUMMARY: &'static str =
         "Skynet Revolution, Episodes 1 and 2: a virus cuts links, an agent walks to gateways";
     const VARIANTS: &'static [&'static str] = &["ep2", "ep1"];
+    const CHANCE: bool = false;
+    const INIT: &'static str = include_str!("init.toml");
+    const SEPARATING: Option<Separating> = Some(Separating {
+        variants: &["ep2"],
+        solver_plays: "Skynet Episode 2",
+        against: &["greedy", "priority"],
+        opponent: "cg-ep2",
+        draw: generator::separating_settings,
+    });
     const BOTS: &'static [BotEntry<Skynet>] = &[
         BotEntry {
             name: "random",
             roles: &["virus", "agent"],
             summary: "a uniformly random legal action (seeded)",
+            deterministic: false,
             make: |b| Box::new(RandomBot::new(b.seed)),
         },
         BotEntry {
             name: "greedy",
             roles: &["virus"],
             summary: "cuts the gateway link nearest the agent",
+            deterministic: true,
             make: |_| Box::new(bots::GreedyVirus),
         },
         BotEntry {
@@ -78,6 +69,7 @@ impl GameDef for Skynet {
             roles: &["virus"],
             summary: "the classic heuristic: cut the agent's gateway link, else one of the \
                       nearest node with two gateway links, else any gateway link",
+            deterministic: true,
             make: |_| Box::new(bots::PriorityVirus),
         },
         BotEntry {
@@ -85,18 +77,21 @@ impl GameDef for Skynet {
             roles: &["virus"],
             summary: "plans a winning line of cuts against the CodinGame agent of the episode \
                       (tiebreak option), else the exact solver's or the most urgent cut",
+            deterministic: true,
             make: |b| Box::new(bots::SolverVirus::new(b.options.tiebreak)),
         },
         BotEntry {
             name: "cg-ep1",
             roles: &["agent"],
             summary: "the CodinGame Episode 1 agent: step to the neighbour nearest a gateway",
+            deterministic: true,
             make: |b| Box::new(bots::CgAgent::new(Episode::Ep1, b.options.tiebreak)),
         },
         BotEntry {
             name: "cg-ep2",
             roles: &["agent"],
             summary: "the CodinGame Episode 2 agent (\"urgent chain\" model, tiebreak option)",
+            deterministic: true,
             make: |b| Box::new(bots::CgAgent::new(Episode::Ep2, b.options.tiebreak)),
         },
         BotEntry {
@@ -104,6 +99,7 @@ impl GameDef for Skynet {
             roles: &["virus", "agent"],
             summary: "Episode 2 exact solver: a forced win's cut / a step the virus cannot \
                       beat; else plays as solver / the CodinGame agent",
+            deterministic: true,
             make: |b| match b.role {
                 "virus" => Box::new(bots::PerfectVirus::new(b.options.tiebreak)),
                 _ => Box::new(bots::PerfectAgent::new(b.game.episode, b.options.tiebreak)),
@@ -111,6 +107,21 @@ impl GameDef for Skynet {
         },
     ];
     const GENERATOR: &'static [Setting] = generator::SETTINGS;
+
+    fn oracle<'g>(variant: &str, game: &'g Skynet) -> Exact<'g, Skynet> {
+        match variant {
+            "ep2" => Exact::Oracle {
+                oracle: Box::new(oracle::SkynetOracle::new(&game.map)),
+                unit: "wins",
+                statement: None,
+            },
+            _ => Exact::Unavailable(
+                "no exact analysis exists for Skynet Episode 1: the exact solver plays Episode 2 \
+                 only (on an Episode 1 map within the limits the virus always wins by cutting the \
+                 agent's gateway link)",
+            ),
+        }
+    }
 
     fn default_limits(_variant: &str) -> TimeLimits {
         TimeLimits::new(1000, 150)
@@ -141,7 +152,7 @@ impl GameDef for Skynet {
 
     fn create(
         variant: &str,
-        options: &SkynetOptions,
+        options: &Options,
         map: &MapText,
         _seed: u64,
     ) -> Result<(Skynet, Vec<String>), SetupError> {

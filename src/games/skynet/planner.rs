@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 
 use super::agent::AgentModel;
-use super::analysis::{Key, Scan, gateway_links_at, key_of, useful_cuts};
 use super::episode::Episode;
 use super::map::SkynetMap;
+use super::search::{Key, Scan, gateway_links_at, key_of, useful_cuts};
 use crate::budget::{Budget, OutOfTime};
 
 /// How often the search looks at the clock, in positions.
@@ -35,7 +35,7 @@ const PROVEN: u32 = u32::MAX;
 
 /// Plans the virus's cuts against a deterministic agent model: the agent's reply to every cut is
 /// known, so a winning line is a path in a one-player game tree. The tree is searched by limited
-/// discrepancy search (first the line that follows the [`cut_order`](super::analysis::cut_order) heuristic everywhere, then
+/// discrepancy search (first the line that follows the [`cut_order`](super::search::cut_order) heuristic everywhere, then
 /// lines straying from it by more and more), with a memo of positions that failed and with what
 /// allowance, kept across turns.
 pub(crate) struct Planner {

@@ -1,4 +1,5 @@
-//! The rules of Skynet Revolution, Episodes 1 and 2, and the protocol of both roles.
+//! The rules of Skynet Revolution, Episodes 1 and 2: the state, its actions and views, the
+//! options, and the checks of a cut and a step.
 //!
 //! Each turn the virus cuts one link; if the agent can then reach no gateway the virus wins at
 //! once. Otherwise the agent steps along one remaining link; on a gateway it wins. Episode 1 lets
@@ -7,12 +8,36 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use rand::Rng;
+use serde::Deserialize;
 
-use super::InvalidCut;
+use super::agent::TieBreak;
 use super::episode::Episode;
 use super::map::SkynetMap;
-use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
+use crate::game::{Illegal, Outcome, Seat};
+
+/// The game options of a Skynet match (`--opt key=value`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Options {
+    /// How the built-in CodinGame agents (and the `solver` virus's model of them) break ties:
+    /// `last` (CodinGame's) or `first`.
+    pub tiebreak: TieBreak,
+    /// What a cut of a missing or already cut link does: `lose` (the default) or `ignore`.
+    pub invalid_cut: InvalidCut,
+}
+
+/// What the referee does with a virus's cut of a link that does not exist or was already cut.
+/// CodinGame does not publish its referee; `ignore` models the guess that it lets such a cut
+/// pass (`docs/skynet.md`, "Choices where the sources are silent", has the evidence).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InvalidCut {
+    /// The cut is an illegal action: the virus loses.
+    #[default]
+    Lose,
+    /// The turn is a pass: nothing is cut and the agent steps (at most N passes a game).
+    Ignore,
+}
 
 pub(crate) const VIRUS: Seat = 0;
 pub(crate) const AGENT: Seat = 1;
@@ -113,7 +138,7 @@ impl Skynet {
         }
     }
 
-    fn check_end(&self) -> Option<Outcome> {
+    pub(super) fn check_end(&self) -> Option<Outcome> {
         if self.map.is_gateway[self.agent as usize] {
             return Some(Outcome::win(
                 2,
@@ -134,7 +159,7 @@ impl Skynet {
     }
 
     /// The link a cut removes, or `None` for a cut the `ignore` option takes as a pass.
-    fn validate_cut(&self, a: u32, b: u32) -> Result<Option<u32>, Illegal> {
+    pub(super) fn validate_cut(&self, a: u32, b: u32) -> Result<Option<u32>, Illegal> {
         let n = self.map.nodes as u32;
         if a >= n || b >= n {
             return Err(Illegal::new(format!("no node {} (N = {n})", if a >= n { a } else { b })));
@@ -165,130 +190,13 @@ impl Skynet {
     }
 }
 
-impl Game for Skynet {
-    type Action = SkynetAction;
-    type View = SkynetView;
-
-    fn roles(&self) -> Vec<String> {
-        vec!["virus".to_string(), "agent".to_string()]
-    }
-
-    fn status(&self) -> Status {
-        match &self.over {
-            Some(outcome) => Status::Over(outcome.clone()),
-            None => Status::ToAct(self.to_act),
-        }
-    }
-
-    fn view(&self, seat: Seat) -> SkynetView {
-        SkynetView { seat, game: self.clone() }
-    }
-
-    fn play(
-        &mut self,
-        seat: Seat,
-        action: &SkynetAction,
-        _rng: &mut dyn Rng,
-    ) -> Result<(), Illegal> {
-        Illegal::unless_turn(self.over.is_none().then_some(self.to_act), seat)?;
-        match (seat, *action) {
-            (VIRUS, SkynetAction::Cut(a, b)) => {
-                match self.validate_cut(a, b)? {
-                    Some(id) => {
-                        self.cut[id as usize] = true;
-                        self.last_cut = Some((a, b));
-                    }
-                    None => {
-                        self.passes += 1;
-                        self.last_cut = None;
-                    }
-                }
-                self.turn += 1;
-                self.to_act = AGENT;
-                self.over = self.check_end();
-            }
-            (AGENT, SkynetAction::Move(to)) => {
-                if !self.neighbours(self.agent).any(|n| n == to) {
-                    return Err(Illegal::new(format!("no link from {} to {to}", self.agent)));
-                }
-                self.agent = to;
-                self.to_act = VIRUS;
-                self.over = self.check_end();
-            }
-            (VIRUS, _) => return Err(Illegal::new("the virus cuts links: `C1 C2`")),
-            _ => return Err(Illegal::new("the agent moves: `NODE`")),
-        }
-        Ok(())
-    }
-
-    /// The virus: every remaining link it may cut, named both ways (`a b` and `b a` are both
-    /// legal, and the agent is told the cut as named), sorted. The agent: a step to each
-    /// neighbour, in adjacency order.
-    fn legal_actions_of(view: &SkynetView) -> Vec<SkynetAction> {
-        let g = &view.game;
-        if g.over.is_some() || g.to_act != view.seat {
-            return Vec::new();
-        }
-        if view.seat == VIRUS {
-            let mut cuts: Vec<SkynetAction> = g
-                .legal_cuts()
-                .into_iter()
-                .flat_map(|(a, b)| [SkynetAction::Cut(a, b), SkynetAction::Cut(b, a)])
-                .collect();
-            cuts.sort_unstable_by_key(|c| match *c {
-                SkynetAction::Cut(a, b) => (a, b),
-                SkynetAction::Move(n) => (n, u32::MAX),
-            });
-            cuts
-        } else {
-            g.neighbours(g.agent).map(SkynetAction::Move).collect()
-        }
-    }
-
-    fn init_input(view: &SkynetView) -> String {
-        view.game.map.init_block()
-    }
-
-    fn turn_input(view: &SkynetView) -> String {
-        let g = &view.game;
-        match (view.seat, g.last_cut) {
-            (VIRUS, _) => format!("{}\n", g.agent),
-            (_, Some((a, b))) => format!("{} {a} {b}\n", g.agent),
-            (_, None) => format!("{} -1 -1\n", g.agent),
-        }
-    }
-
-    fn parse_action(view: &SkynetView, line: &str) -> Result<SkynetAction, BadLine> {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let int = |w: &str| w.parse::<u32>().map_err(|_| format!("`{w}` is not a node index"));
-        if view.seat == VIRUS {
-            match words.as_slice() {
-                [a, b] => Ok(SkynetAction::Cut(int(a)?, int(b)?)),
-                _ => Err("expected two node indices `C1 C2`".into()),
-            }
-        } else {
-            match words.as_slice() {
-                [n] => Ok(SkynetAction::Move(int(n)?)),
-                _ => Err("expected one node index".into()),
-            }
-        }
-    }
-
-    fn format_action(action: &SkynetAction) -> String {
-        match action {
-            SkynetAction::Cut(a, b) => format!("{a} {b}"),
-            SkynetAction::Move(n) => n.to_string(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod invalid_cut_tests {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
-    use crate::game::Status;
+    use crate::game::{Game, Status};
     use crate::games::skynet::map::parse_map;
 
     fn ep2_01(invalid_cut: InvalidCut) -> Skynet {

@@ -7,8 +7,8 @@ use std::time::Duration;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::exact::{Verdict, solve_ep2};
 use super::planner::{PlanResult, Planner};
+use super::solver::{Verdict, solve_ep2};
 use super::*;
 use crate::bot::{Bot, TimeLimits};
 use crate::budget::Budget;

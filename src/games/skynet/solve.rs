@@ -6,8 +6,8 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::episode::Episode;
-use super::exact::{Verdict, solve_ep2};
 use super::map::parse_map;
+use super::solver::{Verdict, solve_ep2};
 use crate::game::{MapText, SetupError};
 
 /// Who wins the map with perfect play, virus to move.

@@ -7,10 +7,13 @@ use serde_json::{Value, json};
 use super::rules::{Skynet, SkynetAction};
 use crate::game::MapText;
 use crate::game::Seat;
+use crate::registry::{Drawing, Event};
 use crate::view::layout::{self, Point};
-use crate::view::{Event, GameView};
 
-impl GameView for Skynet {
+/// How the viewer draws Skynet Revolution ([`Drawing`]).
+pub struct SkynetDrawing;
+
+impl Drawing<Skynet> for SkynetDrawing {
     fn board(game: &Skynet, map: &MapText) -> Value {
         let m = &game.map;
         let (pos, source) = match locked_coordinates(&map.text, m.nodes) {
@@ -100,10 +103,10 @@ mod tests {
             seed: 1,
         };
         let (game, _) = Skynet::new_game(&setup).unwrap();
-        let board = Skynet::board(&game, &map);
+        let board = SkynetDrawing::board(&game, &map);
         assert_eq!(board["nodes"].as_array().unwrap().len(), game.map.nodes);
         assert_eq!(board["links"].as_array().unwrap().len(), game.map.links.len());
         assert_eq!(board["layout"], "force-directed layout");
-        assert_eq!(board, Skynet::board(&game, &map), "the layout is deterministic");
+        assert_eq!(board, SkynetDrawing::board(&game, &map), "the layout is deterministic");
     }
 }

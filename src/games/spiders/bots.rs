@@ -221,7 +221,7 @@ mod match_tests {
         for (k, v) in [("kind", "graph"), ("nodes", "30"), ("spiders", "4"), ("flies", "3")] {
             p.insert(k.to_string(), v.to_string());
         }
-        let text = crate::games::spiders::map::generate(&p, 3).unwrap();
+        let text = crate::games::spiders::generator::generate(&p, 3).unwrap();
         let map = parse_map("g", &text.text).unwrap();
         let g = SpidersGame::new(map.clone().into_arc(), Options::default());
         let mut bot = SolverBot::new(&map, Options::default());

@@ -1,4 +1,5 @@
-//! The rules of Greedy Spiders and the line protocol of both roles.
+//! The rules of Greedy Spiders: the state, its actions and views, the options, and the checks of
+//! a cut and a round of steps.
 //!
 //! Each round the defender removes one edge for good; then the spider side moves any subset of
 //! its spiders one step each, all in one action. The spiders win as soon as a spider stands on a
@@ -7,10 +8,8 @@
 
 use std::sync::Arc;
 
-use rand::{Rng, RngExt};
-
-use super::map::{Cuts, SpiderMap, fly_distances};
-use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
+use super::map::{SpiderMap, fly_distances};
+use crate::game::{Illegal, Outcome, Seat};
 
 pub const DEFENDER: Seat = 0;
 pub const SPIDERS: Seat = 1;
@@ -101,7 +100,7 @@ impl SpidersGame {
         self.spiders.iter().any(|&s| dist[s as usize] != u32::MAX)
     }
 
-    fn check_end(&self) -> Option<Outcome> {
+    pub(super) fn check_end(&self) -> Option<Outcome> {
         if let Some((i, &v)) =
             self.spiders.iter().enumerate().find(|&(_, &v)| self.map.is_fly[v as usize])
         {
@@ -147,7 +146,7 @@ impl SpidersGame {
 
     /// Each spider's choices in a round: `None` to stay (when allowed), else a neighbour,
     /// in increasing order.
-    fn spider_choices(&self) -> Vec<Vec<Option<u32>>> {
+    pub(super) fn spider_choices(&self) -> Vec<Vec<Option<u32>>> {
         self.spiders
             .iter()
             .map(|&s| {
@@ -160,208 +159,8 @@ impl SpidersGame {
 }
 
 /// The steps of a spider round, one choice per spider.
-fn steps(choices: impl IntoIterator<Item = (usize, Option<u32>)>) -> SpiderAction {
+pub(crate) fn steps(choices: impl IntoIterator<Item = (usize, Option<u32>)>) -> SpiderAction {
     SpiderAction::Moves(choices.into_iter().filter_map(|(i, c)| c.map(|to| (i, to))).collect())
-}
-
-impl Game for SpidersGame {
-    type Action = SpiderAction;
-    type View = SpidersView;
-
-    fn roles(&self) -> Vec<String> {
-        vec!["defender".to_string(), "spiders".to_string()]
-    }
-
-    fn status(&self) -> Status {
-        match &self.over {
-            Some(outcome) => Status::Over(outcome.clone()),
-            None => Status::ToAct(self.to_act),
-        }
-    }
-
-    fn view(&self, seat: Seat) -> SpidersView {
-        SpidersView { seat, game: self.clone() }
-    }
-
-    fn play(
-        &mut self,
-        seat: Seat,
-        action: &SpiderAction,
-        _rng: &mut dyn Rng,
-    ) -> Result<(), Illegal> {
-        Illegal::unless_turn(self.over.is_none().then_some(self.to_act), seat)?;
-        match (seat, action) {
-            (DEFENDER, &SpiderAction::Cut(a, b)) => {
-                let n = self.map.nodes as u32;
-                if a >= n || b >= n {
-                    return Err(Illegal::new(format!(
-                        "no vertex {} (vertices 0..{n})",
-                        if a >= n { a } else { b }
-                    )));
-                }
-                let e = self
-                    .map
-                    .edge_between(a, b)
-                    .filter(|&e| !self.removed.is_cut(e))
-                    .ok_or_else(|| Illegal::new(format!("no edge {a} {b} left to remove")))?;
-                self.removed[e as usize] = true;
-                self.last_cut = Some((a, b));
-            }
-            (DEFENDER, SpiderAction::Pass) => {
-                if !self.options.defender_may_pass {
-                    return Err(Illegal::new(
-                        "the defender must remove an edge (defender_may_pass is off)",
-                    ));
-                }
-                self.last_cut = None;
-            }
-            (SPIDERS, SpiderAction::Moves(moves)) => {
-                self.validate_moves(moves)?;
-                for &(i, to) in moves {
-                    self.spiders[i] = to;
-                }
-            }
-            (DEFENDER, _) => return Err(Illegal::new("the defender removes an edge: `U V`")),
-            _ => return Err(Illegal::new("the spiders move: `WAIT` or `I:V ...`")),
-        }
-        if seat == DEFENDER {
-            self.round += 1;
-            self.to_act = SPIDERS;
-        } else {
-            self.to_act = DEFENDER;
-        }
-        self.over = self.check_end();
-        Ok(())
-    }
-
-    /// The defender: every remaining edge named both ways (`a b` and `b a` are both legal, and
-    /// the spiders are told the cut as named), sorted, then `PASS` when passes are allowed.
-    ///
-    /// The spiders: every round, the product of each spider's choices (stay, when allowed, then a
-    /// step to each neighbour in increasing order), spider 0's choice varying slowest; a round
-    /// lists its steps by spider. The list grows exponentially with the spiders, so
-    /// [`Game::random_action_of`] draws each spider's choice instead of building it.
-    fn legal_actions_of(view: &SpidersView) -> Vec<SpiderAction> {
-        let g = &view.game;
-        if g.over.is_some() || g.to_act != view.seat {
-            return Vec::new();
-        }
-        if view.seat == DEFENDER {
-            let mut cuts: Vec<(u32, u32)> =
-                g.remaining_edges().into_iter().flat_map(|(a, b)| [(a, b), (b, a)]).collect();
-            cuts.sort_unstable();
-            let mut actions: Vec<SpiderAction> =
-                cuts.into_iter().map(|(a, b)| SpiderAction::Cut(a, b)).collect();
-            if g.options.defender_may_pass {
-                actions.push(SpiderAction::Pass);
-            }
-            return actions;
-        }
-        let choices = g.spider_choices();
-        let mut rounds: Vec<Vec<Option<u32>>> = vec![Vec::new()];
-        for spider in &choices {
-            rounds = rounds
-                .iter()
-                .flat_map(|r| spider.iter().map(move |&c| [r.as_slice(), &[c]].concat()))
-                .collect();
-        }
-        rounds.into_iter().map(|r| steps(r.into_iter().enumerate())).collect()
-    }
-
-    fn random_action_of(view: &SpidersView, rng: &mut dyn Rng) -> Option<SpiderAction> {
-        let g = &view.game;
-        if g.over.is_some() || g.to_act != view.seat || view.seat == DEFENDER {
-            let actions = Self::legal_actions_of(view);
-            return (!actions.is_empty())
-                .then(|| actions[rng.random_range(0..actions.len())].clone());
-        }
-        // Uniform over the product: each spider's choice uniform and independent.
-        let choices = g.spider_choices();
-        Some(steps(choices.iter().enumerate().map(|(i, c)| (i, c[rng.random_range(0..c.len())]))))
-    }
-
-    /// A round's steps sorted by spider: `play` takes them in any order, to the same effect.
-    fn canonical(action: &SpiderAction) -> SpiderAction {
-        match action {
-            SpiderAction::Moves(m) => {
-                let mut m = m.clone();
-                m.sort_unstable();
-                SpiderAction::Moves(m)
-            }
-            other => other.clone(),
-        }
-    }
-
-    fn init_input(view: &SpidersView) -> String {
-        let m = &view.game.map;
-        let mut s =
-            format!("{} {} {} {}\n", m.nodes, m.edges.len(), m.spiders.len(), m.flies.len());
-        for (a, b) in &m.edges {
-            s.push_str(&format!("{a} {b}\n"));
-        }
-        let flies: Vec<String> = m.flies.iter().map(u32::to_string).collect();
-        s.push_str(&flies.join(" "));
-        s.push('\n');
-        // Whether `WAIT`/`PASS` are legal depends on the options: a bot must be told them.
-        let o = view.game.options;
-        s.push_str(&format!(
-            "options all_must_move={} defender_may_pass={}\n",
-            o.all_must_move, o.defender_may_pass
-        ));
-        s
-    }
-
-    fn turn_input(view: &SpidersView) -> String {
-        let g = &view.game;
-        let cut = match g.last_cut {
-            Some((a, b)) => format!("{a} {b}"),
-            None => "-1 -1".to_string(),
-        };
-        let spiders: Vec<String> = g.spiders.iter().map(u32::to_string).collect();
-        format!("{cut}\n{}\n", spiders.join(" "))
-    }
-
-    fn parse_action(view: &SpidersView, line: &str) -> Result<SpiderAction, BadLine> {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let int = |w: &str| w.parse::<u32>().map_err(|_| format!("`{w}` is not a vertex"));
-        if view.seat == DEFENDER {
-            match words.as_slice() {
-                ["PASS"] => Ok(SpiderAction::Pass),
-                [a, b] => Ok(SpiderAction::Cut(int(a)?, int(b)?)),
-                _ => Err("expected `U V` (the edge to remove) or `PASS`".into()),
-            }
-        } else {
-            match words.as_slice() {
-                ["WAIT"] => Ok(SpiderAction::Moves(Vec::new())),
-                [] => Err("expected `WAIT` or `SPIDER:VERTEX ...`".into()),
-                moves => moves
-                    .iter()
-                    .map(|m| {
-                        let (i, v) = m
-                            .split_once(':')
-                            .ok_or_else(|| format!("`{m}` is not `SPIDER:VERTEX`"))?;
-                        let i = i
-                            .parse::<usize>()
-                            .map_err(|_| format!("`{i}` is not a spider index"))?;
-                        Ok((i, int(v)?))
-                    })
-                    .collect::<Result<Vec<_>, String>>()
-                    .map(SpiderAction::Moves)
-                    .map_err(BadLine::from),
-            }
-        }
-    }
-
-    fn format_action(action: &SpiderAction) -> String {
-        match action {
-            SpiderAction::Cut(a, b) => format!("{a} {b}"),
-            SpiderAction::Pass => "PASS".to_string(),
-            SpiderAction::Moves(m) if m.is_empty() => "WAIT".to_string(),
-            SpiderAction::Moves(m) => {
-                m.iter().map(|(i, v)| format!("{i}:{v}")).collect::<Vec<_>>().join(" ")
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -373,7 +172,9 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
-    use crate::games::spiders::map::{generate, parse_map};
+    use crate::game::Game;
+    use crate::games::spiders::generator::generate;
+    use crate::games::spiders::map::parse_map;
 
     fn game_from(seed: u64, kind: &str, options: Options) -> SpidersGame {
         let mut p = BTreeMap::new();

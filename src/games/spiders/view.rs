@@ -4,17 +4,19 @@
 
 use serde_json::{Value, json};
 
-use super::Spiders;
 use super::rules::{SpiderAction, SpidersGame};
 use crate::game::MapText;
 use crate::game::Seat;
+use crate::registry::{Drawing, Event};
 use crate::view::layout::{self, Point, SPACING};
-use crate::view::{Event, GameView};
 
 /// Vertices per row when a long path is folded.
 const PATH_ROW: usize = 16;
 
-impl GameView for Spiders {
+/// How the viewer draws Greedy Spiders ([`Drawing`]).
+pub struct SpidersDrawing;
+
+impl Drawing<SpidersGame> for SpidersDrawing {
     fn board(game: &SpidersGame, map: &MapText) -> Value {
         let m = &game.map;
         let (pos, kind) = match m.path_order() {

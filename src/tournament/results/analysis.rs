@@ -18,6 +18,7 @@ use crate::analysis::{Limits, analyze_actions};
 use crate::error::{Error, Result};
 use crate::game::Seat;
 use crate::matches::PlayedMatch;
+use crate::replay::ActionLine;
 
 pub(crate) const ANALYSIS_FILE: &str = "analysis.csv";
 pub(crate) const ANALYSIS_SUMMARY_FILE: &str = "analysis-summary.csv";
@@ -49,8 +50,8 @@ pub(crate) struct AnalysisRows(Mutex<BTreeMap<u64, Vec<AnalysisRow>>>);
 impl AnalysisRows {
     /// Rates the decisions of match `id`.
     pub(crate) fn add(&self, id: u64, played: &PlayedMatch) -> Result<()> {
-        let actions: Vec<(Seat, &str)> =
-            played.steps.iter().map(|s| (s.seat, s.action.as_str())).collect();
+        let actions: Vec<ActionLine> =
+            played.steps.iter().map(|s| ActionLine::new(&played.header, s)).collect();
         let limits = Limits { time_ms: None, positions: Some(POSITIONS) };
         let name = format!("match {id}");
         let report = analyze_actions(Path::new(&name), &played.header, &actions, limits)?;

@@ -1,23 +1,38 @@
-//! The results folder: the files a run leaves behind, how they are written so a kill never
-//! corrupts them, and the lock that keeps two runs out of one folder.
+//! The results folder, in this one module: every file a run, a test or a merge leaves behind,
+//! written and read back here, so a new statistic or file is a change of this module and its
+//! readers never drift from its writers.
 //!
-//! [`matches`] is `matches.csv`, the durable record of every match, appended as matches end;
-//! [`summaries`] writes `summary.csv` and `pairwise.csv` from the standings; this module holds
-//! `meta.json` (which config the rows belong to), the lock, and the atomic writes.
+//! | file | module |
+//! |---|---|
+//! | `meta.json` (which config the rows belong to) | [`meta`] |
+//! | `matches.csv` (the durable record, a row appended as each match ends) | [`matches`] |
+//! | `summary.csv`, `pairwise.csv` (the standings) | [`summaries`] |
+//! | `replays/<id>.jsonl` (the replays kept) | [`replays`] |
+//! | `analysis.csv`, `analysis-summary.csv` (`analysis = true`) | [`analysis`] |
+//! | `sprt.json` (a test's verdict), `report.html` (drawn by `crate::view::report`) | names only |
+//!
+//! This module also holds the lock that keeps two runs out of one folder, the atomic writes, and
+//! [`Folder`], what every reader of a finished or running folder (the report, `diff`) opens.
+//! It draws nothing: `report.html` is named here so a fresh run clears it, and written by
+//! `crate::view::report`, which reads the folder through [`Folder`].
 
 pub(crate) mod analysis;
 pub(crate) mod matches;
+pub(crate) mod meta;
 pub(crate) mod replays;
 pub(crate) mod summaries;
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use super::bot_files::{BotFingerprint, changed_bots};
+use self::matches::MatchRow;
+pub(crate) use self::meta::Meta;
+use self::summaries::{PairRow, SummaryRow};
+use super::bot_files::changed_bots;
 use super::stats::standings::Standings;
+use super::stats::tally::Tally;
 use crate::error::{Error, Result};
 
 pub(crate) const MATCHES_FILE: &str = "matches.csv";
@@ -26,6 +41,22 @@ pub(crate) const SUMMARY_FILE: &str = "summary.csv";
 pub(crate) const PAIRWISE_FILE: &str = "pairwise.csv";
 /// An SPRT's verdict, in its folder.
 pub(crate) const SPRT_FILE: &str = "sprt.json";
+/// The report drawn from the folder (`crate::view::report` writes it).
+pub(crate) const REPORT_FILE: &str = "report.html";
+/// Where the kept replays are: `<match id>.jsonl`, and the viewer pages drawn of them.
+pub(crate) const REPLAYS_DIR: &str = "replays";
+
+/// The files a run writes at the top of its folder: what `--fresh` clears (with
+/// [`REPLAYS_DIR`]). A file added to the folder is added here.
+const RUN_FILES: &[&str] = &[
+    MATCHES_FILE,
+    META_FILE,
+    SUMMARY_FILE,
+    PAIRWISE_FILE,
+    REPORT_FILE,
+    analysis::ANALYSIS_FILE,
+    analysis::ANALYSIS_SUMMARY_FILE,
+];
 
 /// The version of the files' layout. 2: `matches.csv` has the `seat*_max_turn_cpu_ms` columns.
 /// A folder of an earlier version is still read (`merge`, `diff`, `report`) but not resumed.
@@ -40,62 +71,6 @@ pub(crate) fn corrupt(path: &Path, line: Option<u64>, message: impl Into<String>
     }
 }
 
-/// `meta.json`: what a results folder holds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Meta {
-    pub(crate) arena_results: u32,
-    pub(crate) arena: String,
-    /// The config fingerprint ([`crate::tournament::Arena::fingerprint`]).
-    pub(crate) fingerprint: String,
-    /// Matches in the whole schedule (all shards).
-    pub(crate) planned: u64,
-    /// `K/N` for a shard's folder, absent for a whole run or a merge.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) shard: Option<String>,
-    pub(crate) roles: Vec<String>,
-    pub(crate) bots: Vec<String>,
-    /// What each bot ran: the hashes of the files its spec names, or a built-in bot's arena
-    /// version. Absent (`None`) in folders written before arena recorded it: such a folder cannot
-    /// tell whether its bots are this run's, so a run does not resume it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) bot_files: Option<Vec<BotFingerprint>>,
-}
-
-impl Meta {
-    pub(crate) fn read(dir: &Path) -> Result<Meta> {
-        let (path, text) = read_meta_text(dir)?;
-        serde_json::from_str(&text)
-            .map_err(|e| corrupt(&path, None, format!("not a results meta file: {e}")))
-    }
-
-    pub(crate) fn write(&self, dir: &Path) -> Result<()> {
-        let path = dir.join(META_FILE);
-        let text = serde_json::to_string_pretty(self).expect("meta serializes") + "\n";
-        write_atomically(&path, text.as_bytes())
-    }
-}
-
-/// The path and text of a results folder's `meta.json`, for everything that opens a results
-/// folder by its name.
-pub(crate) fn read_meta_text(dir: &Path) -> Result<(PathBuf, String)> {
-    let path = dir.join(META_FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Ok((path, text)),
-        // The usual slip is a wrong folder: say so, rather than name a file the user never heard
-        // of.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(if dir.is_dir() {
-            Error::Usage(format!(
-                "`{}` is not a results folder: it has no `{META_FILE}` (every folder `arena run` \
-                 writes has one)",
-                dir.display()
-            ))
-        } else {
-            Error::Usage(format!("results folder `{}`: no such folder", dir.display()))
-        }),
-        Err(e) => Err(Error::read(&path, e)),
-    }
-}
-
 /// Writes a whole file so a reader never sees half of it: a temporary file, then a rename.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension("tmp");
@@ -107,12 +82,9 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(|e| Error::write(path, e))
 }
 
-/// Writes `summary.csv` and `pairwise.csv`, then `report.html`, which is drawn from them.
+/// Writes `summary.csv` and `pairwise.csv` from the standings.
 pub(crate) fn write_summaries(dir: &Path, standings: &Standings) -> Result<()> {
-    write_atomically(&dir.join(SUMMARY_FILE), summaries::summary_csv(standings).as_bytes())?;
-    write_atomically(&dir.join(PAIRWISE_FILE), summaries::pairwise_csv(standings).as_bytes())?;
-    let report = crate::view::report::render_report(dir)?;
-    write_atomically(&dir.join(crate::view::report::REPORT_FILE), report.as_bytes())
+    summaries::write(dir, standings)
 }
 
 /// Holds a results folder for this process: two runs writing one folder would play the same
@@ -165,23 +137,14 @@ fn check_same_bots(dir: &Path, old: &Meta, new: &Meta) -> Result<()> {
 pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLock> {
     std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     let lock = lock_dir(dir)?;
-    let files = [
-        MATCHES_FILE,
-        META_FILE,
-        SUMMARY_FILE,
-        PAIRWISE_FILE,
-        crate::view::report::REPORT_FILE,
-        analysis::ANALYSIS_FILE,
-        analysis::ANALYSIS_SUMMARY_FILE,
-    ];
     if fresh {
-        for f in files {
+        for f in RUN_FILES {
             let path = dir.join(f);
             if path.exists() {
                 std::fs::remove_file(&path).map_err(|e| Error::write(&path, e))?;
             }
         }
-        let replays = dir.join(replays::REPLAYS_DIR);
+        let replays = dir.join(REPLAYS_DIR);
         if replays.exists() {
             std::fs::remove_dir_all(&replays).map_err(|e| Error::write(&replays, e))?;
         }
@@ -226,4 +189,54 @@ pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLoc
     }
     meta.write(dir)?;
     Ok(lock)
+}
+
+/// A results folder opened for reading: its meta, and its files read through their owners'
+/// readers. A folder still being written reads as what is complete in it (a torn last row is
+/// left out, as a resume would).
+pub(crate) struct Folder {
+    pub(crate) dir: PathBuf,
+    pub(crate) meta: Meta,
+}
+
+impl Folder {
+    /// Opens `dir`, reading its `meta.json` (an error says when `dir` is no results folder).
+    pub(crate) fn open(dir: &Path) -> Result<Folder> {
+        Ok(Folder { dir: dir.to_path_buf(), meta: Meta::read(dir)? })
+    }
+
+    /// Streams the complete rows of `matches.csv` to `visit`, with their line numbers.
+    pub(crate) fn rows(&self, visit: impl FnMut(u64, MatchRow) -> Result<()>) -> Result<()> {
+        matches::read_rows(&self.dir.join(MATCHES_FILE), self.meta.roles.len(), visit)
+    }
+
+    /// The counters of every row, bots as the meta lists them (a row naming another bot is an
+    /// error naming its line).
+    pub(crate) fn tally(&self) -> Result<Tally> {
+        let path = self.dir.join(MATCHES_FILE);
+        let mut tally = Tally::new(self.meta.bots.clone(), self.meta.roles.clone());
+        self.rows(|line, row| {
+            let placing = row
+                .placing(&self.meta.bots)
+                .map_err(|e| corrupt(&path, Some(line), e.to_string()))?;
+            tally.add(&placing);
+            Ok(())
+        })?;
+        Ok(tally)
+    }
+
+    /// `summary.csv`'s rows; `None` before the first summary is written.
+    pub(crate) fn summary(&self) -> Result<Option<Vec<SummaryRow>>> {
+        summaries::read_summary(&self.dir)
+    }
+
+    /// `pairwise.csv`'s rows; `None` before the first summary is written.
+    pub(crate) fn pairwise(&self) -> Result<Option<Vec<PairRow>>> {
+        summaries::read_pairwise(&self.dir)
+    }
+
+    /// The file names in `replays/` (replays and the pages drawn of them).
+    pub(crate) fn replay_files(&self) -> Result<BTreeSet<String>> {
+        replays::file_names(&self.dir)
+    }
 }

@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::REPLAYS_DIR;
 use super::matches::IdSet;
 use crate::bot::Termination;
 use crate::error::{Error, Result};
 use crate::matches::PlayedMatch;
-pub(crate) use crate::view::report::REPLAYS_DIR;
 
 /// Which matches of a tournament keep their replay.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -77,20 +77,27 @@ pub(crate) fn replay_path(results: &Path, id: u64) -> PathBuf {
 
 /// The match ids of the replays in a results folder (none when it has no `replays/`).
 pub(crate) fn kept_ids(results: &Path) -> Result<BTreeSet<u64>> {
+    Ok(file_names(results)?
+        .iter()
+        .filter_map(|name| name.strip_suffix(".jsonl")?.parse::<u64>().ok())
+        .collect())
+}
+
+/// The file names in a results folder's `replays/` (kept replays and the viewer pages drawn of
+/// them); empty when it has none.
+pub(crate) fn file_names(results: &Path) -> Result<BTreeSet<String>> {
     let folder = results.join(REPLAYS_DIR);
     let entries = match std::fs::read_dir(&folder) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
         Err(e) => return Err(Error::read(&folder, e)),
     };
-    let mut ids = BTreeSet::new();
+    let mut names = BTreeSet::new();
     for entry in entries {
         let entry = entry.map_err(|e| Error::read(&folder, e))?;
-        if let Some(id) = entry.file_name().to_str().and_then(|n| n.strip_suffix(".jsonl")) {
-            ids.extend(id.parse::<u64>().ok());
-        }
+        names.insert(entry.file_name().to_string_lossy().into_owned());
     }
-    Ok(ids)
+    Ok(names)
 }
 
 /// Writes the replays a run keeps.

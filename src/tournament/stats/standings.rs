@@ -244,9 +244,8 @@ mod tests {
         assert!(cases.len() >= 5, "{cases:?}");
         for dir in cases {
             let case = dir.file_name().expect("a name").to_string_lossy().into_owned();
-            let meta = crate::tournament::results::Meta::read(&dir).expect("meta.json");
-            let tally = crate::tournament::run::tally_rows(&dir.join("matches.csv"), &meta)
-                .expect("matches.csv");
+            let folder = crate::tournament::results::Folder::open(&dir).expect("meta.json");
+            let tally = folder.tally().expect("matches.csv");
             let standings = Standings::of(&tally);
             assert!(standings.ratings_converged, "{case}");
             let text = std::fs::read_to_string(dir.join("reference.json")).expect("reference");
@@ -275,11 +274,8 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ratings");
         let of = |case: &str| {
             let dir = root.join(case);
-            let meta = crate::tournament::results::Meta::read(&dir).expect("meta.json");
-            Standings::of(
-                &crate::tournament::run::tally_rows(&dir.join("matches.csv"), &meta)
-                    .expect("matches.csv"),
-            )
+            let folder = crate::tournament::results::Folder::open(&dir).expect("meta.json");
+            Standings::of(&folder.tally().expect("matches.csv"))
         };
         let two = of("two-components");
         assert_eq!(two.components, 2);

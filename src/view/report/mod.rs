@@ -1,14 +1,18 @@
-//! The tournament report: `report.html` in a results folder, drawn from its CSV files alone (so it
+//! The tournament report: `report.html` in a results folder, drawn from its files alone (so it
 //! can be written for any folder, finished, merged or still running): ratings with their
 //! intervals, the head-to-head matrix, how matches ended per bot, decision times against the
-//! limits, results per map, and every match with a link to its replay when the run kept one
+//! limits, results per map, and the matches with a link to their replay when the run kept one
 //! (`replays/<id>.jsonl`, or the page `arena view` made of it).
 //!
-//! Self-contained like the viewer: plots are SVG drawn here, the match table is built by
-//! `assets/report/report.js` from compact embedded JSON, and nothing is fetched at view time.
+//! The folder is read through [`crate::tournament::results::Folder`], the rows in one pass
+//! ([`digest`]) whose memory does not grow with the number of matches: the page embeds the
+//! aggregates, every faulted match and a bounded page of the others, and names `matches.csv` as
+//! the full list. Self-contained like the viewer: plots are SVG drawn here, the match table is
+//! built by `assets/report/report.js` from compact embedded JSON, and nothing is fetched at view
+//! time.
 
 mod charts;
-pub(crate) mod read;
+pub(crate) mod digest;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -16,14 +20,13 @@ use std::path::{Path, PathBuf};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde::{Deserialize, Serialize};
 
-use self::read::{MatchRow, Results};
-use crate::error::{Error, Result};
+use self::digest::{Digest, Digested, ENDINGS, MAX_MAPS, PAGE_ROWS};
+use crate::error::Result;
+use crate::tournament::results::matches::MatchRow;
+use crate::tournament::results::summaries::{PairRow, SummaryRow};
+use crate::tournament::results::{Folder, REPLAYS_DIR, REPORT_FILE, write_atomically};
 
-/// The report's file name inside a results folder.
-pub(crate) const REPORT_FILE: &str = "report.html";
-/// Where a run keeps its replays, inside the results folder: `<match id>.jsonl`.
-pub(crate) const REPLAYS_DIR: &str = "replays";
-/// The per-map table stops after this many maps (the matches table still lists every match).
+/// The per-map table stops after this many maps.
 const MAX_MAP_ROWS: usize = 300;
 /// Replay headers read for the time limits (a run's limits rarely differ between matches).
 const MAX_LIMIT_READS: usize = 200;
@@ -36,7 +39,7 @@ const REPORT_CSS: &str = include_str!("../../../assets/report/report.css");
 pub(crate) fn write_report(dir: &Path) -> Result<PathBuf> {
     let html = render_report(dir)?;
     let path = dir.join(REPORT_FILE);
-    std::fs::write(&path, html).map_err(|e| Error::write(&path, e))?;
+    write_atomically(&path, html.as_bytes())?;
     Ok(path)
 }
 
@@ -56,7 +59,7 @@ pub(crate) fn write_replay_views(dir: &Path) -> Result<usize> {
         crate::view::Analysis::Off
     };
     let replays = dir.join(REPLAYS_DIR);
-    let names = replay_names(&replays)?;
+    let names = crate::tournament::results::replays::file_names(dir)?;
     let mut written = 0;
     for name in &names {
         if let Some(stem) = name.strip_suffix(".jsonl")
@@ -70,27 +73,55 @@ pub(crate) fn write_replay_views(dir: &Path) -> Result<usize> {
     Ok(written)
 }
 
-/// The report of a results folder, as HTML text.
-pub(crate) fn render_report(dir: &Path) -> Result<String> {
-    let results = read::read_results(dir)?;
-    let replays = replay_names(&dir.join(REPLAYS_DIR))?;
-    let limits = read_limits(&dir.join(REPLAYS_DIR), &replays);
-    Ok(page(&results, &replays, &limits))
+/// Everything the page is drawn from.
+struct Report {
+    arena: String,
+    planned: u64,
+    shard: Option<String>,
+    roles: Vec<String>,
+    /// `None` when the file is missing (a run that has not finished its first summary).
+    summary: Option<Vec<SummaryRow>>,
+    pairwise: Option<Vec<PairRow>>,
+    /// The rows the page lists, by id.
+    listed: Vec<MatchRow>,
+    digest: Digested,
+    replays: BTreeSet<String>,
+    limits: BTreeMap<String, (f64, f64)>,
 }
 
-/// The file names in the replays folder (empty when there is none).
-fn replay_names(folder: &Path) -> Result<BTreeSet<String>> {
-    let entries = match std::fs::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
-        Err(e) => return Err(Error::read(folder, e)),
-    };
-    let mut names = BTreeSet::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::read(folder, e))?;
-        names.insert(entry.file_name().to_string_lossy().into_owned());
+/// The report of a results folder, as HTML text.
+pub(crate) fn render_report(dir: &Path) -> Result<String> {
+    let folder = Folder::open(dir)?;
+    let summary = folder.summary()?;
+    let pairwise = folder.pairwise()?;
+    // The bots in the arena's order, then any others the summary names (the rows add theirs).
+    let mut bots = folder.meta.bots.clone();
+    for s in summary.iter().flatten() {
+        if !bots.contains(&s.bot) {
+            bots.push(s.bot.clone());
+        }
     }
-    Ok(names)
+    let mut digest = Digest::new(bots);
+    folder.rows(|_, row| {
+        digest.add(row);
+        Ok(())
+    })?;
+    let (listed, digest) = digest.listed();
+    let replays = folder.replay_files()?;
+    let limits = read_limits(&dir.join(REPLAYS_DIR), &replays);
+    let meta = folder.meta;
+    Ok(page(&Report {
+        arena: meta.arena,
+        planned: meta.planned,
+        shard: meta.shard,
+        roles: meta.roles,
+        summary,
+        pairwise,
+        listed,
+        digest,
+        replays,
+        limits,
+    }))
 }
 
 /// The parts of a replay header the report needs (the replay format's field names).
@@ -130,106 +161,30 @@ fn read_limits(folder: &Path, names: &BTreeSet<String>) -> BTreeMap<String, (f64
     limits
 }
 
-/// How one seat's match ended, for the stacked bars.
-const ENDINGS: &[(&str, &str)] = &[
-    ("win", "#2b9a58"),
-    ("draw", "#b8bec4"),
-    ("loss", "#f28e2b"),
-    ("opponent's fault", "#9fd39b"),
-    ("own timeout", "#7b3294"),
-    ("own crash", "#1d232a"),
-    ("own eof", "#5a5a5a"),
-    ("own illegal", "#c51b7d"),
-    ("own garbage", "#8c510a"),
-    ("own output_limit", "#01665e"),
-    ("own startup_failed", "#8a8a8a"),
-];
-
-fn ending_index(row: &MatchRow, seat: usize) -> usize {
-    let me = &row.seats[seat];
-    if !["normal", "turn_limit"].contains(&row.termination.as_str()) {
-        if row.culprit_role.as_deref() == Some(me.role.as_str()) {
-            let own = format!("own {}", row.termination);
-            return ENDINGS.iter().position(|(name, _)| *name == own).unwrap_or(ENDINGS.len() - 1);
-        }
-        return 3;
-    }
-    let firsts = row.seats.iter().filter(|s| s.rank == 1).count();
-    match (me.rank, firsts) {
-        (1, 1) => 0,
-        (1, _) => 1,
-        _ => 2,
-    }
-}
-
-/// A seat's share of the points of a match: the others it finished ahead of, half the ties.
-fn seat_points(row: &MatchRow, seat: usize) -> f64 {
-    let me = row.seats[seat].rank;
-    let others = row.seats.len().saturating_sub(1).max(1) as f64;
-    let ahead = row.seats.iter().filter(|s| s.rank > me).count() as f64;
-    let tied = row.seats.iter().filter(|s| s.rank == me).count().saturating_sub(1) as f64;
-    (ahead + tied / 2.0) / others
-}
-
-/// The `q` quantile (nearest rank) of sorted values.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
-/// The bots in the arena's order (`meta.json`), then any others the files name.
-fn bot_order(results: &Results) -> Vec<String> {
-    let mut bots: Vec<String> = results.meta["bots"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|b| b.as_str().map(String::from)).collect())
-        .unwrap_or_default();
-    let mut add = |b: &str| {
-        if !bots.iter().any(|x| x == b) {
-            bots.push(b.to_string());
-        }
-    };
-    for s in results.summary.iter().flatten() {
-        add(&s.bot);
-    }
-    for row in &results.matches {
-        for s in &row.seats {
-            add(&s.bot);
-        }
-    }
-    bots
-}
-
 /// The compact match list the page's script shows: names by index, one array per match.
 #[derive(Serialize)]
 struct MatchTable<'a> {
     bots: &'a [String],
-    roles: Vec<String>,
+    roles: &'a [String],
     maps: Vec<&'a str>,
     terminations: Vec<&'a str>,
     reasons: Vec<&'a str>,
+    /// The matches in the folder; `rows` lists some of them when there are many.
+    total: u64,
     /// `[id, game, map, termination, culprit seat or -1, turns, duration ms, reason, replay,
     /// seat0 bot, seat0 rank, seat1 bot, seat1 rank, ...]`, replay 0 none, 1 `.jsonl`, 2 `.html`.
     rows: Vec<Vec<serde_json::Value>>,
 }
 
-fn match_table<'a>(
-    results: &'a Results,
-    bots: &'a [String],
-    replays: &BTreeSet<String>,
-) -> MatchTable<'a> {
+fn match_table<'a>(report: &'a Report) -> MatchTable<'a> {
+    let bots = &report.digest.bots;
     let mut table = MatchTable {
         bots,
-        roles: results
-            .matches
-            .first()
-            .map(|r| r.seats.iter().map(|s| s.role.clone()).collect())
-            .unwrap_or_default(),
+        roles: &report.roles,
         maps: Vec::new(),
         terminations: Vec::new(),
         reasons: Vec::new(),
+        total: report.digest.matches,
         rows: Vec::new(),
     };
     fn intern<'s>(
@@ -243,12 +198,10 @@ fn match_table<'a>(
         })
     }
     let (mut maps, mut terms, mut reasons) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
-    let mut rows: Vec<&MatchRow> = results.matches.iter().collect();
-    rows.sort_by_key(|r| r.id);
-    for r in rows {
-        let replay = if replays.contains(&format!("{}.html", r.id)) {
+    for r in &report.listed {
+        let replay = if report.replays.contains(&format!("{}.html", r.id)) {
             2
-        } else if replays.contains(&format!("{}.jsonl", r.id)) {
+        } else if report.replays.contains(&format!("{}.jsonl", r.id)) {
             1
         } else {
             0
@@ -262,7 +215,7 @@ fn match_table<'a>(
             r.id.into(),
             r.game.into(),
             intern(&mut table.maps, &mut maps, &r.map).into(),
-            intern(&mut table.terminations, &mut terms, &r.termination).into(),
+            intern(&mut table.terminations, &mut terms, r.termination.as_str()).into(),
             culprit.into(),
             r.turns.into(),
             ((r.duration_ms * 10.0).round() / 10.0).into(),
@@ -278,27 +231,21 @@ fn match_table<'a>(
     table
 }
 
-fn page(
-    results: &Results,
-    replays: &BTreeSet<String>,
-    limits: &BTreeMap<String, (f64, f64)>,
-) -> String {
-    let bots = bot_order(results);
-    let name = results.meta["arena"].as_str().unwrap_or("results");
-    let planned = results.meta["planned"].as_u64();
-    let shard = results.meta["shard"].as_str();
-    let matches = &results.matches;
-    let table = match_table(results, &bots, replays);
-    let kept = table.rows.iter().filter(|r| r[8] != 0).count();
-    let title = format!("arena report: {name}");
+fn page(report: &Report) -> String {
+    let d = &report.digest;
+    let bots = &d.bots;
+    let table = match_table(report);
+    let kept = report.replays.iter().filter(|n| n.ends_with(".jsonl")).count();
+    let listed = report.listed.len() as u64;
+    let title = format!("arena report: {}", report.arena);
     let body = html! {
         header {
             h1 { (title) }
             p.meta {
-                (matches.len()) " matches"
-                @if let Some(p) = planned { " of " (p) " planned" }
-                @if let Some(s) = shard { " · shard " (s) }
-                " · roles " (table.roles.join(", "))
+                (d.matches) " matches"
+                " of " (report.planned) " planned"
+                @if let Some(s) = &report.shard { " · shard " (s) }
+                " · roles " (report.roles.join(", "))
                 " · " (bots.len()) " bots"
                 @if kept > 0 { " · " (kept) " replays kept" }
             }
@@ -309,15 +256,23 @@ fn page(
             }
         }
         main {
-            (ratings_section(results))
-            (head_to_head_section(results, &bots))
-            (endings_section(matches, &bots))
-            (times_section(matches, &bots, limits))
-            (maps_section(matches, &bots))
+            (ratings_section(report.summary.as_deref()))
+            (head_to_head_section(report.pairwise.as_deref(), bots))
+            (endings_section(d))
+            (times_section(d, &report.limits))
+            (maps_section(d))
             section #matches {
                 h2 { "Matches" }
                 p.note {
-                    "Every match of " code { "matches.csv" } ", by id. "
+                    @if listed == d.matches {
+                        "Every match of " code { "matches.csv" } ", by id. "
+                    } @else {
+                        "The " (d.faulted) " matches a bot's fault ended"
+                        @if d.faulted > listed { " (the first " (digest::MAX_FAULT_ROWS) ")" }
+                        " and the first " (PAGE_ROWS) " of the others, by id: " (listed) " of "
+                        (d.matches) ". The full list is " code { "matches.csv" } " in this folder "
+                        "(one row per match; " code { "docs/tournaments.md" } " lists its columns). "
+                    }
                     @if kept > 0 {
                         "Replays link to " code { "replays/<id>.html" } " when " code { "arena report --views" }
                         " (or " code { "arena view" } ") has drawn them, else to the JSON Lines file, which "
@@ -343,11 +298,11 @@ fn page(
     .into_string()
 }
 
-fn ratings_section(results: &Results) -> Markup {
+fn ratings_section(summary: Option<&[SummaryRow]>) -> Markup {
     html! {
         section #ratings {
             h2 { "Ratings" }
-            @match &results.summary {
+            @match summary {
                 None => p.note { code { "summary.csv" } " is missing: the run has not written its summary yet." },
                 Some(rows) => {
                     p.note { "Elo from the Bradley-Terry / Plackett-Luce fit of " code { "summary.csv" }
@@ -386,11 +341,11 @@ fn ratings_section(results: &Results) -> Markup {
     }
 }
 
-fn head_to_head_section(results: &Results, bots: &[String]) -> Markup {
+fn head_to_head_section(pairwise: Option<&[PairRow]>, bots: &[String]) -> Markup {
     html! {
         section #head-to-head {
             h2 { "Head to head" }
-            @match &results.pairwise {
+            @match pairwise {
                 None => p.note { code { "pairwise.csv" } " is missing." },
                 Some(rows) => {
                     p.note { "The row bot's score rate against the column bot (win 1, draw ½) in the matches both played ("
@@ -407,21 +362,14 @@ fn head_to_head_section(results: &Results, bots: &[String]) -> Markup {
     }
 }
 
-fn endings_section(matches: &[MatchRow], bots: &[String]) -> Markup {
-    let mut counts = vec![vec![0u64; ENDINGS.len()]; bots.len()];
-    for row in matches {
-        for (seat, s) in row.seats.iter().enumerate() {
-            if let Some(b) = bots.iter().position(|x| *x == s.bot) {
-                counts[b][ending_index(row, seat)] += 1;
-            }
-        }
-    }
+fn endings_section(d: &Digested) -> Markup {
+    let (bots, counts) = (&d.bots, &d.endings);
     let used: Vec<usize> =
         (0..ENDINGS.len()).filter(|&k| counts.iter().any(|c| c[k] > 0)).collect();
     let categories: Vec<(&str, &str)> = used.iter().map(|&k| ENDINGS[k]).collect();
     let bars: Vec<charts::Stack<'_>> = bots
         .iter()
-        .zip(&counts)
+        .zip(counts)
         .map(|(bot, c)| charts::Stack { bot, counts: used.iter().map(|&k| c[k]).collect() })
         .collect();
     html! {
@@ -439,33 +387,19 @@ fn endings_section(matches: &[MatchRow], bots: &[String]) -> Markup {
     }
 }
 
-fn times_section(
-    matches: &[MatchRow],
-    bots: &[String],
-    limits: &BTreeMap<String, (f64, f64)>,
-) -> Markup {
-    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); bots.len()];
-    for row in matches {
-        for s in &row.seats {
-            if let Some(b) = bots.iter().position(|x| *x == s.bot) {
-                samples[b].push(s.max_turn_ms);
-            }
-        }
-    }
-    for v in &mut samples {
-        v.sort_by(f64::total_cmp);
-    }
-    let rows: Vec<charts::Times<'_>> = bots
+fn times_section(d: &Digested, limits: &BTreeMap<String, (f64, f64)>) -> Markup {
+    let rows: Vec<charts::Times<'_>> = d
+        .bots
         .iter()
-        .zip(&samples)
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(bot, v)| charts::Times {
+        .zip(&d.times)
+        .filter(|(_, t)| t.count() > 0)
+        .map(|(bot, t)| charts::Times {
             bot,
-            samples: v.len(),
-            p50: quantile(v, 0.5),
-            p90: quantile(v, 0.9),
-            p99: quantile(v, 0.99),
-            max: quantile(v, 1.0),
+            samples: t.count() as usize,
+            p50: t.quantile(0.5),
+            p90: t.quantile(0.9),
+            p99: t.quantile(0.99),
+            max: t.quantile(1.0),
             limits: limits.get(bot).copied(),
         })
         .collect();
@@ -489,29 +423,12 @@ fn times_section(
     }
 }
 
-fn maps_section(matches: &[MatchRow], bots: &[String]) -> Markup {
-    // Maps in the order of their first game; per map and bot: points and matches.
-    let mut order: BTreeMap<&str, u64> = BTreeMap::new();
-    let mut cells: BTreeMap<&str, Vec<(f64, u64)>> = BTreeMap::new();
-    let mut faults: BTreeMap<&str, u64> = BTreeMap::new();
-    let mut played: BTreeMap<&str, u64> = BTreeMap::new();
-    for row in matches {
-        let first = order.entry(&row.map).or_insert(row.game);
-        *first = (*first).min(row.game);
-        *played.entry(&row.map).or_default() += 1;
-        if !["normal", "turn_limit"].contains(&row.termination.as_str()) {
-            *faults.entry(&row.map).or_default() += 1;
-        }
-        let per_bot = cells.entry(&row.map).or_insert_with(|| vec![(0.0, 0); bots.len()]);
-        for (seat, s) in row.seats.iter().enumerate() {
-            if let Some(b) = bots.iter().position(|x| *x == s.bot) {
-                per_bot[b].0 += seat_points(row, seat);
-                per_bot[b].1 += 1;
-            }
-        }
-    }
-    let mut maps: Vec<(&str, u64)> = order.into_iter().collect();
-    maps.sort_by_key(|&(m, g)| (g, m));
+fn maps_section(d: &Digested) -> Markup {
+    let bots = &d.bots;
+    // Maps in the order of their first game.
+    let mut maps: Vec<(&str, &digest::MapDigest)> =
+        d.maps.iter().map(|(name, m)| (name.as_str(), m)).collect();
+    maps.sort_by_key(|&(name, m)| (m.first_game, name));
     let shown = maps.len().min(MAX_MAP_ROWS);
     html! {
         section #maps {
@@ -519,6 +436,9 @@ fn maps_section(matches: &[MatchRow], bots: &[String]) -> Markup {
             p.note { "Each bot's score rate on each map (its share of the points against the others at the table: "
                 "win 1, draw ½), with the number of its matches there."
                 @if shown < maps.len() { " The first " (shown) " of " (maps.len()) " maps, in the order they were played." }
+                @if d.maps_untracked > 0 {
+                    " " (d.maps_untracked) " matches on maps beyond the first " (MAX_MAPS) " are left out of this table."
+                }
             }
             div.scroll {
                 table.data.maps {
@@ -527,12 +447,12 @@ fn maps_section(matches: &[MatchRow], bots: &[String]) -> Markup {
                         @for b in bots { th.bot { (b) } }
                     } }
                     tbody {
-                        @for (map, _) in &maps[..shown] {
+                        @for (map, m) in &maps[..shown] {
                             tr {
                                 td.map { (map) }
-                                td.num { (played[map]) }
-                                td.num.fault[faults.contains_key(map)] { (faults.get(map).copied().unwrap_or(0)) }
-                                @for &(points, n) in &cells[map] {
+                                td.num { (m.played) }
+                                td.num.fault[m.faults > 0] { (m.faults) }
+                                @for &(points, n) in &m.cells {
                                     @if n == 0 {
                                         td.rate.none { "–" }
                                     } @else {
@@ -549,65 +469,5 @@ fn maps_section(matches: &[MatchRow], bots: &[String]) -> Markup {
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::read::SeatResult;
-    use super::*;
-
-    fn row(ranks: &[u32], termination: &str, culprit: Option<&str>) -> MatchRow {
-        MatchRow {
-            id: 0,
-            game: 0,
-            map: "m".into(),
-            seed: 1,
-            seats: ranks
-                .iter()
-                .enumerate()
-                .map(|(s, &rank)| SeatResult {
-                    role: format!("r{s}"),
-                    bot: format!("b{s}"),
-                    score: 0.0,
-                    rank,
-                    max_turn_ms: 1.0,
-                })
-                .collect(),
-            termination: termination.into(),
-            culprit_role: culprit.map(String::from),
-            turns: 3,
-            reason: "why".into(),
-            duration_ms: 1.0,
-        }
-    }
-
-    #[test]
-    fn endings_tell_wins_draws_losses_and_whose_fault() {
-        let won = row(&[1, 2], "normal", None);
-        assert_eq!((ending_index(&won, 0), ending_index(&won, 1)), (0, 2));
-        let drawn = row(&[1, 1], "normal", None);
-        assert_eq!((ending_index(&drawn, 0), ending_index(&drawn, 1)), (1, 1));
-        let timeout = row(&[1, 2], "timeout", Some("r1"));
-        assert_eq!(ENDINGS[ending_index(&timeout, 1)].0, "own timeout");
-        assert_eq!(ENDINGS[ending_index(&timeout, 0)].0, "opponent's fault");
-    }
-
-    #[test]
-    fn seat_points_count_the_others_beaten_and_half_the_ties() {
-        let r = row(&[1, 2, 2, 4], "normal", None);
-        assert_eq!(seat_points(&r, 0), 1.0);
-        assert_eq!(seat_points(&r, 1), 1.5 / 3.0);
-        assert_eq!(seat_points(&r, 3), 0.0);
-        assert_eq!(seat_points(&row(&[1, 1], "normal", None), 0), 0.5);
-    }
-
-    #[test]
-    fn quantiles_are_nearest_rank() {
-        let v: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(quantile(&v, 0.5), 50.0);
-        assert_eq!(quantile(&v, 0.99), 99.0);
-        assert_eq!(quantile(&v, 1.0), 100.0);
-        assert_eq!(quantile(&[7.0], 0.5), 7.0);
     }
 }

@@ -27,13 +27,6 @@ fn open(path: &Path) -> std::io::Result<File> {
     std::fs::OpenOptions::new().read(true).write(true).open(path)
 }
 
-/// Reads a counter file of a few digits (`cpuacct.usage`) at offset 0, without reopening it.
-pub(super) fn read_counter(file: &File) -> Option<u64> {
-    let mut buf = [0u8; 32];
-    let n = file.read_at(&mut buf, 0).ok()?;
-    std::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok()
-}
-
 /// This arena's folders in the `pids` (and `cpuacct`) hierarchy, and the bot folders free for
 /// reuse.
 pub(super) struct Roots {

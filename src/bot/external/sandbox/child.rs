@@ -38,7 +38,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::sync::Arc;
 
-use super::super::spawn::Rlimits;
+use super::super::options::Rlimits;
 
 /// The stack of the init and of the bot until its `exec`: they only make system calls.
 const STACK_SIZE: usize = 256 * 1024;

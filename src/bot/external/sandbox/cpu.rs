@@ -12,9 +12,8 @@
 //! with it.
 
 use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::time::Duration;
-
-use super::cgroup::read_counter;
 
 /// Where a bot's CPU time is read.
 pub(in crate::bot::external) enum CpuClock {
@@ -37,6 +36,14 @@ impl CpuClock {
             CpuClock::Tree(leader) => tree_time(*leader),
         }
     }
+}
+
+/// Reads a cgroup's counter file of a few digits (`cpuacct.usage`) at offset 0, without
+/// reopening it.
+pub(super) fn read_counter(file: &File) -> Option<u64> {
+    let mut buf = [0u8; 32];
+    let n = file.read_at(&mut buf, 0).ok()?;
+    std::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok()
 }
 
 /// The CPU time of the tree under `leader`: `None` if the leader is gone.

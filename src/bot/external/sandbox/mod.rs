@@ -33,64 +33,15 @@ mod support;
 
 use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::options::ExternalOptions;
-use super::spawn::SpawnError;
+pub use super::options::SandboxMode;
+use super::spawn_error::SpawnError;
 
 #[cfg(target_os = "linux")]
 pub(super) use child::Plan as ChildPlan;
-
-/// Whether an external bot runs in the sandbox.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SandboxMode {
-    /// Every layer this machine offers; what is missing is named in one warning.
-    #[default]
-    Auto,
-    /// Every layer, or the bot does not start (a clear error before any match).
-    Require,
-    /// No sandbox: the bot runs as arena's user, where arena runs (a bot you trust).
-    Off,
-}
-
-impl SandboxMode {
-    /// The mode as users write it (`auto`).
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SandboxMode::Auto => "auto",
-            SandboxMode::Require => "require",
-            SandboxMode::Off => "off",
-        }
-    }
-}
-
-impl fmt::Display for SandboxMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A sandbox mode that is not `auto`, `require` or `off`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a sandbox mode (auto, require, off)")]
-pub struct BadSandboxMode(String);
-
-impl FromStr for SandboxMode {
-    type Err = BadSandboxMode;
-
-    fn from_str(s: &str) -> Result<SandboxMode, BadSandboxMode> {
-        match s {
-            "auto" => Ok(SandboxMode::Auto),
-            "require" => Ok(SandboxMode::Require),
-            "off" => Ok(SandboxMode::Off),
-            other => Err(BadSandboxMode(other.to_string())),
-        }
-    }
-}
 
 /// A layer of the sandbox this machine cannot provide, and what a bot may then do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -121,6 +72,12 @@ impl fmt::Display for Missing {
 pub struct SandboxUnavailable {
     /// What is missing.
     pub missing: Vec<Missing>,
+}
+
+impl From<SandboxUnavailable> for crate::error::Error {
+    fn from(e: SandboxUnavailable) -> crate::error::Error {
+        crate::error::Error::Sandbox(Box::new(e))
+    }
 }
 
 fn list(missing: &[Missing]) -> String {
@@ -318,11 +275,13 @@ fn sweep_private_directories() {
 }
 
 /// Prepares the sandbox of a bot about to start: resolves its command, creates its private
-/// directory and cgroup and builds its Landlock ruleset.
+/// directory (or takes `workspace`, an existing folder the caller keeps) and cgroup and builds
+/// its Landlock ruleset.
 #[cfg(target_os = "linux")]
 pub(super) fn prepare(
     command: &[String],
     options: &ExternalOptions,
+    workspace: Option<&std::path::Path>,
 ) -> Result<Prepared, SpawnError> {
     use std::os::fd::AsRawFd;
 
@@ -338,10 +297,8 @@ pub(super) fn prepare(
     }
     let setup = |what: &str, e: std::io::Error| SpawnError::Sandbox(format!("{what}: {e}"));
     let resolved = paths::resolve(command, options)?;
-    let dir = tempfile::Builder::new()
-        .prefix(&private_prefix())
-        .tempdir()
-        .map_err(|e| setup("cannot create its private directory", e))?;
+    let dir =
+        private_dir(workspace).map_err(|e| setup("cannot create its private directory", e))?;
 
     let cgroup = match support.cgroups() {
         Some(roots) => Some(
@@ -386,10 +343,41 @@ pub(super) fn prepare(
         plan,
         _until_spawned: ruleset.into_iter().chain([startup_w]).collect(),
         confinement: Confinement {
-            dir: Some(dir),
+            dir: dir.into_owned(),
             startup: Some((startup_r.into(), command[0].clone())),
             cgroup,
         },
+    })
+}
+
+/// A sandboxed process's private directory: `workspace` (the caller's, kept), or a fresh one
+/// (removed with the confinement).
+enum PrivateDir {
+    Fresh(tempfile::TempDir),
+    Workspace(PathBuf),
+}
+
+impl PrivateDir {
+    fn path(&self) -> &std::path::Path {
+        match self {
+            PrivateDir::Fresh(dir) => dir.path(),
+            PrivateDir::Workspace(dir) => dir,
+        }
+    }
+
+    /// What the confinement removes at the end.
+    fn into_owned(self) -> Option<tempfile::TempDir> {
+        match self {
+            PrivateDir::Fresh(dir) => Some(dir),
+            PrivateDir::Workspace(_) => None,
+        }
+    }
+}
+
+fn private_dir(workspace: Option<&std::path::Path>) -> std::io::Result<PrivateDir> {
+    Ok(match workspace {
+        Some(dir) => PrivateDir::Workspace(dir.to_path_buf()),
+        None => PrivateDir::Fresh(tempfile::Builder::new().prefix(&private_prefix()).tempdir()?),
     })
 }
 
@@ -399,20 +387,19 @@ pub(super) fn prepare(
 pub(super) fn prepare(
     command: &[String],
     options: &ExternalOptions,
+    workspace: Option<&std::path::Path>,
 ) -> Result<Prepared, SpawnError> {
     let missing = missing(options);
     if options.sandbox_mode() == SandboxMode::Require {
         return Err(SpawnError::Sandbox(SandboxUnavailable { missing }.to_string()));
     }
     let resolved = paths::resolve(command, options)?;
-    let dir = tempfile::Builder::new()
-        .prefix(&private_prefix())
-        .tempdir()
+    let dir = private_dir(workspace)
         .map_err(|e| SpawnError::Sandbox(format!("cannot create its private directory: {e}")))?;
     Ok(Prepared {
         command: resolved.command,
         dir: dir.path().to_path_buf(),
-        confinement: Confinement { dir: Some(dir) },
+        confinement: Confinement { dir: dir.into_owned() },
     })
 }
 
@@ -434,14 +421,6 @@ impl CpuClock {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn modes_parse_and_print_as_users_write_them() {
-        for mode in [SandboxMode::Auto, SandboxMode::Require, SandboxMode::Off] {
-            assert_eq!(mode.as_str().parse::<SandboxMode>(), Ok(mode));
-        }
-        assert!("on".parse::<SandboxMode>().unwrap_err().to_string().contains("auto, require"));
-    }
 
     #[test]
     fn off_lacks_nothing_and_a_preflight_of_off_bots_says_nothing() {

@@ -12,8 +12,9 @@ use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use super::super::options::DEFAULT_PATH;
 use super::super::options::ExternalOptions;
-use super::super::spawn::{DEFAULT_PATH, SpawnError};
+use super::super::spawn_error::SpawnError;
 
 /// A command line ready for the sandbox.
 #[derive(Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use super::{INF, Solver};
 use crate::budget::Budget;
-use crate::games::painters::board::{Rooms, bit, rooms};
+use crate::games::painters::map::{Rooms, bit, rooms};
 
 /// What an iterative-deepening search found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

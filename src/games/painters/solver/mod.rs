@@ -35,7 +35,7 @@ mod anytime;
 mod paths;
 mod table;
 
-use super::board::{Board, Geometry, Rooms, bit, rooms};
+use super::map::{Board, Geometry, Rooms, bit, rooms};
 use crate::budget::Budget;
 use table::{Entry, PathEntry};
 

@@ -2,7 +2,7 @@
 //! painter can still paint once the painters' regions are apart.
 
 use super::{Solver, settled};
-use crate::games::painters::board::{Rooms, bit, rooms};
+use crate::games::painters::map::{Rooms, bit, rooms};
 use crate::seed::mix_key;
 
 impl Solver {

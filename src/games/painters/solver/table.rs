@@ -3,7 +3,7 @@
 //! indexed by [`mix_key`], grown fourfold when three quarters full.
 
 use super::Solver;
-use crate::games::painters::board::Rooms;
+use crate::games::painters::map::Rooms;
 use crate::seed::mix_key;
 
 /// What one table entry proved about a position's value for the painter to move.

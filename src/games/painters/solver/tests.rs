@@ -8,7 +8,8 @@ use rand_chacha::ChaCha8Rng;
 use super::table::BoundKind;
 use super::*;
 use crate::budget::Budget;
-use crate::games::painters::board::{parse_kickstart, random_board};
+use crate::games::painters::generator::random_board;
+use crate::games::painters::map::parse_kickstart;
 
 /// The published plain minimax, over rooms as bits: the reference the fast search must match.
 fn minimax(geo: &Geometry, open: Rooms, mover: u8, other: u8) -> i32 {

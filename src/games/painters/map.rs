@@ -1,19 +1,13 @@
 //! Painters' Duel boards: the triangular museum's geometry as bitboards, and the two text formats
-//! a board comes in (arena's own keyword file and the Kick Start input), plus the seeded
-//! generator.
+//! a board comes in (arena's own keyword file and the Kick Start input).
 //!
 //! Room `(r, p)` (row `r` from 1, position `p` from 1 to `2r - 1`) is bit `(r - 1)^2 + p - 1` of a
 //! `u128`, so a museum of side up to [`MAX_SIZE`] = 11 (121 rooms) fits one machine word pair and
 //! every set operation of the rules and the solver is a handful of instructions.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use rand::seq::SliceRandom;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-
-use crate::game::{InvalidMap, Setting, SetupError, bounded, parse_settings};
+use crate::game::{InvalidMap, SetupError};
 
 /// The largest side a board may have: 11 * 11 = 121 rooms fit a `u128`.
 pub const MAX_SIZE: u32 = 11;
@@ -394,65 +388,6 @@ pub fn parse_kickstart(name: &str, text: &str) -> Result<Vec<Board>, SetupError>
     Ok(boards)
 }
 
-/// The generator's settings, as `arena gen painters --help` lists them.
-pub const SETTINGS: &[Setting] = &[
-    Setting { key: "size", help: "the museum's side", range: "2 to 11", default: "6" },
-    Setting {
-        key: "blocked",
-        help: "the chance that a room (other than the starts) is under construction",
-        range: "0 to 1, 1 excluded",
-        default: "0",
-    },
-];
-
-#[derive(serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-struct GenSettings {
-    #[serde(deserialize_with = "bounded::<_, 2, { MAX_SIZE as u64 }>")]
-    size: usize,
-    #[serde(deserialize_with = "fraction")]
-    blocked: f64,
-}
-
-impl Default for GenSettings {
-    fn default() -> GenSettings {
-        GenSettings { size: 6, blocked: 0.0 }
-    }
-}
-
-/// A fraction in `[0, 1)`.
-fn fraction<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    let f = <f64 as serde::Deserialize>::deserialize(d)?;
-    if (0.0..1.0).contains(&f) {
-        Ok(f)
-    } else {
-        Err(serde::de::Error::custom(format!("`{f}` is not a fraction in [0, 1)")))
-    }
-}
-
-/// A seeded random board (see [`SETTINGS`]): each room other than the starts under construction
-/// with probability `blocked`, starts uniformly among distinct rooms.
-pub fn generate(params: &BTreeMap<String, String>, seed: u64) -> Result<Board, SetupError> {
-    let settings: GenSettings = parse_settings("generator setting of painters", params)?;
-    Ok(random_board(settings.size as u32, settings.blocked, seed))
-}
-
-/// The board [`generate`] makes.
-pub fn random_board(size: u32, blocked: f64, seed: u64) -> Board {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let geometry = Geometry::new(size);
-    let mut all: Vec<u8> = (0..geometry.rooms() as u8).collect();
-    all.shuffle(&mut rng);
-    let starts = [all[0], all[1]];
-    let mut set = 0;
-    for &room in &all[2..] {
-        if rng.random_bool(blocked) {
-            set |= bit(room);
-        }
-    }
-    Board { geometry, blocked: set, starts }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,18 +445,5 @@ mod tests {
         assert!(e.contains("line 3"), "{e}");
         let e = parse_board("ks", "1\n2 1 1 1 1 0\n", 1).unwrap_err().to_string();
         assert!(e.contains("both painters"), "{e}");
-    }
-
-    #[test]
-    fn the_generator_is_seeded_and_valid() {
-        let mut params = BTreeMap::new();
-        params.insert("size".to_string(), "8".to_string());
-        params.insert("blocked".to_string(), "0.2".to_string());
-        let a = generate(&params, 7).unwrap();
-        assert_eq!(a, generate(&params, 7).unwrap());
-        assert_ne!(a, generate(&params, 8).unwrap());
-        assert_eq!(a.blocked & (bit(a.starts[0]) | bit(a.starts[1])), 0);
-        params.insert("size".to_string(), "12".to_string());
-        assert!(generate(&params, 7).is_err());
     }
 }

@@ -1,20 +1,20 @@
 //! Painters' Duel's oracle: the exact solver's value of a position, turned into the final score
 //! of the match (the rooms painted so far count too).
 
-use super::{Allowance, Oracle, Worth};
 use crate::budget::OutOfTime;
 use crate::game::Seat;
-use crate::games::painters::board::{Rooms, rooms};
+use crate::games::painters::map::{Rooms, rooms};
 use crate::games::painters::rules::ALMA;
 use crate::games::painters::{Painters, PaintersAction, Solver};
+use crate::registry::{Allowance, Oracle, Worth};
 
 /// The exact solver, kept for the whole match: its tables serve every later position.
-pub(super) struct PaintersOracle {
+pub(crate) struct PaintersOracle {
     solver: Solver,
 }
 
 impl PaintersOracle {
-    pub(super) fn new(game: &Painters) -> PaintersOracle {
+    pub(crate) fn new(game: &Painters) -> PaintersOracle {
         let geometry = game.board.geometry.clone();
         PaintersOracle { solver: Solver::new(geometry, Solver::bits_for(game.board.size())) }
     }

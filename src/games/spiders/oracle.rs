@@ -5,25 +5,25 @@
 //! the round limit they bring is not modelled: spiders that win do so within |E| rounds of cuts
 //! (see `docs/spiders.md`).
 
-use super::{Allowance, Oracle, Worth};
 use crate::budget::OutOfTime;
 use crate::game::{Game, Seat};
 use crate::games::spiders::rules::{DEFENDER, SPIDERS};
 use crate::games::spiders::solver::{Policy, Solver, mask_of};
 use crate::games::spiders::{SpiderAction, SpidersGame};
+use crate::registry::{Allowance, Oracle, Worth};
 
 /// More spider rounds than this are not all tried for the list of best moves (a round moves
 /// every spider, so their number is a product).
 const MAX_ROUNDS_LISTED: u64 = 512;
 
 /// The exact solver, kept for the whole match; `None` when the map is beyond it.
-pub(super) struct SpidersOracle {
+pub(crate) struct SpidersOracle {
     solver: Option<Solver>,
 }
 
 impl SpidersOracle {
     /// The oracle of a game, and why it cannot settle anything when the map is beyond the solver.
-    pub(super) fn new(game: &SpidersGame) -> (SpidersOracle, Option<String>) {
+    pub(crate) fn new(game: &SpidersGame) -> (SpidersOracle, Option<String>) {
         match Solver::new(&game.map, Policy::Optimal, game.options.all_must_move) {
             Ok(solver) => (SpidersOracle { solver: Some(solver) }, None),
             Err(e) => {

@@ -6,22 +6,22 @@
 //! agent and every cut that can matter (a link out of the agent's reach never does better than
 //! one within it), so its answer is this game value, not a value against one model of the agent.
 
-use super::{Allowance, Oracle, Worth};
 use crate::budget::OutOfTime;
 use crate::game::Seat;
-use crate::games::skynet::exact::{ExactSolver, Verdict};
 use crate::games::skynet::map::SkynetMap;
 use crate::games::skynet::rules::{AGENT, VIRUS};
+use crate::games::skynet::solver::{ExactSolver, Verdict};
 use crate::games::skynet::{Skynet, SkynetAction};
+use crate::registry::{Allowance, Oracle, Worth};
 
 /// The exact solver, kept for the whole match: what it proved for one position serves the next.
-pub(super) struct SkynetOracle<'m> {
+pub(crate) struct SkynetOracle<'m> {
     /// `None` only while a call holds it (`with_budget` takes the solver by value).
     solver: Option<ExactSolver<'m>>,
 }
 
 impl<'m> SkynetOracle<'m> {
-    pub(super) fn new(map: &'m SkynetMap) -> SkynetOracle<'m> {
+    pub(crate) fn new(map: &'m SkynetMap) -> SkynetOracle<'m> {
         SkynetOracle { solver: Some(ExactSolver::new(map)) }
     }
 

@@ -29,8 +29,8 @@ use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
-use super::analysis::greedy_cut;
 use super::map::SkynetMap;
+use super::search::greedy_cut;
 use crate::budget::{Budget, OutOfTime};
 use crate::seed::MixBuild;
 

@@ -6,11 +6,9 @@
 
 use std::collections::HashMap;
 
-use crate::games::skynet::analysis::{
-    Key, Scan, gateway_links_at, greedy_cut, key_of, useful_cuts,
-};
 use crate::games::skynet::episode::Episode;
 use crate::games::skynet::map::SkynetMap;
+use crate::games::skynet::search::{Key, Scan, gateway_links_at, greedy_cut, key_of, useful_cuts};
 
 use super::Verdict;
 
