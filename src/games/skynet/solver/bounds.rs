@@ -39,6 +39,33 @@ pub(super) const HUBS: usize = 1000;
 pub(super) const HUBS_DEEP: usize = 4;
 pub(super) const HUB_DEPTH: u32 = 1;
 
+/// A deliberately wrong rule of this file, switched on by a test (for its own thread) to see the
+/// comparison with the plain solver catch it: each would make the counts claim wins they do not
+/// have.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Fault {
+    None,
+    /// The tree count forgets the free cut the virus gets when the agent steps onto a node of
+    /// danger 0 (false wins for the agent).
+    TreeFreeCut,
+    /// The hub count forgets the cuts the virus makes while the agent walks to the hub.
+    HubWalkCuts,
+    /// The block count asks one pre-cut fewer than it must (false wins for the virus).
+    BlockShortByOne,
+}
+
+#[cfg(test)]
+thread_local! {
+    pub(super) static FAULT: std::cell::Cell<Fault> = const { std::cell::Cell::new(Fault::None) };
+}
+
+/// Whether the test in this thread switched on `fault`; never in a build that is not a test.
+#[cfg(test)]
+fn faulty(fault: Fault) -> bool {
+    FAULT.with(std::cell::Cell::get) == fault
+}
+
 /// The blocks (biconnected components) of the graph of links between non-gateway nodes: fixed
 /// for a network, as Episode 2 never cuts those links.
 pub(super) struct Blocks {
@@ -211,7 +238,15 @@ impl ExactSolver<'_> {
             let need = if v == prev && p == agent {
                 0
             } else {
-                need_at(self.danger_of(v), self.tree_acc[v as usize])
+                let danger = self.danger_of(v);
+                #[cfg(test)]
+                if faulty(Fault::TreeFreeCut) && danger == 0 {
+                    self.tree_need[v as usize] = self.tree_acc[v as usize];
+                    let need = self.tree_acc[v as usize];
+                    self.tree_acc[p as usize] = self.tree_acc[p as usize].saturating_add(need);
+                    continue;
+                }
+                need_at(danger, self.tree_acc[v as usize])
             };
             self.tree_need[v as usize] = need;
             self.tree_acc[p as usize] = self.tree_acc[p as usize].saturating_add(need);
@@ -294,6 +329,8 @@ impl ExactSolver<'_> {
                 at = self.parent[at as usize];
             }
             let cuts = spare + self.free[h as usize] + u32::from(self.danger_of(h) == 0);
+            #[cfg(test)]
+            let cuts = if faulty(Fault::HubWalkCuts) { spare } else { cuts };
             plan.push((h, start, walks.len(), cuts));
         }
         for (h, start, end, cuts) in plan {
@@ -370,7 +407,18 @@ impl ExactSolver<'_> {
             self.block_scratch.need[b as usize] = need;
         }
         let s = &self.block_scratch;
-        self.net.blocks.of(agent).iter().map(|&b| s.need[b as usize]).fold(0, u32::saturating_add)
+        let need = self
+            .net
+            .blocks
+            .of(agent)
+            .iter()
+            .map(|&b| s.need[b as usize])
+            .fold(0, u32::saturating_add);
+        #[cfg(test)]
+        if faulty(Fault::BlockShortByOne) {
+            return need.saturating_sub(1);
+        }
+        need
     }
 
     /// Fills `block_scratch.units` with block `b`'s deadlines, relative to its root, sorted.

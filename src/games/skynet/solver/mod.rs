@@ -8,7 +8,7 @@
 //! cutting any link where the old one is already gone; every walk of the agent is still one the
 //! old strategy answered).
 //!
-//! Three prunings rest on it (docs/skynet.md proves each):
+//! The prunings rest on it (docs/skynet.md proves each):
 //! - *Relevance zones.* When the agent wins a position P, the search also returns a set Z of
 //!   nodes such that the agent still wins P with every gateway link outside Z removed ("P
 //!   restricted to Z"). Once a cut at w0 is refuted with zone Z0, every cut at a node outside
@@ -24,6 +24,14 @@
 //!   at each free turn, a node of smallest g.
 //! - *Dead sides.* The agent never needs to step into a component of the network minus its node
 //!   with no node of danger 2 or more: it cannot win there and can only come back, poorer.
+//! - *No step straight back.* A position is also keyed by the node the agent came from, where it
+//!   may not step back to. The agent's wins found so are real wins (its moves are real moves); a
+//!   win of the virus holds at the root, where nothing is forbidden, by loop erasure: on a walk
+//!   that repeats a node the virus replays its strategy from the node's first visit (with fewer
+//!   links, which only helps it), so it only ever answers simple walks, which never step back
+//!   and never leave a dead side they enter.
+//!
+//! The counts of [`bounds`] settle most positions of the dense maps without search.
 
 use std::collections::{HashMap, VecDeque};
 
