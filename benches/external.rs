@@ -5,6 +5,11 @@
 //! clock, and a read of a bot's CPU time. Run with
 //! `cargo bench --bench external`; figures in `docs/external-bots.md` and `docs/security.md`.
 //!
+//! A ratio means something only if both of its series saw the same machine: the series it
+//! compares are interleaved (ABAB, in blocks), and the bench pins itself and its bots to one CPU
+//! (`BENCH_PIN=off` does not), since a round trip within one core and one across cores differ
+//! tenfold and which one an unpinned series gets is chance. It prints which it did.
+//!
 //! The bench executable is its own bot: run as `external __echo` it answers every turn input with
 //! a fixed line, and as `external __skynet` it plays the example Rust Skynet bot.
 
@@ -29,6 +34,8 @@ use arena::registry::GameDef;
 const TURNS: usize = 20_000;
 const WARM_UP: usize = 1_000;
 const MATCHES: usize = 100;
+/// Turns of one series before the next takes its turn.
+const BLOCK: usize = 500;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -48,31 +55,65 @@ fn main() {
         report_ms("pair spawn+set-up+reap, sandbox", &on);
         return;
     }
-    println!("external bots, {TURNS} turns per round-trip series, {MATCHES} matches");
-    let raw = raw_round_trips(&exe);
-    let harness = harness_round_trips(&exe, SandboxMode::Off);
-    let raw_again = raw_round_trips(&exe);
-    report("raw pipe round trip", &raw);
-    report("harness round trip (act)", &harness);
-    report("raw pipe round trip (again)", &raw_again);
-    let floor = median(&raw).min(median(&raw_again));
+    // Before the pinning, which leaves this process one core.
+    let load = load_average();
+    let pinned = pin_to_one_cpu();
+    println!("external bots, {TURNS} turns per round-trip series, {MATCHES} matches per series");
+    println!(
+        "series interleaved (ABAB: blocks of {BLOCK} turns, one match or pair at a time), {}",
+        pinned.map_or_else(
+            || "unpinned (BENCH_PIN=off): a round trip may cross cores".to_string(),
+            |cpu| format!("pinned to CPU {cpu} with every bot (BENCH_PIN=off to unpin)")
+        )
+    );
+    println!("{load}");
+    let [raw, harness] = interleaved(
+        WARM_UP + TURNS,
+        BLOCK,
+        [&mut raw_round_trip(&exe), &mut harness_round_trip(&exe, SandboxMode::Off)],
+    );
+    let (raw, harness) = (&raw[WARM_UP..], &harness[WARM_UP..]);
+    report("raw pipe round trip", raw);
+    report("harness round trip (act)", harness);
     println!(
         "harness median / raw median: {:.2}x (target < 2x); harness p99 {:.1} us (target < 200 us)",
-        median(&harness).as_secs_f64() / floor.as_secs_f64(),
-        micros(percentile(&harness, 99)),
+        median(harness).as_secs_f64() / median(raw).as_secs_f64(),
+        micros(percentile(harness, 99)),
     );
 
-    let spawn = spawn_and_reap(&exe);
-    let (matches, turns) = play_matches(&exe);
-    println!(
-        "spawn + reap of two processes alone: {:.2} ms per pair ({:.0} pairs/s)",
-        spawn.as_secs_f64() * 1e3 / MATCHES as f64,
-        MATCHES as f64 / spawn.as_secs_f64()
+    // Also the warm-up: the bench's executable in the page cache, the sandbox's checks done.
+    let turns = play_match(&exe, SandboxMode::Auto, TurnClock::Cpu);
+    let [spawn, off, off_wall, on] = interleaved(
+        MATCHES,
+        1,
+        [
+            &mut || spawn_and_reap(&exe),
+            &mut || {
+                play_match(&exe, SandboxMode::Off, TurnClock::Cpu);
+            },
+            &mut || {
+                play_match(&exe, SandboxMode::Off, TurnClock::Wall);
+            },
+            &mut || {
+                play_match(&exe, SandboxMode::Auto, TurnClock::Cpu);
+            },
+        ],
     );
+    let per_second = |times: &[Duration]| 1.0 / median(times).as_secs_f64();
+    report_ms("spawn + reap of two processes alone", &spawn);
+    report_ms(&format!("short match ({turns} actions), no sandbox"), &off);
+    report_ms("the same on the wall clock", &off_wall);
+    report_ms(&format!("short match ({turns} actions), sandbox"), &on);
     println!(
-        "short matches, two fresh external processes each ({turns} actions per match): {:.2} ms per match ({:.0} matches/s)",
-        matches.as_secs_f64() * 1e3 / MATCHES as f64,
-        MATCHES as f64 / matches.as_secs_f64()
+        "short matches per second / spawn-and-reap pairs per second: {:.2}x without the sandbox \
+         (target >= 0.7x; {:.2}x on the wall clock), {:.2}x with it ({:.0} and {:.0} matches/s, \
+         {:.0} pairs/s)",
+        per_second(&off) / per_second(&spawn),
+        per_second(&off_wall) / per_second(&spawn),
+        per_second(&on) / per_second(&spawn),
+        per_second(&off),
+        per_second(&on),
+        per_second(&spawn),
     );
     sandbox_costs(&exe);
 }
@@ -284,8 +325,53 @@ fn skynet() -> Skynet {
     Skynet::new_game(&setup).expect("the default map loads").0
 }
 
-/// Writes a turn line and reads the answer over plain blocking pipes: the floor.
-fn raw_round_trips(exe: &Path) -> Vec<Duration> {
+/// Steps of `N` series taken in turn, `block` steps of one then `block` of the next (ABAB...),
+/// `steps` of each in all, so that a shared machine's slow phases fall on every series; the time
+/// of each step, per series.
+fn interleaved<const N: usize>(
+    steps: usize,
+    block: usize,
+    mut series: [&mut dyn FnMut(); N],
+) -> [Vec<Duration>; N] {
+    let mut times: [Vec<Duration>; N] = std::array::from_fn(|_| Vec::with_capacity(steps));
+    for _ in 0..steps.div_ceil(block) {
+        for (step, times) in series.iter_mut().zip(&mut times) {
+            for _ in 0..block.min(steps - times.len()) {
+                let start = Instant::now();
+                step();
+                times.push(start.elapsed());
+            }
+        }
+    }
+    times
+}
+
+/// Pins the bench, and so every process it starts, to the CPU it runs on (unless
+/// `BENCH_PIN=off`): a round trip between two processes on one core costs a few microseconds,
+/// across cores a wake-up of tens, and which one a series gets unpinned is chance. Returns the
+/// CPU.
+fn pin_to_one_cpu() -> Option<usize> {
+    use nix::sched::{CpuSet, sched_getcpu, sched_setaffinity};
+    if std::env::var("BENCH_PIN").is_ok_and(|v| v == "off") {
+        return None;
+    }
+    let cpu = sched_getcpu().ok()?;
+    let mut set = CpuSet::new();
+    set.set(cpu).ok()?;
+    sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).ok()?;
+    Some(cpu)
+}
+
+/// How busy the machine is, for the figures' context.
+fn load_average() -> String {
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let figures: Vec<&str> = load.split_whitespace().take(3).collect();
+    format!("{cores} cores, load average {}", figures.join(" "))
+}
+
+/// One turn line written and the answer read over plain blocking pipes: the floor.
+fn raw_round_trip(exe: &Path) -> impl FnMut() {
     let mut child = Command::new(exe)
         .arg("__echo")
         .stdin(Stdio::piped())
@@ -298,86 +384,67 @@ fn raw_round_trips(exe: &Path) -> Vec<Duration> {
     stdin.write_all(Skynet::init_input(&view).as_bytes()).expect("init written");
     let turn = Skynet::turn_input(&view);
     let mut line = String::new();
-    let mut times = Vec::with_capacity(TURNS);
-    for i in 0..WARM_UP + TURNS {
-        let start = Instant::now();
+    // The child is reaped when the bench ends.
+    std::mem::forget(child);
+    move || {
         stdin.write_all(turn.as_bytes()).expect("turn written");
         stdin.flush().expect("flushed");
         line.clear();
         stdout.read_line(&mut line).expect("an answer");
-        if i >= WARM_UP {
-            times.push(start.elapsed());
-        }
     }
-    drop(stdin);
-    child.wait().expect("reaped");
-    times
 }
 
 /// The same exchange through `ExternalBot::act`, as the referee calls it.
-fn harness_round_trips(exe: &Path, mode: SandboxMode) -> Vec<Duration> {
+fn harness_round_trip(exe: &Path, mode: SandboxMode) -> impl FnMut() {
     let mut bot = spawn_echo(exe, mode);
     let view = skynet().view(0);
-    let mut times = Vec::with_capacity(TURNS);
-    for i in 0..WARM_UP + TURNS {
-        let start = Instant::now();
-        bot.act(&view, &context(start, i as u32)).expect("an answer");
-        if i >= WARM_UP {
-            times.push(start.elapsed());
-        }
+    let mut decision = 0;
+    move || {
+        bot.act(&view, &context(Instant::now(), decision)).expect("an answer");
+        decision += 1;
     }
-    bot.finish();
-    times
 }
 
-/// Spawning two bot processes and reaping them, with nothing in between.
-fn spawn_and_reap(exe: &Path) -> Duration {
-    let start = Instant::now();
-    for _ in 0..MATCHES {
-        let children: Vec<_> = (0..2)
-            .map(|_| {
-                Command::new(exe)
-                    .arg("__skynet")
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .expect("a bot starts")
-            })
-            .collect();
-        for mut child in children {
-            drop(child.stdin.take());
-            child.wait().expect("reaped");
-        }
-    }
-    start.elapsed()
-}
-
-/// Whole matches of the example Rust bot against itself, through `matches::play`.
-fn play_matches(exe: &Path) -> (Duration, usize) {
-    let spec = BotSpec::Command(vec![exe.display().to_string(), "__skynet".to_string()]);
-    let players: BTreeMap<String, Player> = ["virus", "agent"]
-        .iter()
-        .map(|role| (role.to_string(), Player::new(spec.clone())))
+/// Spawning two bot processes and reaping them, with nothing in between: the floor of a match.
+fn spawn_and_reap(exe: &Path) {
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            Command::new(exe)
+                .arg("__skynet")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("a bot starts")
+        })
         .collect();
-    let supervisor = Supervisor::new();
-    let mut turns = 0;
-    let start = Instant::now();
-    for seed in 0..MATCHES as u64 {
-        let spec = MatchSpec {
-            game: GameId::Skynet,
-            variant: None,
-            options: BTreeMap::new(),
-            map: MapSource::Default,
-            players: players.clone(),
-            seed,
-            limits: LimitOverrides::default(),
-        };
-        let played = arena::matches::play(&spec, &supervisor).expect("a match");
-        assert_eq!(played.summary.termination, arena::bot::Termination::Normal);
-        turns = played.summary.turns;
+    for mut child in children {
+        drop(child.stdin.take());
+        child.wait().expect("reaped");
     }
-    (start.elapsed(), turns)
+}
+
+/// A whole match of the example Rust bot against itself, through `matches::play`, on `clock`;
+/// its actions.
+fn play_match(exe: &Path, mode: SandboxMode, clock: TurnClock) -> usize {
+    static SEED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let spec = BotSpec::Command(vec![exe.display().to_string(), "__skynet".to_string()]);
+    let mut player = Player::new(spec);
+    player.external.sandbox = Some(mode);
+    let players: BTreeMap<String, Player> =
+        ["virus", "agent"].iter().map(|role| (role.to_string(), player.clone())).collect();
+    let spec = MatchSpec {
+        game: GameId::Skynet,
+        variant: None,
+        options: BTreeMap::new(),
+        map: MapSource::Default,
+        players,
+        seed: SEED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        limits: LimitOverrides { clock: Some(clock), ..LimitOverrides::default() },
+    };
+    let played = arena::matches::play(&spec, &SUPERVISOR).expect("a match");
+    assert_eq!(played.summary.termination, arena::bot::Termination::Normal);
+    played.summary.turns
 }
 
 fn median(times: &[Duration]) -> Duration {

@@ -7,7 +7,9 @@
 //!   four small shipped maps: matches of a few microseconds, so the per-match overhead of the
 //!   harness dominates) and `planning` (the `solver` and `greedy` viruses against `cg-ep2` on
 //!   generated 100-node maps: matches that do real work, as tournaments do);
-//! - peak memory of 1,000 and of 10,000 matches (`tiny`), and their ratio.
+//! - peak memory of 1,000 and of 10,000 matches (`tiny`), and their ratio;
+//! - peak memory of the `arena` command's `run`, `report` and `merge` of 10,000 and of 100,000
+//!   matches (`tiny`), and their ratios: none may grow with the number of matches.
 //!
 //! Options (environment): `BENCH_MATCHES` (default 20000) for the `tiny` throughput runs,
 //! `BENCH_BOTS` for its bot.
@@ -76,7 +78,48 @@ fn measure(matches: u64, concurrency: usize, bot: &str) -> (f64, i64, f64) {
     (seconds, rss, cpu)
 }
 
+/// The child: runs the `arena` command with `args` and prints its peak RSS in KiB (the only
+/// process this child waits for, so `RUSAGE_CHILDREN` is its alone).
+fn child_command(args: &[String]) {
+    let status = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("arena runs");
+    assert!(status.success(), "arena {args:?} failed");
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
+    println!("{}", usage.max_rss());
+}
+
+/// The peak RSS in KiB of `arena ARGS`.
+fn command_peak(args: &[String]) -> i64 {
+    let out = Command::new(std::env::current_exe().expect("this binary"))
+        .env("ARENA_BENCH_COMMAND", args.join("\u{1f}"))
+        .output()
+        .expect("the child runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().parse().expect("maxrss")
+}
+
+/// Peak memory of `arena run`, `report` and `merge` of `matches` matches, in KiB.
+fn command_peaks(dir: &Path, matches: u64, bot: &str) -> [i64; 3] {
+    let arena = dir.join(format!("bench-{matches}.toml"));
+    std::fs::write(&arena, arena_text(matches / 2, bot)).expect("write the arena");
+    let out = dir.join(format!("run-{matches}"));
+    let merged = dir.join(format!("merged-{matches}"));
+    let text = |p: &Path| p.display().to_string();
+    let run = command_peak(&["run".into(), text(&arena), "--out".into(), text(&out), "-j2".into()]);
+    let report = command_peak(&["report".into(), text(&out)]);
+    let merge = command_peak(&["merge".into(), text(&out), "--out".into(), text(&merged)]);
+    [run, report, merge]
+}
+
 fn main() {
+    if let Ok(args) = std::env::var("ARENA_BENCH_COMMAND") {
+        child_command(&args.split('\u{1f}').map(String::from).collect::<Vec<_>>());
+        return;
+    }
     if let Ok(spec) = std::env::var("ARENA_BENCH_CHILD") {
         let words: Vec<&str> = spec.split_whitespace().collect();
         child(words[0].parse().expect("matches"), words[1].parse().expect("concurrency"), words[2]);
@@ -126,4 +169,15 @@ fn main() {
         "peak memory: 1,000 matches {small} KiB, 10,000 matches {big} KiB, ratio {:.3}",
         big as f64 / small as f64
     );
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let small = command_peaks(dir.path(), 10_000, &bot);
+    let big = command_peaks(dir.path(), 100_000, &bot);
+    for (i, command) in ["run", "report", "merge"].into_iter().enumerate() {
+        println!(
+            "arena {command:<6} peak memory: 10,000 matches {} KiB, 100,000 matches {} KiB, ratio {:.3}",
+            small[i],
+            big[i],
+            big[i] as f64 / small[i] as f64
+        );
+    }
 }

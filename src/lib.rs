@@ -58,6 +58,12 @@
 //! [`matches::play`] does the same from a description (game, map, bot specs, seed, limits), with
 //! external bots too, and returns the replay's records; [`tournament::run`] plays an arena file.
 
+// The library reports, it does not print: only `cli` (and `main.rs`) writes for people, so a
+// library user decides where words go. Tests too: a measurement run by hand with `--nocapture`
+// says `#[allow(clippy::print_stdout)]` where it prints its figures. tests/integration/layers.rs
+// checks this line and what the lints do not see (handles to stdout and stderr).
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
+
 pub mod analysis;
 pub mod bot;
 pub mod budget;

@@ -40,24 +40,49 @@ pub enum MapSource {
     Text(MapText),
 }
 
-/// Time limit overrides; `None` keeps the game's default.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Time limit overrides; `None` keeps the game's default. The one definition of these settings
+/// from the command line to the validated [`TimeLimits`]: the arena file's `[limits]` table and
+/// a bot's `limits` deserialize into it (unknown keys are errors), `arena play`'s flags are its
+/// fields (`--turn-ms`), and [`check`](LimitOverrides::check) validates either.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of limits (first_turn_ms, turn_ms, grace_ms, bank_ms, clock, wall_cap_ms)"
+)]
 pub struct LimitOverrides {
-    /// [`TimeLimits::first_turn`], in milliseconds.
+    /// The limit of each seat's first decision, in ms.
+    #[arg(long)]
     pub first_turn_ms: Option<u64>,
-    /// [`TimeLimits::per_turn`], in milliseconds.
-    pub per_turn_ms: Option<u64>,
-    /// [`TimeLimits::grace`], in milliseconds.
+    /// The limit of every later decision, in ms.
+    #[arg(long)]
+    pub turn_ms: Option<u64>,
+    /// Slack added to every limit before an answer counts as late, in ms.
+    #[arg(long)]
     pub grace_ms: Option<u64>,
-    /// [`TimeLimits::bank`], in milliseconds.
+    /// A time bank per seat, in ms.
+    #[arg(long)]
     pub bank_ms: Option<u64>,
-    /// The turn clock (`None`: the game's default, `cpu`). Left out of the serialized form while
-    /// unset, so the fingerprints of arenas that do not set it stay what they were.
+    /// How a turn's time is measured: `cpu` (the CPU time the bot's processes use during the
+    /// turn, with a wall-clock cap) or `wall` [default: cpu].
+    #[arg(long, value_name = "CLOCK")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<TurnClock>,
-    /// The wall-clock cap of a decision with the CPU clock (`None`: limit × 10 + 1 s).
+    /// With `--clock cpu`, the longest a decision may take on the wall clock, in ms
+    /// [default: the turn's limit × 10 + 1000].
+    #[arg(long, value_name = "MS")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_cap_ms: Option<u64>,
+}
+
+/// A time limit out of its range.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct BadLimit {
+    /// The setting: its arena-file key (`turn_ms`); its flag is the same with dashes
+    /// (`--turn-ms`).
+    pub key: &'static str,
+    /// Why, in words.
+    pub message: String,
 }
 
 /// The longest first-turn or per-turn limit arena accepts: ten minutes.
@@ -67,12 +92,15 @@ pub const MAX_EXTRA_MS: u64 = 3_600_000;
 
 impl LimitOverrides {
     /// Checks every setting given: turn limits and the wall-clock cap from 1 ms, grace and bank
-    /// from 0, none beyond its documented maximum. `Err((key, message))` names the arena-file
-    /// key (`turn_ms`); the command line's flag is the same with dashes (`--turn-ms`).
-    pub fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+    /// from 0, none beyond its documented maximum.
+    ///
+    /// # Errors
+    ///
+    /// The first setting out of its range, by its key.
+    pub fn check(&self) -> std::result::Result<(), BadLimit> {
         let settings = [
             ("first_turn_ms", self.first_turn_ms, 1, MAX_TURN_MS),
-            ("turn_ms", self.per_turn_ms, 1, MAX_TURN_MS),
+            ("turn_ms", self.turn_ms, 1, MAX_TURN_MS),
             ("grace_ms", self.grace_ms, 0, MAX_EXTRA_MS),
             ("bank_ms", self.bank_ms, 0, MAX_EXTRA_MS),
             ("wall_cap_ms", self.wall_cap_ms, 1, MAX_EXTRA_MS),
@@ -81,7 +109,8 @@ impl LimitOverrides {
             if let Some(v) = value
                 && !(min..=max).contains(&v)
             {
-                return Err((key, format!("{v} is out of range: from {min} to {max} ms")));
+                let message = format!("{v} is out of range: from {min} to {max} ms");
+                return Err(BadLimit { key, message });
             }
         }
         Ok(())
@@ -92,7 +121,7 @@ impl LimitOverrides {
         let ms = |v: Option<u64>, d: Duration| v.map(Duration::from_millis).unwrap_or(d);
         TimeLimits {
             first_turn: ms(self.first_turn_ms, base.first_turn),
-            per_turn: ms(self.per_turn_ms, base.per_turn),
+            per_turn: ms(self.turn_ms, base.per_turn),
             grace: ms(self.grace_ms, base.grace),
             bank: ms(self.bank_ms, base.bank),
             clock: self.clock.unwrap_or(base.clock),
@@ -104,7 +133,7 @@ impl LimitOverrides {
     pub fn or(&self, other: &LimitOverrides) -> LimitOverrides {
         LimitOverrides {
             first_turn_ms: other.first_turn_ms.or(self.first_turn_ms),
-            per_turn_ms: other.per_turn_ms.or(self.per_turn_ms),
+            turn_ms: other.turn_ms.or(self.turn_ms),
             grace_ms: other.grace_ms.or(self.grace_ms),
             bank_ms: other.bank_ms.or(self.bank_ms),
             clock: other.clock.or(self.clock),

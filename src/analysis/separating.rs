@@ -343,7 +343,7 @@ pub fn play(
         seed,
         limits: LimitOverrides {
             first_turn_ms: Some(TURN_MS),
-            per_turn_ms: Some(TURN_MS),
+            turn_ms: Some(TURN_MS),
             ..LimitOverrides::default()
         },
     };

@@ -36,6 +36,9 @@ pub(super) fn run(args: MergeArgs, out: &mut dyn Write) -> Result<i32> {
         return Ok(if status.complete { exit::OK } else { exit::CHECK_FAILED });
     }
     let report = crate::tournament::merge(&args.dirs, args.out)?;
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
     if args.json {
         super::render::json(&report, out)?;
         return Ok(0);

@@ -2,6 +2,9 @@
 //! JSON here, and errors become exit codes here. Only this module imports clap and prints for
 //! humans; `main.rs` only calls [`main`]. One file per command.
 
+// The one place of the library that prints (see `lib.rs`).
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 mod analyze;
 mod bots;
 mod completions;
@@ -10,6 +13,7 @@ mod generate;
 mod init;
 mod merge;
 mod play;
+mod progress;
 mod render;
 mod replay;
 mod report;
@@ -240,6 +244,33 @@ mod tests {
         assert_eq!(shorten_quotes("a `b` c"), "a `b` c");
         // An unpaired backtick: the rest is kept as it is.
         assert_eq!(shorten_quotes("a `b"), "a `b");
+    }
+
+    /// Only the command line writes for people: the lint in `lib.rs` refuses the print macros
+    /// elsewhere, and this refuses a handle to stdout or stderr (which the lint does not see).
+    #[test]
+    fn nothing_outside_the_command_line_prints() {
+        fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).expect("src/") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    if !path.ends_with("cli") {
+                        walk(&path, found);
+                    }
+                } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("main.rs")
+                {
+                    let text = std::fs::read_to_string(&path).expect("a source file");
+                    for (i, line) in text.lines().enumerate() {
+                        if ["io::stdout()", "io::stderr()"].iter().any(|h| line.contains(h)) {
+                            found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                        }
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut found);
+        assert!(found.is_empty(), "only src/cli writes to stdout or stderr:\n{}", found.join("\n"));
     }
 
     /// Every command and every argument a user can type is described in `--help` (and so in the

@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::bot::external::sandbox;
 use crate::bot::external::{ExternalOptions, SandboxMode};
-use crate::bot::{BotSpec, Supervisor, TurnClock};
+use crate::bot::{BotSpec, Supervisor};
 use crate::error::{Error, Result, exit};
 use crate::games::GameId;
 use crate::matches::{LimitOverrides, MapSource, MatchSpec, PlayedMatch, Player};
@@ -37,7 +37,7 @@ pub(super) struct PlayArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[command(flatten)]
-    limits: LimitArgs,
+    limits: LimitOverrides,
     #[command(flatten)]
     external: ExternalArgs,
     /// Write the replay (JSON Lines) to this file.
@@ -50,44 +50,6 @@ pub(super) struct PlayArgs {
     /// action, ...), once the result and the replay are written.
     #[arg(long)]
     strict: bool,
-}
-
-/// Time limit overrides, in milliseconds.
-#[derive(Args, Debug, Clone, Copy)]
-pub(super) struct LimitArgs {
-    /// The limit of each seat's first decision, in ms.
-    #[arg(long)]
-    first_turn_ms: Option<u64>,
-    /// The limit of every later decision, in ms.
-    #[arg(long)]
-    turn_ms: Option<u64>,
-    /// Slack added to every limit before an answer counts as late, in ms.
-    #[arg(long)]
-    grace_ms: Option<u64>,
-    /// A time bank per seat, in ms.
-    #[arg(long)]
-    bank_ms: Option<u64>,
-    /// How a turn's time is measured: `cpu` (the CPU time the bot's processes use during the
-    /// turn, with a wall-clock cap) or `wall` [default: cpu].
-    #[arg(long, value_name = "CLOCK")]
-    clock: Option<TurnClock>,
-    /// With `--clock cpu`, the longest a decision may take on the wall clock, in ms
-    /// [default: the turn's limit × 10 + 1000].
-    #[arg(long, value_name = "MS")]
-    wall_cap_ms: Option<u64>,
-}
-
-impl From<LimitArgs> for LimitOverrides {
-    fn from(a: LimitArgs) -> LimitOverrides {
-        LimitOverrides {
-            first_turn_ms: a.first_turn_ms,
-            per_turn_ms: a.turn_ms,
-            grace_ms: a.grace_ms,
-            bank_ms: a.bank_ms,
-            clock: a.clock,
-            wall_cap_ms: a.wall_cap_ms,
-        }
-    }
 }
 
 /// How external bots run (they apply to every external seat).
@@ -148,9 +110,7 @@ impl ExternalArgs {
 }
 
 pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
-    LimitOverrides::from(args.limits).check().map_err(|(key, message)| {
-        Error::Usage(format!("--{}: {message}", key.replace('_', "-")))
-    })?;
+    args.limits.check().map_err(|e| Error::Usage(format!("--{}: {e}", e.key.replace('_', "-"))))?;
     args.external.options().check().map_err(|(setting, message)| {
         Error::Usage(format!("--{}: {message}", setting.replace('_', "-")))
     })?;
@@ -197,7 +157,7 @@ pub(super) fn run(args: PlayArgs, supervisor: &Supervisor, out: &mut dyn Write) 
         map,
         players,
         seed: args.seed,
-        limits: args.limits.into(),
+        limits: args.limits,
     };
     let played = crate::matches::play(&spec, supervisor)?;
     for w in &played.warnings {

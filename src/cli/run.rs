@@ -6,7 +6,12 @@ use std::path::PathBuf;
 use crate::bot::external::{SandboxMode, sandbox};
 use crate::bot::{BotSpec, Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
-use crate::tournament::{Arena, ReplayPolicy, RunOptions, RunReport, Shard};
+use std::sync::Arc;
+
+use super::progress::Progress;
+use crate::tournament::{
+    Arena, Events, ReplayPolicy, RunOptions, RunReport, Shard, Warning, WarningKind,
+};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct RunArgs {
@@ -70,19 +75,22 @@ pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -
         }
     }
     let externals = arena.bots.iter().filter(|b| matches!(b.spec, BotSpec::Command(_)));
-    if let Some(warning) = sandbox::preflight(externals.map(|b| &b.external))? {
+    let sandbox_warning = sandbox::preflight(externals.map(|b| &b.external))?
+        .map(|w| Warning::new(WarningKind::Sandbox, w));
+    if let Some(warning) = &sandbox_warning {
         eprintln!("warning: {warning}");
     }
     let opts = RunOptions {
         shard: args.shard.unwrap_or_else(Shard::all),
-        concurrency: args.concurrency.filter(|&c| c > 0),
+        concurrency: args.concurrency,
         fresh: args.fresh,
         out: args.out,
-        progress: !args.quiet,
+        events: Events::to(Arc::new(Progress::new(!args.quiet))),
         supervisor: supervisor.clone(),
         replays: args.replays,
     };
-    let report = crate::tournament::run(&arena, &opts)?;
+    let mut report = crate::tournament::run(&arena, &opts)?;
+    report.warnings.splice(0..0, sandbox_warning);
     if args.json {
         super::render::json(&report, out)?;
     } else {

@@ -7,7 +7,10 @@ use crate::bot::{Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
 use crate::tournament::config::SprtOverrides;
 use crate::tournament::results::summaries::fmt_f;
-use crate::tournament::{Arena, SprtReport, Verdict, sprt};
+use std::sync::Arc;
+
+use super::progress::Progress;
+use crate::tournament::{Arena, Events, SprtOptions, SprtReport, Verdict, sprt};
 use crate::tournament::{EloModel, SprtKindName, Stop};
 
 /// `arena sprt ARENA.toml`: the arena's `[sprt]` section, with these overrides.
@@ -83,8 +86,13 @@ pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) 
         path: args.arena.clone(),
         message: "key `sprt`: needs candidate, baseline, elo0 and elo1".into(),
     })?;
-    let report =
-        sprt::run_sprt(&arena, &test, args.concurrency, args.out, !args.quiet, supervisor)?;
+    let opts = SprtOptions {
+        concurrency: args.concurrency,
+        out: args.out,
+        events: Events::to(Arc::new(Progress::new(!args.quiet))),
+        supervisor: supervisor.clone(),
+    };
+    let report = sprt::run_sprt(&arena, &test, &opts)?;
     if args.json {
         super::render::json(&report, out)?;
     } else {

@@ -21,11 +21,10 @@ use crate::registry::{GameDef, find_bot, resolve_variant};
 use crate::seed::sprt_map_seed;
 
 use super::bot_files::{BotFingerprint, fingerprint_bot};
-use super::load::MAX_CONCURRENCY;
 use super::results::replays::ReplayPolicy;
 pub(crate) use super::schedule::Format;
 use super::schedule::{Plan, Schedule};
-use super::stats::sprt::EloModel;
+use super::stats::gsprt::EloModel;
 
 /// The arena `arena run` plays without a file: Skynet Episode 2's built-in bots.
 pub(crate) const DEFAULT_ARENA: &str = include_str!("../../arenas/default.toml");
@@ -94,7 +93,7 @@ struct RawArena {
     replays: Option<String>,
     analysis: Option<bool>,
     #[serde(default)]
-    limits: RawLimits,
+    limits: LimitOverrides,
     sprt: Option<RawSprt>,
     /// The sandbox of every external bot that does not set its own.
     sandbox: Option<SandboxMode>,
@@ -127,38 +126,11 @@ struct RawBot {
     spec: Option<String>,
     roles: Option<Vec<String>>,
     #[serde(default)]
-    limits: RawLimits,
+    limits: LimitOverrides,
     /// How an external bot runs: working directory, resource limits, environment, ...
     external: Option<ExternalOptions>,
     /// An external bot's play depends only on the map, not on the seed (see `determinism`).
     deterministic: Option<bool>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a table of limits (first_turn_ms, turn_ms, grace_ms, bank_ms, clock, wall_cap_ms)"
-)]
-struct RawLimits {
-    first_turn_ms: Option<u64>,
-    turn_ms: Option<u64>,
-    grace_ms: Option<u64>,
-    bank_ms: Option<u64>,
-    clock: Option<TurnClock>,
-    wall_cap_ms: Option<u64>,
-}
-
-impl From<RawLimits> for LimitOverrides {
-    fn from(l: RawLimits) -> LimitOverrides {
-        LimitOverrides {
-            first_turn_ms: l.first_turn_ms,
-            per_turn_ms: l.turn_ms,
-            grace_ms: l.grace_ms,
-            bank_ms: l.bank_ms,
-            clock: l.clock,
-            wall_cap_ms: l.wall_cap_ms,
-        }
-    }
 }
 
 /// The `[sprt]` section as written; [`validate_sprt`] says what is missing, so settings given on
@@ -379,15 +351,18 @@ impl Arena {
         let mut raw: RawArena =
             toml::from_str(text).map_err(|e| fail(crate::error::toml_error_line(text, &e)))?;
         raw.sprt = overrides.apply(raw.sprt.take());
-        validate(raw, source, files).map_err(fail)
+        validate(raw, source, files, Prepare::Bots).map_err(fail)
     }
 
-    /// A hash of everything that decides the results (not the concurrency or the output folder),
-    /// the content of the bots' files included ([`ArenaBot::files`]): resuming or merging checks
-    /// it, so rows of different configs or of different builds of a bot never mix.
-    pub fn fingerprint(&self) -> String {
-        let canonical = serde_json::to_string(self).expect("an arena serializes");
-        format!("{:016x}", crate::seed::text_hash(canonical.as_bytes()))
+    /// [`Arena::parse`] without touching the bots' programs: `cg:` sources are not compiled,
+    /// commands not looked up, files not hashed (every external bot's `files` is empty). For the
+    /// fingerprint's golden test, which must not depend on the machine's interpreters.
+    #[cfg(test)]
+    pub(crate) fn parse_unprepared(text: &str, source: &Path, files: &Files) -> Result<Arena> {
+        let fail = |message: String| Error::Arena { path: source.to_path_buf(), message };
+        let raw: RawArena =
+            toml::from_str(text).map_err(|e| fail(crate::error::toml_error_line(text, &e)))?;
+        validate(raw, source, files, Prepare::Nothing).map_err(fail)
     }
 
     /// The arena's schedule: every planned match, computed on demand.
@@ -521,10 +496,27 @@ pub(crate) const MAX_PLANNED: u64 = 1 << 32;
 /// is read, parsed and kept in memory before the first match.
 pub(crate) const MAX_MAPS: usize = 10_000;
 
+/// The most matches a run or an SPRT plays at once (`-j`, `concurrency`): each is a thread and
+/// up to a few bot processes; beyond this a machine thrashes rather than plays.
+pub const MAX_CONCURRENCY: usize = 1024;
+
 /// The most pairs an SPRT may play (`sprt.max_pairs`).
 pub(crate) const MAX_SPRT_PAIRS: u64 = 10_000_000;
 
-fn validate(raw: RawArena, source: &Path, files: &Files) -> std::result::Result<Arena, String> {
+/// Whether validation also prepares the bots' programs (compiles, lookups, hashes).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prepare {
+    Bots,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Nothing,
+}
+
+fn validate(
+    raw: RawArena,
+    source: &Path,
+    files: &Files,
+    prepare: Prepare,
+) -> std::result::Result<Arena, String> {
     let name = raw.name.trim().to_string();
     if name.is_empty()
         || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
@@ -536,7 +528,7 @@ fn validate(raw: RawArena, source: &Path, files: &Files) -> std::result::Result<
         ));
     }
     let game: GameId = raw.game.parse().map_err(|e| format!("key `game`: {e}"))?;
-    crate::with_game!(game, D => validate_game::<D>(raw, name, game, source, files))
+    crate::with_game!(game, D => validate_game::<D>(raw, name, game, source, files, prepare))
 }
 
 fn validate_game<D: GameDef>(
@@ -545,6 +537,7 @@ fn validate_game<D: GameDef>(
     game: GameId,
     source: &Path,
     files: &Files,
+    prepare: Prepare,
 ) -> std::result::Result<Arena, String> {
     let variant =
         resolve_variant::<D>(raw.variant.as_deref()).map_err(|e| format!("key `variant`: {e}"))?;
@@ -689,8 +682,10 @@ fn validate_game<D: GameDef>(
             BotSpec::Command(_) => roles.clone(),
             // Compiled now, before the first match, so compile time never counts against a turn.
             BotSpec::CodinGame(source) => {
-                crate::bot::codingame::prepare(source)
-                    .map_err(|e| format!("key `{key}.spec`: {e}"))?;
+                if prepare == Prepare::Bots {
+                    crate::bot::codingame::prepare(source)
+                        .map_err(|e| format!("key `{key}.spec`: {e}"))?;
+                }
                 roles.clone()
             }
         };
@@ -746,10 +741,20 @@ fn validate_game<D: GameDef>(
         if raw.stderr == Some(false) {
             external = external.without_stderr();
         }
-        check_external(&key, &bot_name, &spec, &external)?;
-        let limits: LimitOverrides = b.limits.into();
-        limits.check().map_err(|(k, m)| format!("key `{key}.limits.{k}`: {m}"))?;
-        let files = fingerprint_bot(&bot_name, &spec, &external);
+        if prepare == Prepare::Bots {
+            check_external(&key, &bot_name, &spec, &external)?;
+        }
+        let limits = b.limits;
+        limits.check().map_err(|e| format!("key `{key}.limits.{}`: {e}", e.key))?;
+        let files = match (prepare, &spec) {
+            (Prepare::Nothing, BotSpec::Command(_) | BotSpec::CodinGame(_)) => BotFingerprint {
+                bot: bot_name.clone(),
+                spec: spec.to_string(),
+                arena_version: None,
+                files: Vec::new(),
+            },
+            _ => fingerprint_bot(&bot_name, &spec, &external),
+        };
         bots.push(ArenaBot {
             name: bot_name,
             spec,
@@ -794,8 +799,8 @@ fn validate_game<D: GameDef>(
             ));
         }
     };
-    let limits: LimitOverrides = raw.limits.into();
-    limits.check().map_err(|(k, m)| format!("key `limits.{k}`: {m}"))?;
+    let limits = raw.limits;
+    limits.check().map_err(|e| format!("key `limits.{}`: {e}", e.key))?;
     let sprt = raw
         .sprt
         .map(|s| validate_sprt::<D>(s, &bots, &roles, &variant, generator_params, seed))
@@ -928,7 +933,8 @@ fn validate_sprt<D: GameDef>(
                     "key `sprt.opponents`: a paired test needs at least one opponent".into()
                 );
             }
-            let configs = super::sprt::paired_configs(candidate, &opponents, bots, roles);
+            let bot_roles: Vec<Vec<String>> = bots.iter().map(|b| b.roles.clone()).collect();
+            let configs = super::schedule::paired_configs(candidate, &opponents, &bot_roles, roles);
             if configs.is_empty() {
                 return Err(format!(
                     "key `sprt.opponents`: `{}` and the opponents cannot fill the {} seats ({}) \
@@ -1046,7 +1052,7 @@ limits = { turn_ms = 50 }
         let dir = dir_with_map();
         let arena = parse_in(dir.path(), GOOD).unwrap();
         assert_eq!(arena.roles, vec!["virus", "agent"]);
-        assert_eq!(arena.bots[1].limits.per_turn_ms, Some(50));
+        assert_eq!(arena.bots[1].limits.turn_ms, Some(50));
         assert_eq!(arena.bots[0].roles, vec!["virus", "agent"]);
         assert_eq!(arena.maps[0].name, "m.txt");
         assert_eq!(arena.games_per_pairing, 3);

@@ -54,7 +54,7 @@ mod tests {
             // Generous limits: a search must finish, not be cut by a loaded test machine.
             limits: LimitOverrides {
                 first_turn_ms: Some(60_000),
-                per_turn_ms: Some(60_000),
+                turn_ms: Some(60_000),
                 ..LimitOverrides::default()
             },
         };

@@ -380,11 +380,12 @@ mod tests {
             arena_results: crate::tournament::results::RESULTS_VERSION,
             arena: "t".into(),
             fingerprint: "f".into(),
+            kind: crate::tournament::results::meta::Kind::Tournament,
             planned,
             shard: None,
             roles: vec!["p0".into(), "p1".into(), "p2".into()],
             bots: vec!["a".into(), "b".into(), "c".into()],
-            bot_files: None,
+            inputs: None,
         };
         meta.write(dir.path()).unwrap();
         let writer = RowWriter::open(&dir.path().join(MATCHES_FILE), 3).unwrap();

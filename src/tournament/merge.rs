@@ -7,9 +7,13 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::bot_files::changed_bots;
+use super::engine::{Warning, WarningKind};
+use super::inputs::{BotInputs, RowCheck, RunInputs};
 use super::results::matches::{IdSet, complete_len, format_header, read_rows};
+use super::results::meta::Kind;
 use super::results::replays::{kept_ids, link_or_copy, replay_path};
 use super::results::{MATCHES_FILE, Meta, REPLAYS_DIR, corrupt, lock_dir, write_summaries};
+use super::schedule::Shard;
 use super::stats::standings::Standings;
 use super::stats::tally::Tally;
 use crate::error::{Error, Result};
@@ -26,6 +30,8 @@ pub struct MergeReport {
     /// Matches in the merged results: every planned match, once.
     pub matches: u64,
     pub standings: Standings,
+    /// What the merge could not check (also on stderr).
+    pub warnings: Vec<Warning>,
 }
 
 /// Merges shard folders: checks that they come from one config and hold every planned match
@@ -45,6 +51,12 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     let metas: Vec<Meta> = dirs.iter().map(|d| Meta::read(d)).collect::<Result<_>>()?;
     let reference = &metas[0];
     for (dir, meta) in dirs.iter().zip(&metas) {
+        if meta.kind != Kind::Tournament {
+            return Err(Error::Usage(format!(
+                "`{}` holds an SPRT's games: `arena merge` merges the shards of a tournament",
+                dir.display()
+            )));
+        }
         if meta.arena_results != reference.arena_results {
             return Err(corrupt(
                 dir,
@@ -82,20 +94,47 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     }
     let seats = reference.roles.len();
     let planned = reference.planned;
-    let mut seen = IdSet::new(planned);
+    // Every row is checked against the plan the folders record, as a resume checks it; folders
+    // of the formats before the plan was recorded can only be checked for ids.
+    let mut check = reference.inputs.as_ref().map(|inputs| RowCheck::new(inputs, planned));
+    let mut warnings = Vec::new();
+    if check.is_none() {
+        warnings.push(Warning::new(
+            WarningKind::UncheckedRows,
+            format!(
+                "the rows of these folders (results format {}) are not checked against their \
+                 plan: arena records the plan from results format 3 on",
+                reference.arena_results
+            ),
+        ));
+    }
+    let mut unchecked = IdSet::new(planned);
     let mut tally = Tally::new(reference.bots.clone(), reference.roles.clone());
     // The shards' replays of rows they hold (a replay without its row is not a result).
     let mut replays: Vec<(&Path, u64)> = Vec::new();
-    for dir in dirs {
+    for (dir, meta) in dirs.iter().zip(&metas) {
         let path = dir.join(MATCHES_FILE);
+        let shard = match &meta.shard {
+            Some(s) => {
+                s.parse::<Shard>().map_err(|e| corrupt(dir, None, format!("meta.json: {e}")))?
+            }
+            None => Shard::all(),
+        };
         let kept = kept_ids(dir)?;
         read_rows(&path, seats, |line, row| {
             let fail = |m: String| corrupt(&path, Some(line), m);
-            if row.id >= planned {
-                return Err(fail(format!("match {} is not in the schedule", row.id)));
-            }
-            if !seen.insert(row.id) {
-                return Err(fail(format!("match {} is recorded more than once", row.id)));
+            let problem = match &mut check {
+                Some(check) => check.problem(shard, &row),
+                None if row.id >= planned => {
+                    Some(format!("match {} is not in the schedule", row.id))
+                }
+                None if !unchecked.insert(row.id) => {
+                    Some(format!("match {} is recorded more than once", row.id))
+                }
+                None => None,
+            };
+            if let Some(problem) = problem {
+                return Err(fail(problem));
             }
             tally.add(&row.placing(&reference.bots).map_err(|e| fail(e.to_string()))?);
             if kept.contains(&row.id) {
@@ -104,6 +143,10 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
             Ok(())
         })?;
     }
+    let seen = match check {
+        Some(check) => check.into_seen(),
+        None => unchecked,
+    };
     if seen.len() != planned {
         let missing: Vec<String> = (0..planned)
             .filter(|&id| !seen.contains(id))
@@ -175,18 +218,21 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
         folders: dirs.len(),
         matches: planned,
         standings,
+        warnings,
     })
 }
 
-/// The bots two shards ran in other builds, for the message refusing them (empty if none).
+/// How the inputs of two shards differ, for the message refusing them (empty if they are the
+/// same, or a folder does not record them): the bots run in other builds, with their files,
+/// then every other difference.
 fn other_builds(reference: &Meta, meta: &Meta) -> String {
-    match (&reference.bot_files, &meta.bot_files) {
-        (Some(first), Some(this)) => {
-            let changed = changed_bots(first, this);
-            if changed.is_empty() { String::new() } else { format!(": {}", changed.join("; ")) }
-        }
-        _ => String::new(),
-    }
+    let (Some(first), Some(this)) = (&reference.inputs, &meta.inputs) else {
+        return String::new();
+    };
+    let identities = |i: &RunInputs| i.bots.iter().map(BotInputs::identity).collect::<Vec<_>>();
+    let mut lines = changed_bots(&identities(first), &identities(this));
+    lines.extend(this.changes_from(first).iter().map(ToString::to_string));
+    if lines.is_empty() { String::new() } else { format!(": {}", lines.join("; ")) }
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

@@ -15,9 +15,10 @@ pub(crate) mod bot_files;
 pub(crate) mod config;
 pub(crate) mod determinism;
 pub(crate) mod diff;
-pub(crate) mod load;
+pub(crate) mod engine;
+pub(crate) mod inputs;
+pub(crate) mod machine_load;
 pub(crate) mod merge;
-pub(crate) mod progress;
 pub(crate) mod results;
 pub(crate) mod run;
 pub(crate) mod schedule;
@@ -27,18 +28,20 @@ pub(crate) mod stats;
 
 pub use bot_files::{BotFile, BotFingerprint};
 pub use config::{
-    Arena, ArenaBot, Files, PairMaps, SprtConfig, SprtKind, SprtKindName, SprtOverrides,
+    Arena, ArenaBot, Files, MAX_CONCURRENCY, PairMaps, SprtConfig, SprtKind, SprtKindName,
+    SprtOverrides,
 };
 pub use diff::{
     BotChange, ChangedMatch, DiffReport, DiffSeat, DiffSide, DiffVerdict, MatchOutcome, diff,
 };
-pub use load::MAX_CONCURRENCY;
+pub use engine::{Event, Events, Reporter, Start, Unit, Warning, WarningKind};
+pub use inputs::{BotInputs, LimitInputs, MapInput, PlanInputs, RunInputs};
 pub use merge::{MergeReport, merge};
 pub use results::replays::{BadReplayPolicy, ReplayPolicy};
 pub use run::{RunOptions, RunReport, run};
 pub use schedule::{BadShard, Format, Shard};
 pub use shard_status::{ShardProgress, ShardState, ShardStatus, shard_status};
-pub use sprt::{SprtReport, Stop, Verdict, run_sprt};
+pub use sprt::{SprtOptions, SprtReport, Stop, Verdict, run_sprt};
+pub use stats::gsprt::EloModel;
 pub use stats::ratings::Interval;
-pub use stats::sprt::EloModel;
 pub use stats::standings::{BotStanding, HeadToHead, Record, RoleRecord, Standings};

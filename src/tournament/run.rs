@@ -1,48 +1,43 @@
-//! Running a tournament: matches in parallel on plain OS threads, rows appended as each ends,
-//! resume from what is on disk, and shards.
-//!
-//! Workers are `std::thread::scope` threads pulling match ids from one atomic counter, not tasks
-//! of an async runtime: a match is CPU work (in-process bots) or blocking I/O (external bots
-//! block on their own runtime), and a thread per slot keeps `concurrency` an honest bound on
-//! the matches in flight. Which worker plays which match changes nothing: the match is a pure
-//! function of its id.
+//! `arena run`: a tournament's schedule on the match engine ([`super::engine`]) — each unit one
+//! match id of the shard, in id order, the rows already in the folder resumed rather than
+//! played — and its standings at the end.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::Serialize;
 
 use super::config::Arena;
-use super::load::{TimeoutWatch, default_concurrency, oversubscription};
-use super::progress::Progress;
-use super::results::analysis::AnalysisRows;
-use super::results::matches::{IdSet, MatchRow, RowWriter, SeatRow, drop_torn_line, read_rows};
-use super::results::replays::{ReplayKeeper, ReplayPolicy};
-use super::results::{
-    Folder, MATCHES_FILE, Meta, RESULTS_VERSION, corrupt, prepare_dir, write_summaries,
+use super::engine::{
+    Event, Events, Flow, Job, Pool, Schedule as EngineSchedule, Start, Unit, Warning, WarningKind,
+    threads,
 };
-use super::schedule::{Planned, Shard};
+use super::inputs::{RowCheck, RunInputs};
+use super::results::matches::{IdSet, drop_torn_line, read_rows};
+use super::results::meta::Kind;
+use super::results::replays::ReplayPolicy;
+use super::results::{
+    Folder, MATCHES_FILE, Meta, RESULTS_VERSION, Recorder, corrupt, prepare_dir, write_summaries,
+};
+use super::schedule::{Schedule, Shard};
 use super::stats::standings::Standings;
 use crate::bot::Supervisor;
-use crate::error::{Error, Result};
-use crate::game::MapText;
-use crate::matches::{MapSource, MatchSpec, PlayedMatch, Player};
+use crate::error::Result;
+use crate::matches::PlayedMatch;
 
 /// How a run is asked to go.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     pub shard: Shard,
-    /// Matches in flight; `None` takes the arena's setting, else the number of cores.
+    /// Matches in flight; `None` (or 0) takes the arena's setting, else the default for its bots.
     pub concurrency: Option<usize>,
     /// Throw away earlier results in the folder, even of another config.
     pub fresh: bool,
     /// The results folder; `None` is `output/name` (plus `shard-K-of-N` for a shard).
     pub out: Option<PathBuf>,
-    /// Report progress on stderr.
-    pub progress: bool,
-    /// Starts the external bots; stopping it ends the run with [`Error::Interrupted`].
+    /// Who hears the run's events (its start, progress and warnings).
+    pub events: Events,
+    /// Starts the external bots; stopping it ends the run with
+    /// [`Error::Interrupted`](crate::error::Error::Interrupted).
     pub supervisor: Supervisor,
     /// Which replays to keep; `None` takes the arena's `replays`.
     pub replays: Option<ReplayPolicy>,
@@ -55,7 +50,7 @@ impl Default for RunOptions {
             concurrency: None,
             fresh: false,
             out: None,
-            progress: false,
+            events: Events::default(),
             supervisor: Supervisor::new(),
             replays: None,
         }
@@ -80,6 +75,8 @@ pub struct RunReport {
     pub played: u64,
     /// Everything in the folder: the resumed matches and the ones played now.
     pub standings: Standings,
+    /// What the run warned about, in order (also sent as events while it ran).
+    pub warnings: Vec<Warning>,
 }
 
 /// The default results folder of an arena (and shard).
@@ -88,131 +85,52 @@ pub(crate) fn results_dir(arena: &Arena, shard: Shard) -> PathBuf {
     if shard.is_all() { dir } else { dir.join(format!("shard-{}-of-{}", shard.index, shard.count)) }
 }
 
-/// The number of cores, the default concurrency.
-pub(crate) fn cores() -> usize {
-    std::thread::available_parallelism().map(std::num::NonZero::get).unwrap_or(1)
-}
-
-/// Plays one match of the arena: the bots of each seat, on a map, with a seed.
-pub(crate) fn play_seats(
-    arena: &Arena,
-    seats: &[usize],
-    map: usize,
-    seed: u64,
-    supervisor: &Supervisor,
-) -> Result<PlayedMatch> {
-    play_on(arena, seats, arena.maps[map].clone(), seed, supervisor)
-}
-
-/// [`play_seats`] on a map that need not be one of the arena's (an SPRT's generated maps).
-pub(crate) fn play_on(
-    arena: &Arena,
-    seats: &[usize],
-    map: MapText,
-    seed: u64,
-    supervisor: &Supervisor,
-) -> Result<PlayedMatch> {
-    let players: BTreeMap<String, Player> = seats
-        .iter()
-        .enumerate()
-        .map(|(seat, &b)| {
-            let bot = &arena.bots[b];
-            // Built from `Player::new`, so settings added to players later keep their defaults.
-            let mut player = Player::new(bot.spec.clone());
-            player.name = bot.name.clone();
-            player.limits = bot.limits;
-            player.external = bot.external.clone();
-            (arena.roles[seat].clone(), player)
-        })
-        .collect();
-    let spec = MatchSpec {
-        game: arena.game,
-        variant: Some(arena.variant.clone()),
-        options: arena.options.clone(),
-        map: MapSource::Text(map),
-        players,
-        seed,
-        limits: arena.limits,
-    };
-    crate::matches::play(&spec, supervisor)
-}
-
-/// The `matches.csv` row of a played match.
-pub(crate) fn row_of(arena: &Arena, m: &Planned, pairing: &str, played: &PlayedMatch) -> MatchRow {
-    let s = &played.summary;
-    let bot_of_role = |role: &Option<String>| {
-        let seat = arena.roles.iter().position(|r| Some(r) == role.as_ref())?;
-        Some(arena.bots[m.seats[seat]].name.clone())
-    };
-    MatchRow {
-        id: m.id,
-        game: m.game,
-        pairing: pairing.to_string(),
-        map: arena.maps[m.map].name.clone(),
-        seed: m.seed,
-        seats: m
-            .seats
-            .iter()
-            .enumerate()
-            .map(|(seat, &b)| SeatRow {
-                role: arena.roles[seat].clone(),
-                bot: arena.bots[b].name.clone(),
-                score: s.scores[seat],
-                rank: s.ranks[seat],
-            })
-            .collect(),
-        winner: bot_of_role(&s.winner),
-        winner_role: s.winner.clone(),
-        termination: s.termination,
-        culprit: bot_of_role(&s.culprit_role),
-        culprit_role: s.culprit_role.clone(),
-        turns: s.turns,
-        reason: s.reason.clone(),
-        duration_ms: s.duration_ms,
-        max_turn_ms: s.max_turn_micros.iter().map(|&us| us as f64 / 1000.0).collect(),
-        max_turn_cpu_ms: (0..m.seats.len())
-            .map(|seat| s.max_turn_cpu_micros.get(seat).map(|&us| us as f64 / 1000.0))
-            .collect(),
-    }
-}
-
 /// The meta file of an arena's results folder.
-pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard) -> Meta {
+pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard, kind: Kind) -> Meta {
+    let inputs = RunInputs::of(arena);
     Meta {
         arena_results: RESULTS_VERSION,
         arena: arena.name.clone(),
-        fingerprint: arena.fingerprint(),
+        fingerprint: inputs.fingerprint(),
+        kind,
         planned,
         shard: (!shard.is_all()).then(|| shard.to_string()),
         roles: arena.roles.clone(),
         bots: arena.bots.iter().map(|b| b.name.clone()).collect(),
-        bot_files: Some(arena.bots.iter().map(|b| b.files.clone()).collect()),
+        inputs: Some(inputs),
     }
 }
 
-/// How a recorded row differs from the match its id plans (its game, seats, bots, map, seed), if
-/// it does: a row moved between folders or edited must not be counted as the match it names.
-fn differs_from_plan(arena: &Arena, m: &Planned, row: &MatchRow) -> Option<String> {
-    if row.game != m.game {
-        return Some(format!("is recorded as game {}, but its id plans game {}", row.game, m.game));
+/// A tournament as the engine plays it: unit `j` is the `j`-th match of the shard (a whole run:
+/// match `j`).
+struct Tournament<'a> {
+    arena: &'a Arena,
+    schedule: Schedule,
+    shard: Shard,
+    /// The rows already in the folder.
+    done: &'a IdSet,
+    labels: Vec<String>,
+}
+
+impl EngineSchedule for Tournament<'_> {
+    fn units(&self) -> u64 {
+        self.schedule.shard_len(self.shard)
     }
-    for (seat, (recorded, &bot)) in row.seats.iter().zip(&m.seats).enumerate() {
-        let (role, name) = (&arena.roles[seat], &arena.bots[bot].name);
-        if recorded.role != *role || recorded.bot != *name {
-            return Some(format!(
-                "is recorded with `{}` as {} in seat {seat}, but its id plans `{name}` as {role}",
-                recorded.bot, recorded.role
-            ));
+
+    fn jobs(&self, j: u64) -> Result<Vec<Job>> {
+        let Some(id) = self.schedule.shard_match(self.shard, j) else { return Ok(Vec::new()) };
+        if self.done.contains(id) {
+            return Ok(Vec::new());
         }
+        let planned = self.schedule.get(id);
+        let map = self.arena.maps[planned.map].clone();
+        let label = self.labels[planned.pairing].clone();
+        Ok(vec![Job { planned, map, label }])
     }
-    let map = &arena.maps[m.map].name;
-    if row.map != *map {
-        return Some(format!("is recorded on map `{}`, but its id plans `{map}`", row.map));
+
+    fn done(&self, _: u64, _: &[PlayedMatch]) -> Flow {
+        Flow::Continue
     }
-    if row.seed != m.seed {
-        return Some(format!("is recorded with seed {}, but its id plans {}", row.seed, m.seed));
-    }
-    None
 }
 
 /// Runs (or resumes) an arena's tournament.
@@ -265,141 +183,142 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
     let planned = schedule.total();
     let shard = opts.shard;
     let dir = opts.out.clone().unwrap_or_else(|| results_dir(arena, shard));
-    let meta = meta_of(arena, planned, shard);
+    let meta = meta_of(arena, planned, shard, Kind::Tournament);
     let _lock = prepare_dir(&dir, &meta, opts.fresh)?;
     let seats = arena.roles.len();
     let matches_path = dir.join(MATCHES_FILE);
+    let mut warnings = Vec::new();
 
     // Resume: every complete row on disk is a match not to play again.
-    let mut done = IdSet::new(planned);
+    let inputs = meta.inputs.as_ref().expect("a run records its inputs");
+    let mut check = RowCheck::new(inputs, planned);
     if matches_path.exists() {
         if drop_torn_line(&matches_path)? {
-            eprintln!(
-                "note: dropped a torn last line of `{}` (a run was interrupted)",
-                matches_path.display()
+            let warning = Warning::new(
+                WarningKind::TornRow,
+                format!(
+                    "dropped a torn last line of `{}` (a run was interrupted)",
+                    matches_path.display()
+                ),
             );
+            opts.events.send(&Event::Warning(warning.clone()));
+            warnings.push(warning);
         }
-        read_rows(&matches_path, seats, |line, row| {
-            let problem = if row.id >= planned {
-                Some("is not in the schedule".to_string())
-            } else if !schedule.shard_holds(shard, row.id) {
-                // Also a shard folder of an earlier arena, which dealt shard K the ids
-                // `id mod N = K - 1`.
-                Some(format!(
-                    "is not in shard {shard} (the folder of another shard, or of an earlier arena \
-                     that dealt the shards otherwise)"
-                ))
-            } else if !done.insert(row.id) {
-                Some("is recorded twice".to_string())
-            } else {
-                differs_from_plan(arena, &schedule.get(row.id), &row)
-            };
-            match problem {
-                Some(p) => Err(corrupt(
-                    &matches_path,
-                    Some(line),
-                    format!("match {} {p}; rerun with --fresh to start over", row.id),
-                )),
-                None => Ok(()),
-            }
+        read_rows(&matches_path, seats, |line, row| match check.problem(shard, &row) {
+            Some(problem) => Err(corrupt(&matches_path, Some(line), problem)),
+            None => Ok(()),
         })?;
     }
+    let done = check.into_seen();
     let resumed = done.len();
-    let in_shard = schedule.shard_len(shard);
+    let labels = (0..schedule.pairings().len()).map(|p| schedule.label(&meta.bots, p)).collect();
+    let tournament = Tournament { arena, schedule, shard, done: &done, labels };
+    let in_shard = tournament.units();
     let to_play = in_shard - resumed;
-    let keeper = ReplayKeeper::open(&dir, opts.replays.unwrap_or(arena.replays), &done)?;
-    let writer = RowWriter::open(&matches_path, seats)?;
-    let analysis = arena.analysis.then(AnalysisRows::default);
+    let recorder =
+        Recorder::open(&dir, seats, opts.replays.unwrap_or(arena.replays), arena.analysis, &done)?;
+    let pool = Pool {
+        arena,
+        supervisor: &opts.supervisor,
+        events: &opts.events,
+        concurrency: threads(opts.concurrency, arena, to_play),
+        to_play,
+        unit: Unit::Match,
+    };
+    opts.events.send(&Event::Started(Start {
+        arena: arena.name.clone(),
+        command: "run",
+        results: dir.clone(),
+        planned,
+        shard: meta.shard.clone(),
+        in_shard,
+        resumed,
+        to_play,
+        unit: Unit::Match,
+        concurrency: pool.concurrency,
+    }));
+    let played = pool.play(&tournament, &recorder, warnings)?;
+    recorder.finish(&dir)?;
 
-    let concurrency = opts
-        .concurrency
-        .or(arena.concurrency)
-        .unwrap_or_else(|| default_concurrency(arena))
-        .clamp(1, to_play.max(1) as usize);
-    if to_play > 0
-        && let Some(warning) = oversubscription(arena, concurrency)
-    {
-        eprintln!("warning: {warning}");
-    }
-    let timeouts = TimeoutWatch::default();
-    let progress = Progress::new(to_play, opts.progress);
-    if opts.progress {
-        eprintln!(
-            "{}: {planned} matches planned{}, {resumed} already played, {to_play} to play on {concurrency} threads -> {}",
-            arena.name,
-            if shard.is_all() { String::new() } else { format!(" (shard {shard}: {in_shard})") },
-            dir.display()
-        );
-    }
-    let labels: Vec<String> =
-        (0..schedule.pairings().len()).map(|p| schedule.label(&meta.bots, p)).collect();
-    let next = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let failure: Mutex<Option<Error>> = Mutex::new(None);
-    let played = AtomicU64::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..concurrency {
-            scope.spawn(|| {
-                while !stop.load(Ordering::Relaxed) {
-                    let j = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(id) = schedule.shard_match(shard, j) else { break };
-                    if done.contains(id) {
-                        continue;
-                    }
-                    let m = schedule.get(id);
-                    let result = play_seats(arena, &m.seats, m.map, m.seed, &opts.supervisor)
-                        .map_err(|e| match e {
-                            Error::Interrupted => e,
-                            e => Error::MatchSetup { id, source: Box::new(e) },
-                        })
-                        .and_then(|p| {
-                            timeouts.note(&p);
-                            // The replay first: a row never lacks the replay the policy keeps.
-                            keeper.keep(id, &p)?;
-                            if let Some(a) = &analysis {
-                                a.add(id, &p)?;
-                            }
-                            writer.append(&row_of(arena, &m, &labels[m.pairing], &p))
-                        });
-                    match result {
-                        Ok(()) => {
-                            played.fetch_add(1, Ordering::Relaxed);
-                            progress.inc();
-                        }
-                        Err(e) => {
-                            stop.store(true, Ordering::Relaxed);
-                            failure
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                .get_or_insert(e);
-                        }
-                    }
-                }
-            });
-        }
-    });
-    progress.finish();
-    writer.sync()?;
-    if let Some(e) = failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
-        return Err(e);
-    }
-
-    if let Some(a) = analysis {
-        a.write(&dir)?;
-    }
     let standings = Standings::of(&Folder { dir: dir.clone(), meta: meta.clone() }.tally()?);
     write_summaries(&dir, &standings)?;
     crate::view::report::write_report(&dir)?;
-    if let Some(warning) = timeouts.warning() {
-        eprintln!("warning: {warning}");
-    }
     Ok(RunReport {
         arena: arena.name.clone(),
         results: dir,
         shard: meta.shard,
         planned,
         resumed,
-        played: played.into_inner(),
+        played: played.units,
         standings,
+        warnings: played.warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::tournament::config::Files;
+    use crate::tournament::engine::Reporter;
+
+    /// Keeps every event, in order.
+    #[derive(Default)]
+    struct Recorded(Mutex<Vec<Event>>);
+
+    impl Reporter for Recorded {
+        fn event(&self, event: &Event) {
+            self.0.lock().unwrap().push(event.clone());
+        }
+    }
+
+    #[test]
+    fn a_run_tells_its_reporter_what_it_does_and_its_report_keeps_the_warnings() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 5\n\
+                    [maps]\ngenerate = { count = 2, params = { nodes = 10 } }\n\
+                    [[bots]]\nname = \"a\"\nspec = \"random\"\n\
+                    [[bots]]\nname = \"b\"\nspec = \"greedy\"\nroles = [\"virus\"]\n";
+        let arena = Arena::parse(text, Path::new("t.toml"), &Files::Disk(PathBuf::new())).unwrap();
+        let recorded = Arc::new(Recorded::default());
+        let opts = RunOptions {
+            out: Some(dir.path().join("r")),
+            concurrency: Some(2),
+            events: Events::to(recorded.clone()),
+            ..RunOptions::default()
+        };
+        let report = run(&arena, &opts).unwrap();
+        let events = std::mem::take(&mut *recorded.0.lock().unwrap());
+        let Some(Event::Started(start)) = events.first() else { panic!("{events:?}") };
+        assert_eq!((start.to_play, start.resumed, start.concurrency), (report.planned, 0, 2));
+        let progress: Vec<u64> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Progress { done, total, unit: Unit::Match } => {
+                    assert_eq!(*total, report.planned);
+                    Some(*done)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(progress, (1..=report.planned).collect::<Vec<_>>(), "one event per match");
+        assert!(matches!(events.last(), Some(Event::Finished)), "{events:?}");
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+
+        // A kill's torn last row: dropped, said as an event and kept in the report.
+        let matches = dir.path().join("r").join(MATCHES_FILE);
+        let text = std::fs::read_to_string(&matches).unwrap();
+        let cut = text.trim_end().rfind('\n').unwrap() + 1;
+        std::fs::write(&matches, &text[..cut + 5]).unwrap();
+        let again = run(&arena, &opts).unwrap();
+        assert_eq!((again.played, again.resumed), (1, report.planned - 1));
+        assert_eq!(again.warnings.len(), 1, "{:?}", again.warnings);
+        assert_eq!(again.warnings[0].kind, WarningKind::TornRow);
+        let events = recorded.0.lock().unwrap();
+        assert!(events.iter().any(|e| matches!(e, Event::Warning(w) if *w == again.warnings[0])));
+        let json = serde_json::to_value(&again).unwrap();
+        assert_eq!(json["warnings"][0]["kind"], "torn_row", "{json}");
+    }
 }

@@ -292,6 +292,31 @@ fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// Every seat assignment of the candidate and the opponents that a paired test plays: the
+/// rotations of every group of opponents the candidate's and their roles allow (`bot_roles`: the
+/// roles of every bot), as a gauntlet of the candidate would play them.
+pub(crate) fn paired_configs(
+    candidate: usize,
+    opponents: &[usize],
+    bot_roles: &[Vec<String>],
+    roles: &[String],
+) -> Vec<Vec<usize>> {
+    let bot_roles: Vec<Vec<String>> = bot_roles
+        .iter()
+        .enumerate()
+        .map(|(i, r)| if i == candidate || opponents.contains(&i) { r.clone() } else { Vec::new() })
+        .collect();
+    let schedule = Schedule::new(Plan {
+        format: &Format::Gauntlet { candidate },
+        roles,
+        bot_roles: &bot_roles,
+        games_per_pairing: 1,
+        maps: 1,
+        seed: 0,
+    });
+    schedule.pairings().iter().flat_map(|p| p.orders.iter().cloned()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;

@@ -1,5 +1,5 @@
 //! Regression tests: pairs of games until a sequential probability ratio test
-//! ([`super::stats::sprt`]) accepts "at least elo1 better" (H1) or "at most elo0" (H0).
+//! ([`super::stats::gsprt`]) accepts "at least elo1 better" (H1) or "at most elo0" (H0).
 //!
 //! Two kinds of pair. **Head to head**: the candidate plays the baseline once in each seat order
 //! (the role swap), on one map with one seed, and the pair scores the candidate's points
@@ -18,21 +18,22 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::Serialize;
 
-use super::config::{Arena, ArenaBot, PairMaps, SprtConfig, SprtKind};
+use super::config::{Arena, PairMaps, SprtConfig, SprtKind};
 use super::determinism::game_has_chance;
-use super::load::{TimeoutWatch, default_concurrency, oversubscription};
-use super::progress::Progress;
-use super::results::matches::RowWriter;
-use super::results::{MATCHES_FILE, SPRT_FILE, prepare_dir, write_atomically};
-use super::run::{meta_of, play_on, row_of};
-use super::schedule::{Format, Plan, Planned, Schedule, Shard};
-use super::stats::sprt::{EloModel, Overshoot, bounds, elo_estimate, llr};
+use super::engine::{
+    Event, Events, Flow, Job, Pool, Schedule as EngineSchedule, Start, Unit, Warning, threads,
+};
+use super::results::matches::IdSet;
+use super::results::meta::Kind;
+use super::results::{Recorder, SPRT_FILE, prepare_dir, write_atomically};
+use super::run::meta_of;
+use super::schedule::{Planned, Shard, paired_configs};
+use super::stats::gsprt::{EloModel, Overshoot, bounds, elo_estimate, llr};
 use crate::bot::Supervisor;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::game::MapText;
 use crate::matches::PlayedMatch;
 use crate::registry::GameDef;
@@ -113,6 +114,8 @@ pub struct SprtReport {
     pub repeats_after: Option<u64>,
     /// The test's results folder (its games and `sprt.json`).
     pub results: PathBuf,
+    /// What the test warned about, in order (also sent as events while it ran).
+    pub warnings: Vec<Warning>,
 }
 
 /// The candidate's points against the bot of `other` in a match: 1 for a better rank, 1/2 for
@@ -124,33 +127,6 @@ fn points(played: &PlayedMatch, seat: usize, other: usize) -> f64 {
         std::cmp::Ordering::Equal => 0.5,
         std::cmp::Ordering::Greater => 0.0,
     }
-}
-
-/// Every seat assignment of the candidate and the opponents that a paired test plays: the
-/// rotations of every group of opponents the candidate's and their roles allow, as a gauntlet of
-/// the candidate would play them.
-pub(crate) fn paired_configs(
-    candidate: usize,
-    opponents: &[usize],
-    bots: &[ArenaBot],
-    roles: &[String],
-) -> Vec<Vec<usize>> {
-    let bot_roles: Vec<Vec<String>> =
-        bots.iter()
-            .enumerate()
-            .map(|(i, b)| {
-                if i == candidate || opponents.contains(&i) { b.roles.clone() } else { Vec::new() }
-            })
-            .collect();
-    let schedule = Schedule::new(Plan {
-        format: &Format::Gauntlet { candidate },
-        roles,
-        bot_roles: &bot_roles,
-        games_per_pairing: 1,
-        maps: 1,
-        seed: 0,
-    });
-    schedule.pairings().iter().flat_map(|p| p.orders.iter().cloned()).collect()
 }
 
 /// What a test plays: the two games of every pair and how a pair is scored.
@@ -170,7 +146,9 @@ impl Layout {
                 Layout { configs: vec![[vec![cand, base], vec![base, cand]]], cells: 5 }
             }
             SprtKind::Paired { ref opponents } => {
-                let configs = paired_configs(cand, opponents, &arena.bots, &arena.roles)
+                let bot_roles: Vec<Vec<String>> =
+                    arena.bots.iter().map(|b| b.roles.clone()).collect();
+                let configs = paired_configs(cand, opponents, &bot_roles, &arena.roles)
                     .into_iter()
                     .map(|seats| {
                         let swapped = seats.iter().map(|&b| if b == cand { base } else { b });
@@ -233,6 +211,21 @@ fn draw_map(arena: &Arena, maps: &PairMaps, k: u64) -> Result<(usize, MapText)> 
     }
 }
 
+/// How a test is asked to go.
+#[derive(Clone, Debug, Default)]
+pub struct SprtOptions {
+    /// Games in flight; `None` (or 0) takes the arena's setting, else the default for its bots.
+    pub concurrency: Option<usize>,
+    /// The results folder; `None` is `output/name/sprt`.
+    pub out: Option<PathBuf>,
+    /// Who hears the test's events (its start, progress and warnings).
+    pub events: Events,
+    /// Starts the external bots; stopping it ends the test with
+    /// [`Error::Interrupted`](crate::error::Error::Interrupted).
+    pub supervisor: Supervisor,
+}
+
+/// The test's counts, in pair order.
 struct State {
     /// Finished pairs waiting for an earlier one: pair index -> cell.
     waiting: BTreeMap<u64, usize>,
@@ -242,151 +235,158 @@ struct State {
     decided: Option<(Verdict, Stop, f64)>,
 }
 
-/// The threads of a test: `-j` (0 = the default, as for `arena run`), else the arena's
-/// `concurrency`, else the number of cores.
-fn threads(requested: Option<usize>, configured: Option<usize>, default: usize) -> usize {
-    requested.filter(|&c| c > 0).or(configured).unwrap_or(default).max(1)
+/// A test as the engine plays it: unit `j` is pair `j` (its two games), and the stop rule counts
+/// the pairs in order.
+struct Pairs<'a> {
+    arena: &'a Arena,
+    test: &'a SprtConfig,
+    layout: Layout,
+    /// The most pairs the test may play.
+    limit: u64,
+    lower: f64,
+    upper: f64,
+    state: Mutex<State>,
 }
 
-/// Runs a test; the arena's `[sprt]` section (with the caller's overrides) says which.
-pub fn run_sprt(
-    arena: &Arena,
-    test: &SprtConfig,
-    concurrency: Option<usize>,
-    out: Option<PathBuf>,
-    progress: bool,
-    supervisor: &Supervisor,
-) -> Result<SprtReport> {
-    let dir = out.unwrap_or_else(|| arena.output.join(&arena.name).join("sprt"));
-    let meta = meta_of(arena, 2 * test.max_pairs, Shard::all());
-    // A test always starts afresh: its stopping point depends on every pair before it.
-    let _lock = prepare_dir(&dir, &meta, true)?;
-    let writer = RowWriter::open(&dir.join(MATCHES_FILE), arena.roles.len())?;
-    let (lower, upper) = bounds(test.alpha, test.beta);
-    let layout = Layout::new(arena, test);
-    let per_draw = layout.configs.len() as u64;
-    let repeats_after = (matches!(test.maps, PairMaps::Cycle) && repeatable(arena, &layout))
-        .then(|| arena.maps.len() as u64 * per_draw);
-    let limit = repeats_after.map_or(test.max_pairs, |pool| pool.min(test.max_pairs));
-    let names: Vec<String> = arena.bots.iter().map(|b| b.name.clone()).collect();
-    let label = |seats: &[usize]| {
+impl Pairs<'_> {
+    /// The group of a pair's bots, as `matches.csv` labels a pairing.
+    fn label(&self, seats: &[usize]) -> String {
         let mut group: Vec<&str> = Vec::new();
         for &b in seats {
-            if !group.contains(&names[b].as_str()) {
-                group.push(&names[b]);
+            let name = self.arena.bots[b].name.as_str();
+            if !group.contains(&name) {
+                group.push(name);
             }
         }
         group.join(" vs ")
-    };
-    let concurrency = threads(concurrency, arena.concurrency, default_concurrency(arena));
-    if progress && let Some(warning) = oversubscription(arena, concurrency) {
-        eprintln!("warning: {warning}");
     }
-    let timeouts = TimeoutWatch::default();
-    let bar = Progress::new(limit, progress);
-    let decide = |s: &State, value: f64| {
+
+    fn decide(&self, s: &State, value: f64) -> Option<(Verdict, Stop)> {
         let (o0, o1) = s.overshoot.corrections();
-        if value < lower + o0 {
+        if value < self.lower + o0 {
             Some((Verdict::H0, Stop::Decided))
-        } else if value > upper - o1 {
+        } else if value > self.upper - o1 {
             Some((Verdict::H1, Stop::Decided))
-        } else if s.counted >= limit {
-            let why =
-                if s.counted < test.max_pairs { Stop::NoMoreInformation } else { Stop::MaxPairs };
+        } else if s.counted >= self.limit {
+            let why = if s.counted < self.test.max_pairs {
+                Stop::NoMoreInformation
+            } else {
+                Stop::MaxPairs
+            };
             Some((Verdict::Inconclusive, why))
         } else {
             None
         }
-    };
-
-    let next = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let failure: Mutex<Option<Error>> = Mutex::new(None);
-    let state = Mutex::new(State {
-        waiting: BTreeMap::new(),
-        counted: 0,
-        counts: vec![0; layout.cells],
-        overshoot: Overshoot::default(),
-        decided: None,
-    });
-    std::thread::scope(|scope| {
-        for _ in 0..concurrency {
-            scope.spawn(|| {
-                while !stop.load(Ordering::Relaxed) {
-                    let pair = next.fetch_add(1, Ordering::Relaxed);
-                    if pair >= limit {
-                        break;
-                    }
-                    let (draw, config) = (pair / per_draw, (pair % per_draw) as usize);
-                    let seed = game_seed(arena.seed, draw);
-                    let played = draw_map(arena, &test.maps, draw).and_then(|(index, map)| {
-                        let mut games = Vec::with_capacity(2);
-                        for (o, seats) in layout.configs[config].iter().enumerate() {
-                            let m = Planned {
-                                id: 2 * pair + o as u64,
-                                game: pair,
-                                pairing: config,
-                                seats: seats.clone(),
-                                map: index,
-                                seed,
-                            };
-                            let p = play_on(arena, seats, map.clone(), seed, supervisor).map_err(
-                                |e| match e {
-                                    Error::Interrupted => e,
-                                    e => Error::MatchSetup { id: m.id, source: Box::new(e) },
-                                },
-                            )?;
-                            timeouts.note(&p);
-                            let mut row = row_of(arena, &m, &label(seats), &p);
-                            row.map = map.name.clone();
-                            writer.append(&row)?;
-                            games.push(p);
-                        }
-                        Ok(games)
-                    });
-                    let games = match played {
-                        Ok(games) => games,
-                        Err(e) => {
-                            stop.store(true, Ordering::Relaxed);
-                            failure
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                .get_or_insert(e);
-                            break;
-                        }
-                    };
-                    let cell = layout.cell(test, config, [&games[0], &games[1]]);
-                    bar.inc();
-                    let mut s = state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    s.waiting.insert(pair, cell);
-                    while s.decided.is_none() {
-                        let counted = s.counted;
-                        let Some(cell) = s.waiting.remove(&counted) else { break };
-                        s.counts[cell] += 1;
-                        s.counted += 1;
-                        let value = llr(&s.counts, test.elo0, test.elo1, test.elo_model);
-                        s.overshoot.update(value);
-                        if let Some((verdict, why)) = decide(&s, value) {
-                            s.decided = Some((verdict, why, value));
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                    }
-                }
-            });
-        }
-    });
-    bar.finish();
-    writer.sync()?;
-    if let Some(e) = failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
-        return Err(e);
     }
-    let s = state.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+}
+
+impl EngineSchedule for Pairs<'_> {
+    fn units(&self) -> u64 {
+        self.limit
+    }
+
+    fn jobs(&self, pair: u64) -> Result<Vec<Job>> {
+        let per_draw = self.layout.configs.len() as u64;
+        let (draw, config) = (pair / per_draw, (pair % per_draw) as usize);
+        let seed = game_seed(self.arena.seed, draw);
+        let (index, map) = draw_map(self.arena, &self.test.maps, draw)?;
+        Ok(self.layout.configs[config]
+            .iter()
+            .enumerate()
+            .map(|(o, seats)| Job {
+                planned: Planned {
+                    id: 2 * pair + o as u64,
+                    game: pair,
+                    pairing: config,
+                    seats: seats.clone(),
+                    map: index,
+                    seed,
+                },
+                map: map.clone(),
+                label: self.label(seats),
+            })
+            .collect())
+    }
+
+    fn done(&self, pair: u64, games: &[PlayedMatch]) -> Flow {
+        let config = (pair % self.layout.configs.len() as u64) as usize;
+        let cell = self.layout.cell(self.test, config, [&games[0], &games[1]]);
+        let mut s = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        s.waiting.insert(pair, cell);
+        while s.decided.is_none() {
+            let counted = s.counted;
+            let Some(cell) = s.waiting.remove(&counted) else { break };
+            s.counts[cell] += 1;
+            s.counted += 1;
+            let value = llr(&s.counts, self.test.elo0, self.test.elo1, self.test.elo_model);
+            s.overshoot.update(value);
+            if let Some((verdict, why)) = self.decide(&s, value) {
+                s.decided = Some((verdict, why, value));
+            }
+        }
+        if s.decided.is_some() { Flow::Stop } else { Flow::Continue }
+    }
+}
+
+/// Runs a test; the arena's `[sprt]` section (with the caller's overrides) says which.
+pub fn run_sprt(arena: &Arena, test: &SprtConfig, opts: &SprtOptions) -> Result<SprtReport> {
+    let dir = opts.out.clone().unwrap_or_else(|| arena.output.join(&arena.name).join("sprt"));
+    let meta = meta_of(arena, 2 * test.max_pairs, Shard::all(), Kind::Sprt);
+    // A test always starts afresh: its stopping point depends on every pair before it.
+    let _lock = prepare_dir(&dir, &meta, true)?;
+    let (lower, upper) = bounds(test.alpha, test.beta);
+    let layout = Layout::new(arena, test);
+    let repeats_after = (matches!(test.maps, PairMaps::Cycle) && repeatable(arena, &layout))
+        .then(|| arena.maps.len() as u64 * layout.configs.len() as u64);
+    let limit = repeats_after.map_or(test.max_pairs, |pool| pool.min(test.max_pairs));
+    let cells = layout.cells;
+    let pairs = Pairs {
+        arena,
+        test,
+        layout,
+        limit,
+        lower,
+        upper,
+        state: Mutex::new(State {
+            waiting: BTreeMap::new(),
+            counted: 0,
+            counts: vec![0; cells],
+            overshoot: Overshoot::default(),
+            decided: None,
+        }),
+    };
+    let recorder =
+        Recorder::open(&dir, arena.roles.len(), arena.replays, arena.analysis, &IdSet::new(0))?;
+    let pool = Pool {
+        arena,
+        supervisor: &opts.supervisor,
+        events: &opts.events,
+        concurrency: threads(opts.concurrency, arena, limit),
+        to_play: limit,
+        unit: Unit::Pair,
+    };
+    opts.events.send(&Event::Started(Start {
+        arena: arena.name.clone(),
+        command: "sprt",
+        results: dir.clone(),
+        planned: 2 * test.max_pairs,
+        shard: None,
+        in_shard: 2 * test.max_pairs,
+        resumed: 0,
+        to_play: limit,
+        unit: Unit::Pair,
+        concurrency: pool.concurrency,
+    }));
+    let played = pool.play(&pairs, &recorder, Vec::new())?;
+    recorder.finish(&dir)?;
+    let s = pairs.state.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     let (verdict, stopped, value) = s.decided.unwrap_or_else(|| {
         let value = llr(&s.counts, test.elo0, test.elo1, test.elo_model);
         (Verdict::Inconclusive, Stop::MaxPairs, value)
     });
     let (overshoot_lower, overshoot_upper) = s.overshoot.corrections();
     let estimate = elo_estimate(&s.counts, test.elo_model);
+    let names: Vec<String> = arena.bots.iter().map(|b| b.name.clone()).collect();
     let opponents = match &test.kind {
         SprtKind::HeadToHead => Vec::new(),
         SprtKind::Paired { opponents } => opponents.iter().map(|&o| names[o].clone()).collect(),
@@ -423,24 +423,9 @@ pub fn run_sprt(
         },
         repeats_after,
         results: dir.clone(),
+        warnings: played.warnings,
     };
     let json = serde_json::to_string_pretty(&report).expect("a report serializes") + "\n";
     write_atomically(&dir.join(SPRT_FILE), json.as_bytes())?;
-    if let Some(warning) = timeouts.warning() {
-        eprintln!("warning: {warning}");
-    }
     Ok(report)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn j_zero_means_the_default_as_for_a_run() {
-        assert_eq!(threads(Some(0), None, 4), 4);
-        assert_eq!(threads(Some(0), Some(3), 4), 3);
-        assert_eq!(threads(Some(2), Some(3), 4), 2);
-        assert_eq!(threads(None, None, 4), 4);
-    }
 }

@@ -470,7 +470,7 @@ fn matches_with_external_bots_run_from_many_threads_at_once() {
     let supervisor = arena::bot::Supervisor::new();
     let limits = LimitOverrides {
         first_turn_ms: Some(3000),
-        per_turn_ms: Some(1000),
+        turn_ms: Some(1000),
         ..LimitOverrides::default()
     };
     let results: Vec<_> = std::thread::scope(|scope| {

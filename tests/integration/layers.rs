@@ -2,7 +2,8 @@
 //! a file's code (`use` lines and paths written inline; comments and unit tests left out) is an
 //! edge from that file to the file that defines the module it names. The checks: `error.rs` is
 //! a leaf (it names nothing of the crate), external bots never name `cg:` bots (which are built
-//! on them), and the files of the process supervisor form no import circle.
+//! on them), the files of the process supervisor form no import circle, and only `src/cli` (and
+//! `main.rs`) writes to the terminal.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -301,4 +302,63 @@ fn the_checks_see_names_and_circles() {
     }
     let files = [m("a"), m("b"), m("c"), m("d")];
     assert_eq!(circles(&edges, &files), ["a <-> b", "a <-> c", "b <-> c"]);
+}
+
+/// What writes to the terminal: the print macros (which `lib.rs`'s Clippy lints also deny),
+/// handles to stdout and stderr (which no lint sees), and a progress bar.
+const TERMINAL_WRITERS: [&str; 9] = [
+    "print!(",
+    "println!(",
+    "eprint!(",
+    "eprintln!(",
+    "dbg!(",
+    "io::stdout(",
+    "io::stderr(",
+    "indicatif::",
+    "console::",
+];
+
+fn terminal_writers(code: &str) -> Vec<&'static str> {
+    let code = without_blanks_in_paths(code);
+    TERMINAL_WRITERS
+        .into_iter()
+        .filter(|w| {
+            code.match_indices(w).any(|(i, _)| {
+                // `eprintln!` is not `println!`; `std::io::stdout(` is `io::stdout(`.
+                let before = code[..i].chars().next_back();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+        })
+        .collect()
+}
+
+/// The library reports through events and return values; only `src/cli` and `main.rs` print.
+/// Unit tests are left out by `code`, and test modules that print (measurements run by hand
+/// with `--nocapture`) say so with an `#[allow]` of the lint, which `lib.rs` denies everywhere.
+#[test]
+fn only_the_cli_writes_to_the_terminal() {
+    let mut found = Vec::new();
+    for (module, path) in modules() {
+        let in_cli = module.first().is_some_and(|m| m == "cli");
+        if in_cli || path.ends_with("src/main.rs") {
+            continue;
+        }
+        for writer in terminal_writers(&code(&path)) {
+            found.push(format!("{} writes with {writer}", path.display()));
+        }
+    }
+    assert_eq!(found, Vec::<String>::new());
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]"),
+        "lib.rs no longer denies the print lints"
+    );
+}
+
+#[test]
+fn the_terminal_check_sees_every_writer() {
+    let code = "fn f() { eprintln!(\"x\"); let _ = writeln!(std::io::stdout(), \"y\");\n\
+                let bar = indicatif::ProgressBar::new(1); my_println!(1); }";
+    assert_eq!(terminal_writers(code), ["eprintln!(", "io::stdout(", "indicatif::"]);
+    assert_eq!(terminal_writers("fn f() { writeln!(out, \"x\") }"), Vec::<&str>::new());
 }

@@ -174,6 +174,38 @@ fn a_changed_config_is_refused_unless_fresh() {
 }
 
 #[test]
+fn resume_and_merge_refuse_an_edited_row_with_the_same_message() {
+    let f = Folder::new(2);
+    f.ok(&["run", "t.toml", "-q"]);
+    // Swap the two seats' bots of one row: a well-formed row, but not the match its id plans.
+    let text = f.read("results/t/matches.csv");
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut fields: Vec<String> = lines[3].split(',').map(String::from).collect();
+    fields.swap(6, 10);
+    let id = fields[0].clone();
+    lines[3] = fields.join(",");
+    std::fs::write(f.path().join("results/t/matches.csv"), lines.join("\n") + "\n").unwrap();
+
+    let resumed = f.arena(&["run", "t.toml", "-q"]);
+    let merged = f.arena(&["merge", "results/t", "--out", "merged"]);
+    for out in [&resumed, &merged] {
+        assert_eq!(out.status.code(), Some(4), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let message = |out: &Output| {
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        err.split_once("line 4: ").map(|(_, m)| m.to_string()).unwrap_or(err)
+    };
+    let said = message(&resumed);
+    assert!(
+        said.starts_with(&format!("match {id} is recorded with `"))
+            && said.contains("its id plans"),
+        "{said}"
+    );
+    assert_eq!(message(&merged), said, "merge says what resume says");
+    assert!(!f.path().join("merged/summary.csv").exists(), "nothing merged from a bad row");
+}
+
+#[test]
 fn three_merged_shards_give_the_summaries_of_one_run() {
     let f = Folder::new(12);
     f.ok(&["run", "t.toml"]);
@@ -513,9 +545,10 @@ fn a_rerun_after_a_bot_changed_is_refused_naming_the_bot_and_the_file() {
     assert!(again.contains("played 0 matches (1 resumed)"), "{again}");
     let meta: serde_json::Value =
         serde_json::from_str(&f.read("results/py/meta.json")).expect("meta.json");
-    let files = &meta["bot_files"][0]["files"];
+    let files = &meta["inputs"]["bots"][0]["files"];
     assert_eq!(files[1]["file"], "virus.py", "{meta}");
-    assert_eq!(meta["bot_files"][1]["arena_version"], env!("CARGO_PKG_VERSION"), "{meta}");
+    let builtin = &meta["inputs"]["bots"][1];
+    assert_eq!(builtin["arena_version"], env!("CARGO_PKG_VERSION"), "{meta}");
     f.ok(&["run", "py.toml", "-q", "--shard", "1/2", "--out", "s1"]);
 
     // The bot is edited: the old rows are another bot's.
@@ -541,15 +574,25 @@ fn a_rerun_after_a_bot_changed_is_refused_naming_the_bot_and_the_file() {
     assert!(fresh.contains("played 1 matches (0 resumed)"), "{fresh}");
     assert!(f.ok(&["run", "py.toml", "-q"]).contains("played 0 matches (1 resumed)"));
 
-    // A folder written before arena recorded bot files cannot vouch for its bots.
+    // A folder of an earlier results format (before the inputs were recorded, when the
+    // fingerprint hashed the whole config) is not resumed: it cannot say what played.
     let meta = f.read("results/py/meta.json");
     let mut old: serde_json::Value = serde_json::from_str(&meta).unwrap();
-    old.as_object_mut().unwrap().remove("bot_files");
+    old["arena_results"] = 2.into();
+    old.as_object_mut().unwrap().remove("inputs");
     std::fs::write(f.path().join("results/py/meta.json"), old.to_string()).unwrap();
     let out = f.arena(&["run", "py.toml", "-q"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("did not record its bots' files") && err.contains("--fresh"), "{err}");
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(
+        err.contains("another version of arena (results format 2") && err.contains("--fresh"),
+        "{err}"
+    );
+    // It still merges, with a warning that its rows are checked for ids only.
+    let out = f.arena(&["merge", "results/py", "--out", "old-merged"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("warning: ") && err.contains("not checked against their plan"), "{err}");
 }
 
 /// The ids of a results folder's kept replays, sorted.

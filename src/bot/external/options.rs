@@ -216,12 +216,34 @@ impl From<&ExternalOptions> for Rlimits {
     }
 }
 
+/// arena's own core-file limit (soft, hard) before [`Rlimits::inheritable`] lowered the soft one
+/// to 0; `None` if it could not.
+static ARENA_CORE_LIMIT: std::sync::OnceLock<Option<(u64, u64)>> = std::sync::OnceLock::new();
+
 impl Rlimits {
+    /// Whether a child that runs no code of its own between `fork` and `exec` gets these limits
+    /// by inheriting arena's: when none is set but "no core files", and arena's own soft
+    /// core-file limit is 0, which this makes it, once (most shells give it 0 already; arena
+    /// then writes no core file of its own either). Such a child is started by `posix_spawn`,
+    /// whose cost does not grow with arena's memory as a `fork`'s does.
+    pub(super) fn inheritable(&self) -> bool {
+        self.address_space.is_none()
+            && self.cpu_seconds.is_none()
+            && !self.core_dumps
+            && arena_core_limit().is_some()
+    }
+
     pub(super) fn apply(&self) -> std::io::Result<()> {
         use nix::sys::resource::{Resource, setrlimit};
         let set = |resource, soft: u64, hard: u64| {
             setrlimit(resource, soft, hard).map_err(|e| std::io::Error::from_raw_os_error(e as i32))
         };
+        // A bot allowed core files gets arena's limit as it was before arena lowered its own.
+        if self.core_dumps
+            && let Some(Some((soft, hard))) = ARENA_CORE_LIMIT.get().copied()
+        {
+            set(Resource::RLIMIT_CORE, soft, hard)?;
+        }
         if let Some(bytes) = self.address_space {
             set(Resource::RLIMIT_AS, bytes, bytes)?;
         }
@@ -234,6 +256,19 @@ impl Rlimits {
         }
         Ok(())
     }
+}
+
+/// Lowers arena's own soft core-file limit to 0 the first time it is asked; its limits from
+/// before, if it is 0 now.
+pub(super) fn arena_core_limit() -> Option<(u64, u64)> {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    *ARENA_CORE_LIMIT.get_or_init(|| {
+        let (soft, hard) = getrlimit(Resource::RLIMIT_CORE).ok()?;
+        if soft != 0 {
+            setrlimit(Resource::RLIMIT_CORE, 0, hard).ok()?;
+        }
+        Some((soft, hard))
+    })
 }
 
 #[cfg(test)]

@@ -246,8 +246,9 @@ fn command(
 /// What the child does to itself after `fork`, before `exec`: the one place that runs code in
 /// the child, so every restriction a bot runs under that must be set from inside goes here.
 /// Unsandboxed, the resource limits (and for a job, whose caller waits for it, death with arena:
-/// `PR_SET_PDEATHSIG`, which the sandbox's lifeline replaces); sandboxed, the sandbox's child
-/// side (which sets them too).
+/// `PR_SET_PDEATHSIG`, which the sandbox's lifeline replaces), or nothing when the limits are
+/// arena's own ([`Rlimits::inheritable`]); sandboxed, the sandbox's child side (which sets them
+/// too).
 #[allow(unsafe_code)]
 fn confine(cmd: &mut Command, limits: Rlimits, sandbox: Option<&Prepared>, die_with_arena: bool) {
     #[cfg(target_os = "linux")]
@@ -262,6 +263,12 @@ fn confine(cmd: &mut Command, limits: Rlimits, sandbox: Option<&Prepared>, die_w
     }
     #[cfg(not(target_os = "linux"))]
     let _ = sandbox;
+    if !die_with_arena && limits.inheritable() {
+        // Nothing for the child to do: the standard library then starts it with `posix_spawn`
+        // (a `vfork`) instead of a `fork`, which copies arena's page tables (a pair of bots
+        // from a 50 MB process: 4 ms against 21 ms).
+        return;
+    }
     let parent = std::process::id();
     // SAFETY: the closure runs in the forked child before exec; it only makes prctl, getppid and
     // setrlimit system calls (async-signal-safe) and allocates nothing.
@@ -367,5 +374,35 @@ mod tests {
         let in_dir = ExternalOptions { workdir: Some(dir.path().into()), ..options };
         let plain = program_problem(&words(&["./bot.py"]), &in_dir).unwrap();
         assert!(plain.contains("not an executable file"), "{plain}");
+    }
+
+    /// An unsandboxed bot started without code of its own in the child (`posix_spawn`) still
+    /// gets no core files, and one allowed them gets arena's limit from before.
+    #[test]
+    fn an_unsandboxed_bot_gets_its_core_file_limit_either_way() {
+        let supervisor = Supervisor::new();
+        let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
+        let limit_of = |core_dumps: bool| {
+            let options = ExternalOptions {
+                sandbox: Some(SandboxMode::Off),
+                core_dumps,
+                ..Default::default()
+            };
+            assert_eq!(Rlimits::from(&options).inheritable(), !core_dumps);
+            let command = ["sh", "-c", "read go; ulimit -c"].map(String::from);
+            let mut process = spawn(&command, &identity, &options, &supervisor).expect("started");
+            let timer = TurnTimer::wall(Instant::now() + Duration::from_secs(60));
+            let answer = process.pipes.exchange(b"go\n", process.exit.signal(), &timer, 100);
+            super::super::stop(process, Duration::ZERO, 0);
+            answer.expect("the bot answers")
+        };
+        assert_eq!(limit_of(false), "0");
+        // `ulimit -c` counts in blocks of 512 or 1024 bytes, depending on the shell.
+        let allowed = limit_of(true);
+        match super::super::options::arena_core_limit().expect("lowered") {
+            (0, _) => assert_eq!(allowed, "0", "arena's own limit from before"),
+            (u64::MAX, _) => assert_eq!(allowed, "unlimited", "arena's own limit from before"),
+            (_, _) => assert_ne!(allowed, "0", "arena's own limit from before"),
+        }
     }
 }

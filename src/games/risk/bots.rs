@@ -542,7 +542,7 @@ mod tests {
                 // In-process bots on a shared machine: generous limits, measured elsewhere.
                 limits: LimitOverrides {
                     first_turn_ms: Some(60_000),
-                    per_turn_ms: Some(60_000),
+                    turn_ms: Some(60_000),
                     ..LimitOverrides::default()
                 },
             };
@@ -566,6 +566,7 @@ mod tests {
     /// `cargo test --release --lib games::risk::bots -- --ignored --nocapture`.
     #[test]
     #[ignore = "a measurement: hundreds of full games"]
+    #[allow(clippy::print_stdout)] // a measurement: it prints its figures
     fn measure_strength() {
         let (w, l) = wins("planner", "random", 2, 400, 1);
         println!(

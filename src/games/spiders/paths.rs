@@ -479,6 +479,7 @@ mod sweep_tests {
     /// path); run with `--release -- --ignored --nocapture` to see the counts.
     #[test]
     #[ignore = "the whole sweep twice; run with --release -- --ignored --nocapture"]
+    #[allow(clippy::print_stdout)] // a measurement: it prints its figures
     fn sweep_statistics() {
         let started = std::time::Instant::now();
         let mut rows = std::collections::BTreeMap::new();

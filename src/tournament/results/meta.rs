@@ -7,15 +7,29 @@ use serde::{Deserialize, Serialize};
 
 use super::{META_FILE, corrupt, write_atomically};
 use crate::error::{Error, Result};
-use crate::tournament::bot_files::BotFingerprint;
+use crate::tournament::inputs::RunInputs;
+
+/// What a folder's rows are the results of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Kind {
+    /// A tournament's schedule (`arena run`, `arena merge`): row `id` is match `id` of the plan.
+    #[default]
+    Tournament,
+    /// A sequential test's pairs (`arena sprt`): rows `2j` and `2j + 1` are pair `j`.
+    Sprt,
+}
 
 /// `meta.json`: what a results folder holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Meta {
+    /// The results format ([`super::RESULTS_VERSION`] when written).
     pub(crate) arena_results: u32,
     pub(crate) arena: String,
-    /// The config fingerprint ([`crate::tournament::Arena::fingerprint`]).
+    /// The run's fingerprint ([`RunInputs::fingerprint`]).
     pub(crate) fingerprint: String,
+    #[serde(default)]
+    pub(crate) kind: Kind,
     /// Matches in the whole schedule (all shards).
     pub(crate) planned: u64,
     /// `K/N` for a shard's folder, absent for a whole run or a merge.
@@ -23,11 +37,11 @@ pub(crate) struct Meta {
     pub(crate) shard: Option<String>,
     pub(crate) roles: Vec<String>,
     pub(crate) bots: Vec<String>,
-    /// What each bot ran: the hashes of the files its spec names, or a built-in bot's arena
-    /// version. Absent (`None`) in folders written before arena recorded it: such a folder cannot
-    /// tell whether its bots are this run's, so a run does not resume it.
+    /// The inputs the fingerprint is made of, in clear. Absent in folders of results formats 1
+    /// and 2, which recorded a hash of the whole config only: their rows can be read, merged and
+    /// reported, but not checked against their plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) bot_files: Option<Vec<BotFingerprint>>,
+    pub(crate) inputs: Option<RunInputs>,
 }
 
 impl Meta {

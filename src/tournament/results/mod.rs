@@ -31,6 +31,7 @@ use self::matches::MatchRow;
 pub(crate) use self::meta::Meta;
 use self::summaries::{PairRow, SummaryRow};
 use super::bot_files::changed_bots;
+use super::inputs::{BotInputs, RunInputs};
 use super::stats::standings::Standings;
 use super::stats::tally::Tally;
 use crate::error::{Error, Result};
@@ -59,8 +60,9 @@ const RUN_FILES: &[&str] = &[
 ];
 
 /// The version of the files' layout. 2: `matches.csv` has the `seat*_max_turn_cpu_ms` columns.
-/// A folder of an earlier version is still read (`merge`, `diff`, `report`) but not resumed.
-pub(crate) const RESULTS_VERSION: u32 = 2;
+/// 3: `meta.json` holds the run's inputs ([`RunInputs`]) and its fingerprint is theirs. A folder
+/// of an earlier version is still read (`merge`, `diff`, `report`) but not resumed.
+pub(crate) const RESULTS_VERSION: u32 = 3;
 
 /// A results folder whose content is not what arena wrote (edited, truncated, mixed).
 pub(crate) fn corrupt(path: &Path, line: Option<u64>, message: impl Into<String>) -> Error {
@@ -108,27 +110,18 @@ pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock> {
     }
 }
 
-/// Refuses a folder whose rows were played by other builds of this run's bots, naming each bot
-/// and file that changed ([`Error::StaleBots`]); a folder that does not record its bots' files
-/// is refused too, since it cannot say.
-fn check_same_bots(dir: &Path, old: &Meta, new: &Meta) -> Result<()> {
-    let stale = |message: String| Err(Error::StaleBots { path: dir.to_path_buf(), message });
-    match (&old.bot_files, &new.bot_files) {
-        (None, Some(_)) => stale(
-            "were written by an earlier arena that did not record its bots' files, so they may \
-             come from other builds of the bots"
-                .into(),
-        ),
-        (Some(old_files), Some(new_files)) => {
-            let changed = changed_bots(old_files, new_files);
-            if changed.is_empty() {
-                Ok(())
-            } else {
-                stale(format!("were played by other builds of the bots: {}", changed.join("; ")))
-            }
-        }
-        (_, None) => Ok(()),
+/// Refuses a folder whose rows were played by other builds of this run's bots (the same name
+/// and spec, other files), naming each bot and file that changed ([`Error::StaleBots`]).
+fn check_same_bots(dir: &Path, old: &RunInputs, new: &RunInputs) -> Result<()> {
+    let identities = |i: &RunInputs| i.bots.iter().map(BotInputs::identity).collect::<Vec<_>>();
+    let changed = changed_bots(&identities(old), &identities(new));
+    if changed.is_empty() {
+        return Ok(());
     }
+    Err(Error::StaleBots {
+        path: dir.to_path_buf(),
+        message: format!("were played by other builds of the bots: {}", changed.join("; ")),
+    })
 }
 
 /// Prepares a results folder: locks it for this process, checks that what is there belongs to
@@ -156,24 +149,34 @@ pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLoc
                 None,
                 format!(
                     "was written by another version of arena (results format {}, this one \
-                     writes {}: matches.csv gained the CPU time columns); rerun with --fresh to \
-                     discard them, or choose another folder with --out",
+                     writes {}; docs/tournaments.md, \"Resume\", says what changed); rerun with \
+                     --fresh to discard them, or choose another folder with --out",
                     old.arena_results, meta.arena_results
                 ),
             ));
         }
         if old != *meta {
-            check_same_bots(dir, &old, meta)?;
+            let changes = match (&old.inputs, &meta.inputs) {
+                (Some(old_inputs), Some(new_inputs)) => {
+                    check_same_bots(dir, old_inputs, new_inputs)?;
+                    let changes = new_inputs.changes_from(old_inputs);
+                    changes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+                }
+                _ => String::new(),
+            };
+            let shard =
+                |m: &Meta| m.shard.as_ref().map(|s| format!(", shard {s}")).unwrap_or_default();
             return Err(corrupt(
                 dir,
                 None,
                 format!(
-                    "holds results of a different config (fingerprint {}{}, this run {}{}); \
+                    "holds results of a different config (fingerprint {}{}, this run {}{}{}); \
                      rerun with --fresh to discard them, or choose another folder with --out",
                     old.fingerprint,
-                    old.shard.map(|s| format!(", shard {s}")).unwrap_or_default(),
+                    shard(&old),
                     meta.fingerprint,
-                    meta.shard.as_ref().map(|s| format!(", shard {s}")).unwrap_or_default(),
+                    shard(meta),
+                    if changes.is_empty() { String::new() } else { format!(": {changes}") }
                 ),
             ));
         }
@@ -189,6 +192,60 @@ pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLoc
     }
     meta.write(dir)?;
     Ok(lock)
+}
+
+/// Records each played match in the folder as it ends: its replay if the policy keeps it, its
+/// analysis if the arena asks for it, then its row (so a row never lacks its replay). What the
+/// engine of `arena run` and `arena sprt` writes through.
+pub(crate) struct Recorder {
+    replays: replays::ReplayKeeper,
+    analysis: Option<analysis::AnalysisRows>,
+    rows: matches::RowWriter,
+}
+
+impl Recorder {
+    /// Opens `dir` for more rows of a game of `seats` seats; `done` are the rows already there
+    /// (replays of other matches, left by a kill, are deleted).
+    pub(crate) fn open(
+        dir: &Path,
+        seats: usize,
+        policy: replays::ReplayPolicy,
+        analysis: bool,
+        done: &matches::IdSet,
+    ) -> Result<Recorder> {
+        Ok(Recorder {
+            replays: replays::ReplayKeeper::open(dir, policy, done)?,
+            analysis: analysis.then(analysis::AnalysisRows::default),
+            rows: matches::RowWriter::open(&dir.join(MATCHES_FILE), seats)?,
+        })
+    }
+
+    /// Records one played match under `row`.
+    pub(crate) fn record(
+        &self,
+        row: &MatchRow,
+        played: &crate::matches::PlayedMatch,
+    ) -> Result<()> {
+        self.replays.keep(row.id, played)?;
+        if let Some(a) = &self.analysis {
+            a.add(row.id, played)?;
+        }
+        self.rows.append(row)
+    }
+
+    /// Puts every row written so far on disk.
+    pub(crate) fn sync(&self) -> Result<()> {
+        self.rows.sync()
+    }
+
+    /// Writes what is written at the end (the analysis files).
+    pub(crate) fn finish(self, dir: &Path) -> Result<()> {
+        self.rows.sync()?;
+        match self.analysis {
+            Some(a) => a.write(dir),
+            None => Ok(()),
+        }
+    }
 }
 
 /// A results folder opened for reading: its meta, and its files read through their owners'

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for arena's SPRT statistics (src/tournament/stats/sprt.rs).
+"""Reference values for arena's SPRT statistics (src/tournament/stats/gsprt.rs).
 
 An independent Python re-implementation of fishtest's exact GSPRT (the generalized LLR of
 LLRcalc.py: regularize, MLE_expected, MLE_t_value, LLR_logistic, LLR_normalized), written from

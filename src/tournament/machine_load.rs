@@ -8,13 +8,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::config::Arena;
-use super::run::cores;
 use crate::bot::{BotSpec, Termination, TimeLimits};
 use crate::matches::PlayedMatch;
 
-/// The most matches a run or an SPRT plays at once (`-j`, `concurrency`): each is a thread and
-/// up to a few bot processes; beyond this a machine thrashes rather than plays.
-pub const MAX_CONCURRENCY: usize = 1024;
+/// The number of cores, the default concurrency of built-in bots.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map(std::num::NonZero::get).unwrap_or(1)
+}
 
 /// Timeouts in more than this share of a run's matches end it with a warning.
 pub(crate) const TIMEOUT_WARNING_SHARE: f64 = 0.05;
