@@ -11,6 +11,7 @@ use super::engine::{Warning, WarningKind};
 use super::inputs::{BotInputs, RowCheck, RunInputs};
 use super::results::matches::{IdSet, complete_len, format_header, read_rows};
 use super::results::meta::Kind;
+use super::results::metrics;
 use super::results::replays::{kept_ids, link_or_copy, replay_path};
 use super::results::{MATCHES_FILE, Meta, REPLAYS_DIR, corrupt, lock_dir, write_summaries};
 use super::schedule::Shard;
@@ -35,8 +36,8 @@ pub struct MergeReport {
 }
 
 /// Merges shard folders: checks that they come from one config and hold every planned match
-/// exactly once, then writes one `matches.csv`, the summaries a single run would write, and the
-/// shards' replays (hard-linked where the filesystem allows, else copied).
+/// exactly once, then writes one `matches.csv`, the summaries a single run would write, one
+/// `metrics.csv`, and the shards' replays (hard-linked where the filesystem allows, else copied).
 pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     let first =
         dirs.first().ok_or_else(|| Error::Usage("merge needs at least one folder".into()))?;
@@ -207,6 +208,12 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
         w.sync_all().map_err(|e| Error::write(&tmp, e))?;
     }
     std::fs::rename(&tmp, &merged).map_err(|e| Error::write(&merged, e))?;
+    // The shards' metrics, as one run would have sorted them.
+    let mut metric_rows = Vec::new();
+    for dir in dirs {
+        metric_rows.extend(metrics::read(dir)?);
+    }
+    metrics::write(&out, metric_rows)?;
     let meta = Meta { shard: None, ..reference.clone() };
     meta.write(&out)?;
     let standings = Standings::of(&tally);

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::browser;
 use crate::external::{bot, fixture, play_virus};
-use crate::support::{Arena, root};
+use crate::support::{Arena, root, run_arena_file};
 use crate::viewer::{ONE_BROWSER, open_clean, photograph, view};
 
 /// `cmd:` spec of the chatty wrapper around one of the example Python bots.
@@ -207,4 +207,70 @@ fn a_bot_that_reads_one_line_too_many_ends_at_once_with_its_own_detail() {
         let after_first = o.summary["duration_ms"].as_f64().unwrap() - first_ms;
         assert!(after_first < 1000.0, "{name} {sandbox}: {after_first} ms after the first turn");
     }
+}
+
+#[test]
+fn a_tournament_writes_each_seat_s_metrics_and_the_report_shows_each_bot_s_means() {
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let maps = root().join("arenas/maps/skynet");
+    let fixtures = root().join("tests/fixtures/bots").display().to_string();
+    let bots = root().join("bots").display().to_string();
+    let spec = |program: &str| chatty(program).replace('\\', "\\\\").replace('"', "\\\"");
+    let text = format!(
+        "name = \"chatty\"\ngame = \"skynet\"\nseed = 3\ngames_per_pairing = 2\n\
+         [limits]\nfirst_turn_ms = 5000\nturn_ms = 1000\n\
+         [maps]\nfiles = [\"{0}/ep2_01.txt\", \"{0}/ep2_03.txt\"]\n\
+         [[bots]]\nname = \"chatty-virus\"\nspec = \"{1}\"\nroles = [\"virus\"]\n\
+         external = {{ files = [\"{3}\", \"{4}\"] }}\n\
+         [[bots]]\nname = \"chatty-agent\"\nspec = \"{2}\"\nroles = [\"agent\"]\n\
+         external = {{ files = [\"{3}\", \"{4}\"] }}\n\
+         [[bots]]\nname = \"cg-ep2\"\nroles = [\"agent\"]\n",
+        maps.display(),
+        spec("skynet_virus.py"),
+        spec("skynet_agent.py"),
+        fixtures,
+        bots
+    );
+    let results = run_arena_file(dir.path(), "chatty", &text);
+    let metrics = std::fs::read_to_string(results.join("metrics.csv")).unwrap();
+    let matches = std::fs::read_to_string(results.join("matches.csv")).unwrap();
+    let played = matches.lines().count() - 1;
+    assert_eq!(played, 4, "{matches}");
+    let with_chatty_agent = matches.lines().filter(|l| l.contains(",chatty-agent,")).count();
+    let mut lines = metrics.lines();
+    assert_eq!(lines.next(), Some("match,seat,role,bot,metric,decisions,last,mean,max"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // Every match: the virus reports two metrics; the chatty agent two more where it played.
+    let virus_rows = rows.iter().filter(|r| r[3] == "chatty-virus").count();
+    let agent_rows = rows.iter().filter(|r| r[3] == "chatty-agent").count();
+    assert_eq!((virus_rows, agent_rows), (2 * played, 2 * with_chatty_agent), "{metrics}");
+    for r in rows.iter().filter(|r| r[4] == "turn") {
+        // `turn` counts a seat's decisions: last = max = decisions, mean = (decisions + 1) / 2.
+        let decisions: f64 = r[5].parse().unwrap();
+        let [last, mean, max]: [f64; 3] = [6, 7, 8].map(|i| r[i].parse().unwrap());
+        assert_eq!((last, max), (decisions, decisions), "{r:?}");
+        assert!((mean - (decisions + 1.0) / 2.0).abs() < 1e-6, "{r:?}");
+    }
+    let mut sorted = rows.clone();
+    sorted.sort_by_key(|r| (r[0].parse::<u64>().unwrap(), r[1].to_string(), r[4].to_string()));
+    assert_eq!(rows, sorted, "sorted by match, seat and metric");
+
+    // The report: a mean per bot and metric, nothing for the bot that reports none.
+    let Some(mut b) = browser::launch() else { return };
+    let page = results.join("report.html");
+    open_clean(&mut b, &page);
+    let table = b.eval(
+        "[...document.querySelectorAll('#metric-means tr')].map(r => \
+         [...r.children].map(c => c.innerText.split(' ')[0]))",
+    );
+    let table: Vec<Vec<String>> = serde_json::from_value(table).unwrap();
+    assert_eq!(table[0], ["bot", "answer_len", "turn"]);
+    let bots: Vec<&str> = table[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(bots, ["chatty-virus", "chatty-agent"]);
+    let virus = &table[1];
+    let answer_len: f64 = virus[1].parse().unwrap();
+    assert!((3.0..=5.0).contains(&answer_len), "a cut is `a b`: {virus:?}");
+    b.eval("document.getElementById('metrics').scrollIntoView()");
+    photograph(&mut b, "report-metrics", None, None);
 }

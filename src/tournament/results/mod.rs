@@ -9,6 +9,7 @@
 //! | `summary.csv`, `pairwise.csv` (the standings) | [`summaries`] |
 //! | `replays/<id>.jsonl` (the replays kept) | [`replays`] |
 //! | `analysis.csv`, `analysis-summary.csv` (`analysis = true`) | [`analysis`] |
+//! | `metrics.csv` (the bots' `@metric` lines, per match and seat) | [`metrics`] |
 //! | `sprt.json` (a test's verdict), `report.html` (drawn by `crate::view::report`) | names only |
 //!
 //! This module also holds the lock that keeps two runs out of one folder, the atomic writes, and
@@ -19,6 +20,7 @@
 pub(crate) mod analysis;
 pub(crate) mod matches;
 pub(crate) mod meta;
+pub(crate) mod metrics;
 pub(crate) mod replays;
 pub(crate) mod summaries;
 
@@ -57,6 +59,7 @@ const RUN_FILES: &[&str] = &[
     REPORT_FILE,
     analysis::ANALYSIS_FILE,
     analysis::ANALYSIS_SUMMARY_FILE,
+    metrics::METRICS_FILE,
 ];
 
 /// The version of the files' layout. 2: `matches.csv` has the `seat*_max_turn_cpu_ms` columns.
@@ -195,11 +198,14 @@ pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLoc
 }
 
 /// Records each played match in the folder as it ends: its replay if the policy keeps it, its
-/// analysis if the arena asks for it, then its row (so a row never lacks its replay). What the
+/// analysis if the arena asks for it, its metrics, then its row (so a row never lacks its replay
+/// or its metrics). What the
 /// engine of `arena run` and `arena sprt` writes through.
 pub(crate) struct Recorder {
+    dir: PathBuf,
     replays: replays::ReplayKeeper,
     analysis: Option<analysis::AnalysisRows>,
+    metrics: metrics::MetricsWriter,
     rows: matches::RowWriter,
 }
 
@@ -214,8 +220,10 @@ impl Recorder {
         done: &matches::IdSet,
     ) -> Result<Recorder> {
         Ok(Recorder {
+            dir: dir.to_path_buf(),
             replays: replays::ReplayKeeper::open(dir, policy, done)?,
             analysis: analysis.then(analysis::AnalysisRows::default),
+            metrics: metrics::MetricsWriter::open(dir)?,
             rows: matches::RowWriter::open(&dir.join(MATCHES_FILE), seats)?,
         })
     }
@@ -230,6 +238,7 @@ impl Recorder {
         if let Some(a) = &self.analysis {
             a.add(row.id, played)?;
         }
+        self.metrics.append(&self.dir, row.id, played)?;
         self.rows.append(row)
     }
 
@@ -238,9 +247,11 @@ impl Recorder {
         self.rows.sync()
     }
 
-    /// Writes what is written at the end (the analysis files).
+    /// Writes what is written at the end (the analysis files, `metrics.csv` sorted).
     pub(crate) fn finish(self, dir: &Path) -> Result<()> {
         self.rows.sync()?;
+        drop(self.metrics);
+        metrics::sort(dir)?;
         match self.analysis {
             Some(a) => a.write(dir),
             None => Ok(()),
@@ -290,6 +301,11 @@ impl Folder {
     /// `pairwise.csv`'s rows; `None` before the first summary is written.
     pub(crate) fn pairwise(&self) -> Result<Option<Vec<PairRow>>> {
         summaries::read_pairwise(&self.dir)
+    }
+
+    /// `metrics.csv`'s rows (none when the folder has none).
+    pub(crate) fn metrics(&self) -> Result<Vec<metrics::MetricRow>> {
+        metrics::read(&self.dir)
     }
 
     /// The file names in `replays/` (replays and the pages drawn of them).

@@ -87,6 +87,8 @@ struct Report {
     digest: Digested,
     replays: BTreeSet<String>,
     limits: BTreeMap<String, (f64, f64)>,
+    /// Per bot and metric: the decisions that reported it and its mean (`metrics.csv`).
+    metric_means: BTreeMap<String, BTreeMap<String, (usize, f64)>>,
 }
 
 /// The report of a results folder, as HTML text.
@@ -109,6 +111,7 @@ pub(crate) fn render_report(dir: &Path) -> Result<String> {
     let (listed, digest) = digest.listed();
     let replays = folder.replay_files()?;
     let limits = read_limits(&dir.join(REPLAYS_DIR), &replays);
+    let metric_means = crate::tournament::results::metrics::bot_means(&folder.metrics()?);
     let meta = folder.meta;
     Ok(page(&Report {
         arena: meta.arena,
@@ -121,6 +124,7 @@ pub(crate) fn render_report(dir: &Path) -> Result<String> {
         digest,
         replays,
         limits,
+        metric_means,
     }))
 }
 
@@ -252,7 +256,9 @@ fn page(report: &Report) -> String {
             nav {
                 a href="#ratings" { "ratings" } a href="#head-to-head" { "head to head" }
                 a href="#endings" { "endings" } a href="#times" { "decision times" }
-                a href="#maps" { "maps" } a href="#matches" { "matches" }
+                a href="#maps" { "maps" }
+                @if !report.metric_means.is_empty() { a href="#metrics" { "metrics" } }
+                a href="#matches" { "matches" }
             }
         }
         main {
@@ -261,6 +267,9 @@ fn page(report: &Report) -> String {
             (endings_section(d))
             (times_section(d, &report.limits))
             (maps_section(d))
+            @if !report.metric_means.is_empty() {
+                (metrics_section(bots, &report.metric_means))
+            }
             section #matches {
                 h2 { "Matches" }
                 p.note {
@@ -421,6 +430,50 @@ fn times_section(d: &Digested, limits: &BTreeMap<String, (f64, f64)>) -> Markup 
             (charts::decision_times(&rows))
         }
     }
+}
+
+/// Per bot, the mean of each metric its `@metric` lines reported, over all its decisions.
+fn metrics_section(
+    bots: &[String],
+    means: &BTreeMap<String, BTreeMap<String, (usize, f64)>>,
+) -> Markup {
+    let names: BTreeSet<&str> = means.values().flat_map(|m| m.keys().map(String::as_str)).collect();
+    let reporting = bots.iter().filter(|b| means.contains_key(*b));
+    html! {
+        section #metrics {
+            h2 { "Metrics" }
+            p.note {
+                "What the bots reported on " code { "@metric NAME=VALUE" } " stderr lines: per bot, the mean of "
+                "each metric over every decision that reported it (how many, in small print). Per match and seat, "
+                "the last, mean and largest values are in " code { "metrics.csv" } "."
+            }
+            table.data #metric-means {
+                tr {
+                    th { "bot" }
+                    @for name in &names { th { (name) } }
+                }
+                @for bot in reporting {
+                    tr {
+                        td { (bot) }
+                        @for name in &names {
+                            @match means[bot].get(*name) {
+                                Some((decisions, mean)) => td.num title={ (decisions) " decisions" } {
+                                    (metric_value(*mean)) " " small { "(" (decisions) ")" }
+                                },
+                                None => td.num { "–" },
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A mean as the report shows it: three significant decimals at most.
+fn metric_value(v: f64) -> String {
+    let s = if v.abs() >= 1000.0 { format!("{v:.0}") } else { format!("{v:.3}") };
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
 }
 
 fn maps_section(d: &Digested) -> Markup {
