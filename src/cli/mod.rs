@@ -11,6 +11,7 @@ mod completions;
 mod diff;
 mod generate;
 mod init;
+mod league;
 mod merge;
 mod play;
 mod progress;
@@ -65,6 +66,8 @@ enum Command {
     Diff(diff::DiffArgs),
     /// Test a candidate against a baseline until an SPRT decides (exit 0 = H1, 1 = H0, 3 = none).
     Sprt(sprt::SprtArgs),
+    /// A league that plays on and grows: `arena league run|add|retire ARENA.toml ...`.
+    League(league::LeagueArgs),
     /// Risk tools: `arena risk paths --board B.toml --from X --to Y [--json]`.
     Risk(risk::RiskArgs),
     /// Print a seeded random map (`arena gen GAME --help` lists the settings).
@@ -207,6 +210,7 @@ fn run(cli: Cli, supervisor: &Supervisor) -> Result<i32> {
         Command::Merge(args) => merge::run(args, &mut out),
         Command::Diff(args) => diff::run(args, &mut out),
         Command::Sprt(args) => sprt::run(args, supervisor, &mut out),
+        Command::League(args) => league::run(args, supervisor, &mut out),
         Command::Solve(args) => solve::run(args, &mut out),
         Command::Analyze(args) => analyze::run(args, &mut out),
         Command::Risk(args) => risk::run(args, &mut out),

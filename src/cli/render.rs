@@ -40,7 +40,7 @@ pub(super) fn standings(s: &Standings) -> String {
         if capped { format!("  turn_limit{group_header}") } else { group_header.into() };
     let _ = writeln!(
         out,
-        "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}  {:>8}{group_header}",
+        "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>5}  {:>6}  {:>8}{group_header}",
         "rank",
         "bot",
         "games",
@@ -50,10 +50,17 @@ pub(super) fn standings(s: &Standings) -> String {
         "score",
         "win rate (95%)",
         "Elo* (95%)",
+        "LOS**",
         "faults",
         "timeouts"
     );
+    let mut role = None;
     for r in &rows {
+        // Rated within a role (viruses apart from agents): a heading per role.
+        if r.role.is_some() && r.role != role {
+            role = r.role.clone();
+            let _ = writeln!(out, "  {}:", r.role.as_deref().unwrap_or_default());
+        }
         let rate = format!(
             "{}% [{}, {}]",
             fmt_f(100.0 * r.win_rate.value, 1),
@@ -65,6 +72,7 @@ pub(super) fn standings(s: &Standings) -> String {
         } else {
             format!("{} ± {}", fmt_f(r.elo, 0), fmt_f(r.elo_margin, 0))
         };
+        let los = r.los_next.map(|p| format!("{}%", fmt_f(100.0 * p, 0))).unwrap_or_default();
         let mut group = match (grouped, r.component) {
             (true, Some(c)) => format!("  {c:>5}"),
             _ => String::new(),
@@ -74,7 +82,7 @@ pub(super) fn standings(s: &Standings) -> String {
         }
         let _ = writeln!(
             out,
-            "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>6}  {:>8}{group}",
+            "{:>4}  {:<width$}  {:>6}  {:>6}  {:>6}  {:>6}  {:>8}  {:>21}  {:>20}  {:>5}  {:>6}  {:>8}{group}",
             r.rank.map(|k| k.to_string()).unwrap_or_default(),
             r.bot,
             r.games,
@@ -84,6 +92,7 @@ pub(super) fn standings(s: &Standings) -> String {
             fmt_f(r.mean_score, 3),
             rate,
             elo,
+            los,
             r.faults,
             r.timeouts
         );
@@ -92,8 +101,16 @@ pub(super) fn standings(s: &Standings) -> String {
         out,
         "* Bradley-Terry / Plackett-Luce fit, mean 0 per group, with one virtual draw per bot \
          against a 0-Elo anchor:\n  it keeps a bot that wins (or loses) every game finite, and \
-         then sets how far its rating goes."
+         then sets how far its rating goes.\n** LOS: the likelihood that the bot is stronger than the \
+         next one below it (from the fit's covariance)."
     );
+    if rows.iter().any(|r| r.role.is_some()) {
+        let _ = writeln!(
+            out,
+            "  The bots split by role (each meets only the other role): ranks and LOS are within \
+             a role, as ratings compare\n  only bots of one role."
+        );
+    }
     if s.roles.len() > 2 {
         // With more than two seats a first place is a win, and a bot with more wins may still
         // rank lower: say so, or the table reads as a mistake.
@@ -126,16 +143,27 @@ pub(super) fn standings(s: &Standings) -> String {
     let pair: BTreeMap<(&str, &str), &Record> =
         s.head_to_head.iter().map(|h| ((h.bot.as_str(), h.opponent.as_str()), &h.record)).collect();
     let col = order.iter().map(|b| b.chars().count()).max().unwrap_or(0).clamp(11, 16);
+    // Only pairs that can meet: when every bot plays one role (Skynet's viruses and agents),
+    // one role's bots as rows against the other's as columns.
+    let plays = |bot: &str, seat: usize| {
+        s.roles
+            .get(seat)
+            .is_some_and(|role| s.by_role.iter().any(|r| r.bot == bot && &r.role == role))
+    };
+    let seats = |bot: &str| (plays(bot, 0), plays(bot, 1));
+    let (row_bots, col_bots) = crate::tournament::stats::standings::sides(&order, &seats)
+        .filter(|_| s.roles.len() == 2)
+        .unwrap_or_else(|| (order.clone(), order.clone()));
     let _ = writeln!(out, "\nhead to head (row's score rate against column, games in brackets):");
     let _ = write!(out, "{:<width$}", "");
-    for b in &order {
+    for b in &col_bots {
         let name: String = b.chars().take(col).collect();
         let _ = write!(out, "  {name:>col$}");
     }
     let _ = writeln!(out);
-    for a in &order {
+    for a in &row_bots {
         let _ = write!(out, "{a:<width$}");
-        for b in &order {
+        for b in &col_bots {
             let _ = write!(out, "  {:>col$}", cell(pair.get(&(*a, *b)).copied()));
         }
         let _ = writeln!(out);

@@ -55,6 +55,10 @@ pub(super) struct RunArgs {
     /// time of the bot's processes, with a wall-clock cap) or `wall` (docs/external-bots.md).
     #[arg(long, value_name = "CLOCK")]
     clock: Option<TurnClock>,
+    /// Show the bots removed from the arena file in the tables too, with their archived
+    /// matches (summary.csv keeps the arena's bots only).
+    #[arg(long)]
+    retired: bool,
 }
 
 pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
@@ -88,6 +92,7 @@ pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -
         events: Events::to(Arc::new(Progress::new(!args.quiet))),
         supervisor: supervisor.clone(),
         replays: args.replays,
+        retired: args.retired,
     };
     let mut report = crate::tournament::run(&arena, &opts)?;
     report.warnings.splice(0..0, sandbox_warning);

@@ -86,6 +86,7 @@ struct RawArena {
     #[serde(default)]
     format: Option<String>,
     candidate: Option<String>,
+    candidates: Option<Vec<String>>,
     games_per_pairing: Option<i64>,
     seed: Option<u64>,
     concurrency: Option<i64>,
@@ -95,10 +96,31 @@ struct RawArena {
     #[serde(default)]
     limits: LimitOverrides,
     sprt: Option<RawSprt>,
+    /// A league's settings (`format = "league"`).
+    league: Option<RawLeague>,
     /// The sandbox of every external bot that does not set its own.
     sandbox: Option<SandboxMode>,
     /// `false`: replays keep no external bot's stderr per decision.
     stderr: Option<bool>,
+}
+
+/// `[league]`: how a league picks its matches.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [league] table (min_games, window)")]
+struct RawLeague {
+    min_games: Option<u64>,
+    window: Option<u64>,
+}
+
+/// A league's settings (`format = "league"` and its `[league]` table): see
+/// `crate::tournament::league`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LeagueSettings {
+    /// A bot with fewer games than this plays first (default 10).
+    pub min_games: u64,
+    /// Decision `n` uses the results of the decisions up to `n - window` (default 8): the
+    /// league is the same at any concurrency up to it.
+    pub window: u64,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -145,8 +167,8 @@ struct RawSprt {
     alpha: Option<f64>,
     beta: Option<f64>,
     max_pairs: Option<u64>,
-    elo_model: Option<String>,
-    kind: Option<String>,
+    elo_model: Option<EloModel>,
+    kind: Option<SprtKindName>,
     opponents: Option<Vec<String>>,
     maps: Option<String>,
 }
@@ -155,7 +177,8 @@ struct RawSprt {
 const DEFAULT_ERROR_RATE: f64 = 0.05;
 
 /// Settings of the `[sprt]` section given elsewhere (`arena sprt --elo1 5 ...`): each replaces the
-/// file's value, and the result goes through the same validation as the file.
+/// file's value, of the same type as the file's, and the result goes through the same validation
+/// as the file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SprtOverrides {
     pub candidate: Option<String>,
@@ -170,19 +193,11 @@ pub struct SprtOverrides {
 }
 
 /// The kinds of test, by the names the `[sprt]` table and `--kind` use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum SprtKindName {
     HeadToHead,
     Paired,
-}
-
-impl SprtKindName {
-    fn as_str(self) -> &'static str {
-        match self {
-            SprtKindName::HeadToHead => "head-to-head",
-            SprtKindName::Paired => "paired",
-        }
-    }
 }
 
 impl std::str::FromStr for SprtKindName {
@@ -213,8 +228,8 @@ impl SprtOverrides {
         s.alpha = o.alpha.or(s.alpha);
         s.beta = o.beta.or(s.beta);
         s.max_pairs = o.max_pairs.or(s.max_pairs);
-        s.elo_model = o.elo_model.map(|m| m.as_str().to_string()).or(s.elo_model);
-        s.kind = o.kind.map(|k| k.as_str().to_string()).or(s.kind);
+        s.elo_model = o.elo_model.or(s.elo_model);
+        s.kind = o.kind.or(s.kind);
         Some(s)
     }
 }
@@ -312,6 +327,8 @@ pub struct Arena {
     /// Not part of the fingerprint: a tournament and a test of the same arena are separate runs.
     #[serde(skip)]
     pub sprt: Option<SprtConfig>,
+    /// `format = "league"`: how the league picks its matches (`arena league`).
+    pub league: Option<LeagueSettings>,
     /// Where the arena came from, for messages.
     #[serde(skip)]
     pub source: PathBuf,
@@ -368,8 +385,10 @@ impl Arena {
     /// The arena's schedule: every planned match, computed on demand.
     pub(crate) fn schedule(&self) -> Schedule {
         let bot_roles: Vec<Vec<String>> = self.bots.iter().map(|b| b.roles.clone()).collect();
+        let names: Vec<String> = self.bots.iter().map(|b| b.name.clone()).collect();
         Schedule::new(Plan {
             format: &self.format,
+            names: &names,
             roles: &self.roles,
             bot_roles: &bot_roles,
             games_per_pairing: self.games_per_pairing,
@@ -766,23 +785,62 @@ fn validate_game<D: GameDef>(
         });
     }
 
-    let format = match (raw.format.as_deref(), raw.candidate) {
-        (None | Some("round-robin"), None) => Format::RoundRobin,
+    let league = match (raw.format.as_deref(), raw.league) {
+        (Some("league"), settings) => {
+            let settings = settings.unwrap_or_default();
+            let window = settings.window.unwrap_or(8);
+            if !(1..=1024).contains(&window) {
+                return Err(format!("key `league.window`: {window} must be from 1 to 1024"));
+            }
+            Some(LeagueSettings { min_games: settings.min_games.unwrap_or(10), window })
+        }
+        (_, Some(_)) => return Err("key `league`: only `format = \"league\"` has one".into()),
+        (_, None) => None,
+    };
+    let named = match (raw.candidate, raw.candidates) {
+        (Some(_), Some(_)) => {
+            return Err("key `candidates`: give `candidate` or `candidates`, not both".into());
+        }
+        (Some(c), None) => Some(vec![c]),
+        (None, Some(list)) if list.is_empty() => {
+            return Err("key `candidates`: a gauntlet needs at least one candidate".into());
+        }
+        (None, list) => list,
+    };
+    let format = match (raw.format.as_deref(), named) {
+        (None | Some("round-robin" | "league"), None) => Format::RoundRobin,
+        (Some("league"), Some(_)) => {
+            return Err("key `candidate`: only a gauntlet has a candidate".into());
+        }
         (None | Some("round-robin"), Some(_)) => {
             return Err("key `candidate`: only a gauntlet has a candidate".into());
         }
-        (Some("gauntlet"), Some(c)) => {
-            let candidate = bots
-                .iter()
-                .position(|b| b.name == c)
-                .ok_or_else(|| format!("key `candidate`: no bot named `{c}`"))?;
-            Format::Gauntlet { candidate }
+        (Some("gauntlet"), Some(names)) => {
+            let key = if names.len() == 1 { "candidate" } else { "candidates" };
+            let mut candidates = Vec::with_capacity(names.len());
+            for c in &names {
+                let at = bots
+                    .iter()
+                    .position(|b| b.name == *c)
+                    .ok_or_else(|| format!("key `{key}`: no bot named `{c}`"))?;
+                if candidates.contains(&at) {
+                    return Err(format!("key `{key}`: `{c}` is named twice"));
+                }
+                candidates.push(at);
+            }
+            if candidates.len() == bots.len() {
+                return Err(format!("key `{key}`: every bot is a candidate; who do they play?"));
+            }
+            candidates.sort_unstable();
+            Format::Gauntlet { candidates }
         }
         (Some("gauntlet"), None) => {
             return Err("key `candidate`: a gauntlet needs the name of its candidate bot".into());
         }
         (Some(other), _) => {
-            return Err(format!("key `format`: `{other}` is not `round-robin` or `gauntlet`"));
+            return Err(format!(
+                "key `format`: `{other}` is not `round-robin`, `gauntlet` or `league`"
+            ));
         }
     };
     let games_per_pairing = match raw.games_per_pairing {
@@ -827,6 +885,7 @@ fn validate_game<D: GameDef>(
         replays,
         analysis: raw.analysis.unwrap_or(false),
         sprt,
+        league,
         source: source.to_path_buf(),
     };
     let schedule = arena.schedule();
@@ -871,12 +930,9 @@ fn validate_sprt<D: GameDef>(
     if candidate == baseline {
         return Err("key `sprt.baseline`: the baseline must differ from the candidate".into());
     }
-    let elo_model = match s.elo_model {
-        None => EloModel::default(),
-        Some(m) => m.parse().map_err(|e| format!("key `sprt.elo_model`: {e}"))?,
-    };
+    let elo_model = s.elo_model.unwrap_or_default();
     let kind_name = match (s.kind, &s.opponents) {
-        (Some(k), _) => k.parse().map_err(|e| format!("key `sprt.kind`: {e}"))?,
+        (Some(k), _) => k,
         (None, Some(_)) => SprtKindName::Paired,
         (None, None) => SprtKindName::HeadToHead,
     };

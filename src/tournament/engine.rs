@@ -44,6 +44,8 @@ pub enum WarningKind {
     Sandbox,
     /// Rows that could not be checked against their plan (folders of an earlier format).
     UncheckedRows,
+    /// A running league's live report could not be written (the league goes on).
+    Live,
 }
 
 /// Something a user should know that does not stop the work.
@@ -102,6 +104,9 @@ pub struct Start {
     pub resumed: u64,
     /// Units to play (at most, for an SPRT), of `unit`.
     pub to_play: u64,
+    /// What an edit of the arena changed in its results folder before playing (`arena run`
+    /// only): bots added, changed, retired, and the rows kept and archived.
+    pub update: Option<Box<super::update::Update>>,
     pub unit: Unit,
     /// Threads: units in flight.
     pub concurrency: usize,
@@ -119,8 +124,18 @@ pub enum Event {
         total: u64,
         unit: Unit,
     },
+    /// A league's standings, every few matches while it plays (`arena league`).
+    Leaderboard(Box<Leaderboard>),
     /// Every worker has stopped (the results may still be summarised after).
     Finished,
+}
+
+/// The standings of a running league.
+#[derive(Clone, Debug, Serialize)]
+pub struct Leaderboard {
+    /// Matches in the league so far.
+    pub matches: u64,
+    pub standings: super::stats::standings::Standings,
 }
 
 /// Who hears a run's events: `src/cli` draws progress and prints warnings; a library user may
@@ -186,6 +201,9 @@ pub(crate) trait Schedule: Sync {
     fn jobs(&self, i: u64) -> Result<Vec<Job>>;
     /// Unit `i` was played and recorded, its matches in the order of its jobs: the stop rule.
     fn done(&self, i: u64, played: &[PlayedMatch]) -> Flow;
+    /// Unit `i` failed (the error stops the pool): a schedule whose units wait on others (a
+    /// league's window) lets them go.
+    fn abandon(&self, _i: u64) {}
 }
 
 /// How the engine runs.
@@ -270,7 +288,10 @@ impl Pool<'_> {
                                     stop.store(true, Ordering::Relaxed);
                                 }
                             }
-                            Err(e) => fail(e),
+                            Err(e) => {
+                                schedule.abandon(i);
+                                fail(e);
+                            }
                         }
                     }
                 });

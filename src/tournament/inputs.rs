@@ -36,8 +36,10 @@ use crate::bot::{BotSpec, TimeLimits};
 use crate::registry::GameDef;
 
 /// The version of the list of inputs: a change to what [`RunInputs`] holds, or to how it is
-/// hashed, is a new version (and a new results format).
-pub(crate) const INPUTS_VERSION: u32 = 1;
+/// hashed, or to what they plan, is a new version (and a new results format). 2: match ids are
+/// drawn from each match's identity (its game and its seats' bots by name), not from positions
+/// in the bot list.
+pub(crate) const INPUTS_VERSION: u32 = 2;
 
 /// Everything that decides a run's results.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,11 +62,17 @@ pub struct PlanInputs {
     pub maps: Vec<MapInput>,
     /// `round-robin` or `gauntlet`.
     pub format: String,
-    /// A gauntlet's candidate, by name.
+    /// A gauntlet's candidate, by name (when it has one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidate: Option<String>,
+    /// A gauntlet's candidates, by name, when it has several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
     pub games_per_pairing: u64,
     pub seed: u64,
+    /// A league's `min_games` and `window`: they decide which matches it plays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<[u64; 2]>,
 }
 
 /// A map: its name in results and the hash of its text.
@@ -209,16 +217,26 @@ impl RunInputs {
                 .map(|m| MapInput { name: m.name.clone(), sha256: hex(&Sha256::digest(&m.text)) })
                 .collect(),
             format: match arena.format {
+                _ if arena.league.is_some() => "league",
                 Format::RoundRobin => "round-robin",
                 Format::Gauntlet { .. } => "gauntlet",
             }
             .to_string(),
-            candidate: match arena.format {
-                Format::RoundRobin => None,
-                Format::Gauntlet { candidate } => Some(arena.bots[candidate].name.clone()),
+            candidate: match &arena.format {
+                Format::Gauntlet { candidates } if candidates.len() == 1 => {
+                    Some(arena.bots[candidates[0]].name.clone())
+                }
+                _ => None,
+            },
+            candidates: match &arena.format {
+                Format::Gauntlet { candidates } if candidates.len() > 1 => {
+                    candidates.iter().map(|&c| arena.bots[c].name.clone()).collect()
+                }
+                _ => Vec::new(),
             },
             games_per_pairing: arena.games_per_pairing,
             seed: arena.seed,
+            league: arena.league.map(|l| [l.min_games, l.window]),
         };
         let bots = arena
             .bots
@@ -263,15 +281,24 @@ impl RunInputs {
 
     /// The schedule these inputs plan: the same as the arena's they were made from.
     pub(crate) fn schedule(&self) -> Schedule {
-        let candidate =
-            self.plan.candidate.as_ref().and_then(|c| self.bots.iter().position(|b| b.name == *c));
-        let format = match candidate {
-            Some(candidate) => Format::Gauntlet { candidate },
-            None => Format::RoundRobin,
+        let mut candidates: Vec<usize> = self
+            .plan
+            .candidate
+            .iter()
+            .chain(&self.plan.candidates)
+            .filter_map(|c| self.bots.iter().position(|b| b.name == *c))
+            .collect();
+        candidates.sort_unstable();
+        let format = if candidates.is_empty() {
+            Format::RoundRobin
+        } else {
+            Format::Gauntlet { candidates }
         };
         let bot_roles: Vec<Vec<String>> = self.bots.iter().map(|b| b.roles.clone()).collect();
+        let names: Vec<String> = self.bots.iter().map(|b| b.name.clone()).collect();
         Schedule::new(Plan {
             format: &format,
+            names: &names,
             roles: &self.plan.roles,
             bot_roles: &bot_roles,
             games_per_pairing: self.plan.games_per_pairing,
@@ -327,7 +354,11 @@ impl RunInputs {
             ("options", o.options != n.options),
             ("roles", o.roles != n.roles),
             ("maps", o.maps != n.maps),
-            ("format", (&o.format, &o.candidate) != (&n.format, &n.candidate)),
+            (
+                "format",
+                (&o.format, &o.candidate, &o.candidates)
+                    != (&n.format, &n.candidate, &n.candidates),
+            ),
             ("games_per_pairing", o.games_per_pairing != n.games_per_pairing),
             ("seed", o.seed != n.seed),
         ];
@@ -373,33 +404,58 @@ impl RunInputs {
 pub(crate) struct RowCheck<'a> {
     inputs: &'a RunInputs,
     schedule: Schedule,
-    planned: u64,
+    /// The schedule's indices of the rows counted.
     seen: IdSet,
 }
 
 impl<'a> RowCheck<'a> {
-    /// A check of rows of a plan of `planned` matches.
-    pub(crate) fn new(inputs: &'a RunInputs, planned: u64) -> RowCheck<'a> {
-        RowCheck { inputs, schedule: inputs.schedule(), planned, seen: IdSet::new(planned) }
+    /// A check of rows of the plan of `inputs`.
+    pub(crate) fn new(inputs: &'a RunInputs) -> RowCheck<'a> {
+        let schedule = inputs.schedule();
+        let seen = IdSet::new(schedule.total());
+        RowCheck { inputs, schedule, seen }
     }
 
-    /// Why `row`, read from a folder of `shard`, cannot be counted as the match its id plans
-    /// (the error's message), or `None` when it can; a row counted once is a duplicate after.
+    /// The schedule the rows are checked against.
+    pub(crate) fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// Why `row`, read from a folder of `shard`, cannot be counted as the match its game and
+    /// seats name (the error's message), or `None` when it can; a row counted once is a
+    /// duplicate after.
     pub(crate) fn problem(&mut self, shard: Shard, row: &MatchRow) -> Option<String> {
         let id = row.id;
-        let problem = if id >= self.planned || id >= self.schedule.total() {
-            Some("is not in the schedule".to_string())
-        } else if !self.schedule.shard_holds(shard, id) {
-            // Also a shard folder of an earlier arena, which dealt shard K the ids
-            // `id mod N = K - 1`.
-            Some(format!(
-                "is not in shard {shard} (the folder of another shard, or of an earlier arena \
-                 that dealt the shards otherwise)"
-            ))
-        } else if !self.seen.insert(id) {
-            Some("is recorded more than once".to_string())
-        } else {
-            self.inputs.row_differs(&self.schedule.get(id), row)
+        let seats: Vec<&str> = row.seats.iter().map(|s| s.bot.as_str()).collect();
+        let described: Vec<String> = row
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, s)| format!("`{}` as {} in seat {seat}", s.bot, s.role))
+            .collect();
+        let described = described.join(", ");
+        let problem = match self.schedule.find(row.game, &seats) {
+            None => Some(format!(
+                "is not in the schedule: the plan has no game {} with {described}",
+                row.game
+            )),
+            Some(index) if !self.schedule.shard_holds(shard, index) => {
+                Some(format!("is not in shard {shard}"))
+            }
+            Some(index) => {
+                let m = self.schedule.get(index);
+                if m.id != id {
+                    Some(format!(
+                        "is recorded with game {} and {described}: that is match {}, not the \
+                         one its id plans",
+                        row.game, m.id
+                    ))
+                } else if !self.seen.insert(index) {
+                    Some("is recorded more than once".to_string())
+                } else {
+                    self.inputs.row_differs(&m, row)
+                }
+            }
         };
         problem.map(|p| {
             format!(

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::bot_files::changed_bots;
 use super::engine::{Warning, WarningKind};
-use super::inputs::{BotInputs, RowCheck, RunInputs};
+use super::inputs::{BotInputs, INPUTS_VERSION, RowCheck, RunInputs};
 use super::results::matches::{IdSet, complete_len, format_header, read_rows};
 use super::results::meta::Kind;
 use super::results::metrics;
@@ -96,8 +96,13 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     let seats = reference.roles.len();
     let planned = reference.planned;
     // Every row is checked against the plan the folders record, as a resume checks it; folders
-    // of the formats before the plan was recorded can only be checked for ids.
-    let mut check = reference.inputs.as_ref().map(|inputs| RowCheck::new(inputs, planned));
+    // of the formats before the plan was recorded (or before match ids were drawn from the
+    // matches' identities) can only be checked for ids.
+    let mut check = reference
+        .inputs
+        .as_ref()
+        .filter(|inputs| inputs.version == INPUTS_VERSION)
+        .map(RowCheck::new);
     let mut warnings = Vec::new();
     if check.is_none() {
         warnings.push(Warning::new(
@@ -144,15 +149,18 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
             Ok(())
         })?;
     }
-    let seen = match check {
-        Some(check) => check.into_seen(),
-        None => unchecked,
+    let (seen, id_of): (IdSet, Box<dyn Fn(u64) -> u64>) = match check {
+        Some(check) => {
+            let schedule = check.schedule().clone();
+            (check.into_seen(), Box::new(move |index| schedule.get(index).id))
+        }
+        None => (unchecked, Box::new(|id| id)),
     };
     if seen.len() != planned {
         let missing: Vec<String> = (0..planned)
-            .filter(|&id| !seen.contains(id))
+            .filter(|&index| !seen.contains(index))
             .take(10)
-            .map(|id| id.to_string())
+            .map(|index| id_of(index).to_string())
             .collect();
         // Named by the first folder: the set of folders as a whole is incomplete.
         return Err(corrupt(

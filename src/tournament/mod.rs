@@ -2,7 +2,8 @@
 //!
 //! `config` turns an arena file into a validated [`Arena`]; `schedule` makes every match a pure
 //! function of the arena and a match id; `run` plays them in parallel, appending a row per match
-//! to the results folder (`results`), resuming and sharding; `merge` combines the shards and
+//! to the results folder (`results`), resuming and sharding, and `update` carries a folder's rows
+//! over to an edited arena (bots added, changed, retired); `merge` combines the shards and
 //! `shard_status` says how far they got; `stats`
 //! turns rows into [`Standings`] and holds the SPRT's statistics; `sprt` runs sequential
 //! regression tests; `diff` compares two results folders match by match. The runners return
@@ -17,6 +18,7 @@ pub(crate) mod determinism;
 pub(crate) mod diff;
 pub(crate) mod engine;
 pub(crate) mod inputs;
+pub(crate) mod league;
 pub(crate) mod machine_load;
 pub(crate) mod merge;
 pub(crate) mod results;
@@ -25,17 +27,19 @@ pub(crate) mod schedule;
 pub(crate) mod shard_status;
 pub(crate) mod sprt;
 pub(crate) mod stats;
+pub(crate) mod update;
 
 pub use bot_files::{BotFile, BotFingerprint};
 pub use config::{
-    Arena, ArenaBot, Files, MAX_CONCURRENCY, PairMaps, SprtConfig, SprtKind, SprtKindName,
-    SprtOverrides,
+    Arena, ArenaBot, Files, LeagueSettings, MAX_CONCURRENCY, PairMaps, SprtConfig, SprtKind,
+    SprtKindName, SprtOverrides,
 };
 pub use diff::{
     BotChange, ChangedMatch, DiffReport, DiffSeat, DiffSide, DiffVerdict, MatchOutcome, diff,
 };
-pub use engine::{Event, Events, Reporter, Start, Unit, Warning, WarningKind};
+pub use engine::{Event, Events, Leaderboard, Reporter, Start, Unit, Warning, WarningKind};
 pub use inputs::{BotInputs, LimitInputs, MapInput, PlanInputs, RunInputs};
+pub use league::{LeagueOptions, LeagueReport, add_bot, league, retire_bot};
 pub use merge::{MergeReport, merge};
 pub use results::replays::{BadReplayPolicy, ReplayPolicy};
 pub use run::{RunOptions, RunReport, run};
@@ -45,3 +49,4 @@ pub use sprt::{SprtOptions, SprtReport, Stop, Verdict, run_sprt};
 pub use stats::gsprt::EloModel;
 pub use stats::ratings::Interval;
 pub use stats::standings::{BotStanding, HeadToHead, Record, RoleRecord, Standings};
+pub use update::{ChangedBot, Update};

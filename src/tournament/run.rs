@@ -1,6 +1,7 @@
 //! `arena run`: a tournament's schedule on the match engine ([`super::engine`]) — each unit one
-//! match id of the shard, in id order, the rows already in the folder resumed rather than
-//! played — and its standings at the end.
+//! match of the schedule, in schedule order, those of other shards and those already in the
+//! folder skipped — and its standings at the end. A folder of an earlier version of the arena
+//! file is first carried over to this one ([`super::update`]).
 
 use std::path::PathBuf;
 
@@ -14,12 +15,13 @@ use super::engine::{
 use super::inputs::{RowCheck, RunInputs};
 use super::results::matches::{IdSet, drop_torn_line, read_rows};
 use super::results::meta::Kind;
-use super::results::replays::ReplayPolicy;
+use super::results::replays::{ReplayPolicy, kept_ids};
 use super::results::{
-    Folder, MATCHES_FILE, Meta, RESULTS_VERSION, Recorder, corrupt, prepare_dir, write_summaries,
+    Folder, MATCHES_FILE, Meta, RESULTS_VERSION, Recorder, corrupt, write_summaries,
 };
 use super::schedule::{Schedule, Shard};
 use super::stats::standings::Standings;
+use super::update::Update;
 use crate::bot::Supervisor;
 use crate::error::Result;
 use crate::matches::PlayedMatch;
@@ -41,6 +43,9 @@ pub struct RunOptions {
     pub supervisor: Supervisor,
     /// Which replays to keep; `None` takes the arena's `replays`.
     pub replays: Option<ReplayPolicy>,
+    /// Count the archived rows of retired bots (bots no longer in the arena) in the report's
+    /// standings too; `summary.csv` keeps the arena's bots only.
+    pub retired: bool,
 }
 
 impl Default for RunOptions {
@@ -53,6 +58,7 @@ impl Default for RunOptions {
             events: Events::default(),
             supervisor: Supervisor::new(),
             replays: None,
+            retired: false,
         }
     }
 }
@@ -73,6 +79,10 @@ pub struct RunReport {
     pub resumed: u64,
     /// Matches this run played.
     pub played: u64,
+    /// What an edit of the arena changed in the folder before this run played (bots added,
+    /// changed, retired; rows kept and archived); absent when nothing was carried over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub update: Option<Update>,
     /// Everything in the folder: the resumed matches and the ones played now.
     pub standings: Standings,
     /// What the run warned about, in order (also sent as events while it ran).
@@ -101,28 +111,27 @@ pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard, kind: Kind) -> 
     }
 }
 
-/// A tournament as the engine plays it: unit `j` is the `j`-th match of the shard (a whole run:
-/// match `j`).
+/// A tournament as the engine plays it: unit `j` is the schedule's match `j`, played if it is
+/// the shard's and not in the folder.
 struct Tournament<'a> {
     arena: &'a Arena,
     schedule: Schedule,
     shard: Shard,
-    /// The rows already in the folder.
+    /// The schedule's indices of the rows already in the folder.
     done: &'a IdSet,
     labels: Vec<String>,
 }
 
 impl EngineSchedule for Tournament<'_> {
     fn units(&self) -> u64 {
-        self.schedule.shard_len(self.shard)
+        self.schedule.total()
     }
 
     fn jobs(&self, j: u64) -> Result<Vec<Job>> {
-        let Some(id) = self.schedule.shard_match(self.shard, j) else { return Ok(Vec::new()) };
-        if self.done.contains(id) {
+        if self.done.contains(j) || !self.schedule.shard_holds(self.shard, j) {
             return Ok(Vec::new());
         }
-        let planned = self.schedule.get(id);
+        let planned = self.schedule.get(j);
         let map = self.arena.maps[planned.map].clone();
         let label = self.labels[planned.pairing].clone();
         Ok(vec![Job { planned, map, label }])
@@ -179,19 +188,29 @@ impl EngineSchedule for Tournament<'_> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
+    if arena.league.is_some() {
+        return Err(crate::error::Error::Usage(format!(
+            "arena `{}` is a league (`format = \"league\"`): play it with `arena league run {}`",
+            arena.name,
+            arena.source.display()
+        )));
+    }
     let schedule = arena.schedule();
     let planned = schedule.total();
     let shard = opts.shard;
     let dir = opts.out.clone().unwrap_or_else(|| results_dir(arena, shard));
     let meta = meta_of(arena, planned, shard, Kind::Tournament);
-    let _lock = prepare_dir(&dir, &meta, opts.fresh)?;
+    let (_lock, update) = super::update::prepare(&dir, &meta, opts.fresh, shard)?;
     let seats = arena.roles.len();
     let matches_path = dir.join(MATCHES_FILE);
     let mut warnings = Vec::new();
 
     // Resume: every complete row on disk is a match not to play again.
     let inputs = meta.inputs.as_ref().expect("a run records its inputs");
-    let mut check = RowCheck::new(inputs, planned);
+    let mut check = RowCheck::new(inputs);
+    // The replays whose rows are found: the others are of matches to play again.
+    let kept = kept_ids(&dir)?;
+    let mut with_row = std::collections::BTreeSet::new();
     if matches_path.exists() {
         if drop_torn_line(&matches_path)? {
             let warning = Warning::new(
@@ -206,17 +225,23 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         }
         read_rows(&matches_path, seats, |line, row| match check.problem(shard, &row) {
             Some(problem) => Err(corrupt(&matches_path, Some(line), problem)),
-            None => Ok(()),
+            None => {
+                if kept.contains(&row.id) {
+                    with_row.insert(row.id);
+                }
+                Ok(())
+            }
         })?;
     }
     let done = check.into_seen();
     let resumed = done.len();
     let labels = (0..schedule.pairings().len()).map(|p| schedule.label(&meta.bots, p)).collect();
     let tournament = Tournament { arena, schedule, shard, done: &done, labels };
-    let in_shard = tournament.units();
+    let in_shard = tournament.schedule.shard_len(shard);
     let to_play = in_shard - resumed;
+    let policy = opts.replays.unwrap_or(arena.replays);
     let recorder =
-        Recorder::open(&dir, seats, opts.replays.unwrap_or(arena.replays), arena.analysis, &done)?;
+        Recorder::open(&dir, seats, policy, arena.analysis, &|id| with_row.contains(&id))?;
     let pool = Pool {
         arena,
         supervisor: &opts.supervisor,
@@ -236,13 +261,20 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         to_play,
         unit: Unit::Match,
         concurrency: pool.concurrency,
+        update: update.clone().map(Box::new),
     }));
     let played = pool.play(&tournament, &recorder, warnings)?;
     recorder.finish(&dir)?;
 
-    let standings = Standings::of(&Folder { dir: dir.clone(), meta: meta.clone() }.tally()?);
+    let folder = Folder { dir: dir.clone(), meta: meta.clone() };
+    let standings = Standings::of(&folder.tally()?);
     write_summaries(&dir, &standings)?;
     crate::view::report::write_report(&dir)?;
+    let standings = if opts.retired {
+        Standings::of(&super::update::tally_with_retired(&folder)?)
+    } else {
+        standings
+    };
     Ok(RunReport {
         arena: arena.name.clone(),
         results: dir,
@@ -250,6 +282,7 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
         planned,
         resumed,
         played: played.units,
+        update,
         standings,
         warnings: played.warnings,
     })

@@ -120,6 +120,11 @@ pub fn shard_status(dirs: &[PathBuf]) -> Result<ShardStatus> {
         }
     }
     let (meta, count) = reference.expect("at least one folder was read");
+    let schedule = meta
+        .inputs
+        .as_ref()
+        .filter(|inputs| inputs.version == crate::tournament::inputs::INPUTS_VERSION)
+        .map(crate::tournament::inputs::RunInputs::schedule);
     // Where a missing shard's folder would be, when the given ones are named as `arena run` names
     // them.
     let sibling = |index: u64| -> Option<PathBuf> {
@@ -130,8 +135,11 @@ pub fn shard_status(dirs: &[PathBuf]) -> Result<ShardStatus> {
     };
     let progress: Vec<ShardProgress> = (1..=count)
         .map(|index| {
-            // The positions `p < planned` with `p mod N = K - 1` (schedule::Schedule::shard_len).
-            let planned = (meta.planned + count - index) / count;
+            // The shard's share of the plan its folders record (schedule::Schedule::shard_len);
+            // folders of an earlier format: every Nth match.
+            let planned = schedule.as_ref().map_or((meta.planned + count - index) / count, |s| {
+                s.shard_len(Shard { index, count })
+            });
             match given.get(&index) {
                 Some(&(dir, played)) => ShardProgress {
                     index,
@@ -171,12 +179,27 @@ fn recorded(dir: &Path, meta: &Meta) -> Result<u64> {
     if !path.exists() {
         return Ok(0);
     }
-    let mut seen = IdSet::new(meta.planned);
+    // A row's place in the plan: found from its game and seats (match ids are drawn from them),
+    // or, in folders of an earlier format, its id.
+    let schedule = meta
+        .inputs
+        .as_ref()
+        .filter(|inputs| inputs.version == crate::tournament::inputs::INPUTS_VERSION)
+        .map(crate::tournament::inputs::RunInputs::schedule);
+    let mut seen =
+        IdSet::new(schedule.as_ref().map_or(meta.planned, super::schedule::Schedule::total));
     read_rows(&path, meta.roles.len(), |line, row| {
-        if row.id >= meta.planned {
+        let index = match &schedule {
+            Some(s) => {
+                let seats: Vec<&str> = row.seats.iter().map(|s| s.bot.as_str()).collect();
+                s.find(row.game, &seats)
+            }
+            None => Some(row.id).filter(|&id| id < meta.planned),
+        };
+        let Some(index) = index else {
             return Err(corrupt(&path, Some(line), format!("match {} is not planned", row.id)));
-        }
-        if !seen.insert(row.id) {
+        };
+        if !seen.insert(index) {
             return Err(corrupt(&path, Some(line), format!("match {} is recorded twice", row.id)));
         }
         Ok(())

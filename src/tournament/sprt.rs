@@ -26,7 +26,6 @@ use super::determinism::game_has_chance;
 use super::engine::{
     Event, Events, Flow, Job, Pool, Schedule as EngineSchedule, Start, Unit, Warning, threads,
 };
-use super::results::matches::IdSet;
 use super::results::meta::Kind;
 use super::results::{Recorder, SPRT_FILE, prepare_dir, write_atomically};
 use super::run::meta_of;
@@ -356,7 +355,7 @@ pub fn run_sprt(arena: &Arena, test: &SprtConfig, opts: &SprtOptions) -> Result<
         }),
     };
     let recorder =
-        Recorder::open(&dir, arena.roles.len(), arena.replays, arena.analysis, &IdSet::new(0))?;
+        Recorder::open(&dir, arena.roles.len(), arena.replays, arena.analysis, &|_| false)?;
     let pool = Pool {
         arena,
         supervisor: &opts.supervisor,
@@ -366,6 +365,7 @@ pub fn run_sprt(arena: &Arena, test: &SprtConfig, opts: &SprtOptions) -> Result<
         unit: Unit::Pair,
     };
     opts.events.send(&Event::Started(Start {
+        update: None,
         arena: arena.name.clone(),
         command: "sprt",
         results: dir.clone(),

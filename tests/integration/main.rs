@@ -11,6 +11,7 @@ mod external;
 mod fuzz;
 mod help;
 mod layers;
+mod league;
 mod painters;
 mod protocols;
 mod risk;

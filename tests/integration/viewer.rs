@@ -384,9 +384,18 @@ fn the_report_draws_every_bot_and_pair_and_links_the_kept_replays() {
     let Some(mut b) = browser::launch() else { return };
     let dir = tempfile::tempdir().unwrap();
     let results = tournament(dir.path(), 6);
-    // Keep two replays as a run would (`replays/<id>.jsonl`), its seats named after its bots.
+    // Keep two replays as a run would (`replays/<id>.jsonl`), its seats named after its bots:
+    // those of the first and the fourth match by id.
     std::fs::create_dir_all(results.join("replays")).unwrap();
-    for (id, name) in [(0, "skynet-locked-map.jsonl"), (3, "skynet-generated.jsonl")] {
+    let mut ids: Vec<u64> = std::fs::read_to_string(results.join("matches.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    ids.sort();
+    let (first, fourth) = (ids[0], ids[3]);
+    for (id, name) in [(first, "skynet-locked-map.jsonl"), (fourth, "skynet-generated.jsonl")] {
         let text = std::fs::read_to_string(shipped(name)).unwrap();
         let (header, rest) = text.split_once('\n').unwrap();
         let mut header: Value = serde_json::from_str(header).unwrap();
@@ -396,7 +405,9 @@ fn the_report_draws_every_bot_and_pair_and_links_the_kept_replays() {
         std::fs::write(results.join(format!("replays/{id}.jsonl")), kept).unwrap();
     }
     let page = report(&results, true);
-    assert!(results.join("replays/0.html").exists() && results.join("replays/3.html").exists());
+    let (first_page, fourth_page) =
+        (format!("replays/{first}.html"), format!("replays/{fourth}.html"));
+    assert!(results.join(&first_page).exists() && results.join(&fourth_page).exists());
     open_clean(&mut b, &page);
     let summary = std::fs::read_to_string(results.join("summary.csv")).unwrap();
     let bots = summary.lines().count() - 1;
@@ -415,12 +426,12 @@ fn the_report_draws_every_bot_and_pair_and_links_the_kept_replays() {
     assert_eq!(drawn[2], bots);
     assert_eq!(drawn[3], bots);
     assert_eq!(drawn[4], matches);
-    assert_eq!(drawn[5], serde_json::json!(["replays/0.html", "replays/3.html"]));
+    assert_eq!(drawn[5], serde_json::json!([first_page, fourth_page]));
     // The decision-time plot draws the limits the kept replays' headers record.
     assert!(b.eval("document.querySelectorAll('#times .limit').length").as_u64().unwrap() > 0);
     // A link opens the replay's page, which loads cleanly too.
     photograph(&mut b, "report", Some("report.png"), Some(1900));
-    open_clean(&mut b, &results.join("replays/0.html"));
+    open_clean(&mut b, &results.join(&first_page));
 }
 
 #[test]

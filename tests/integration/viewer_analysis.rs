@@ -317,7 +317,9 @@ fn a_tournament_page_of_a_game_without_a_solver_says_no_analysis_exists() {
     );
     let results = run_arena_file(dir.path(), "risky", &text);
     Arena::new().args(["report", results.to_str().unwrap(), "--views"]).run().success();
-    let page = results.join("replays/0.html");
+    let matches = std::fs::read_to_string(results.join("matches.csv")).unwrap();
+    let id = matches.lines().nth(1).unwrap().split(',').next().unwrap().to_string();
+    let page = results.join(format!("replays/{id}.html"));
     let Some(mut b) = browser::launch() else { return };
     open_clean(&mut b, &page);
     let shown = b.eval(

@@ -18,6 +18,8 @@ pub(crate) enum Kind {
     Tournament,
     /// A sequential test's pairs (`arena sprt`): rows `2j` and `2j + 1` are pair `j`.
     Sprt,
+    /// A league (`arena league`): the matches its journal (`league.jsonl`) decided.
+    League,
 }
 
 /// `meta.json`: what a results folder holds.

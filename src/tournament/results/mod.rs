@@ -63,9 +63,10 @@ const RUN_FILES: &[&str] = &[
 ];
 
 /// The version of the files' layout. 2: `matches.csv` has the `seat*_max_turn_cpu_ms` columns.
-/// 3: `meta.json` holds the run's inputs ([`RunInputs`]) and its fingerprint is theirs. A folder
-/// of an earlier version is still read (`merge`, `diff`, `report`) but not resumed.
-pub(crate) const RESULTS_VERSION: u32 = 3;
+/// 3: `meta.json` holds the run's inputs ([`RunInputs`]) and its fingerprint is theirs. 4: match
+/// ids are drawn from each match's identity (`crate::seed::match_id`), not numbered by position.
+/// A folder of an earlier version is still read (`merge`, `diff`, `report`) but not resumed.
+pub(crate) const RESULTS_VERSION: u32 = 4;
 
 /// A results folder whose content is not what arena wrote (edited, truncated, mixed).
 pub(crate) fn corrupt(path: &Path, line: Option<u64>, message: impl Into<String>) -> Error {
@@ -133,6 +134,13 @@ fn check_same_bots(dir: &Path, old: &RunInputs, new: &RunInputs) -> Result<()> {
 pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLock> {
     std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     let lock = lock_dir(dir)?;
+    admit(dir, meta, fresh)?;
+    Ok(lock)
+}
+
+/// Checks that what a locked folder holds belongs to this config (or clears it for a fresh
+/// run), and writes the meta file.
+pub(crate) fn admit(dir: &Path, meta: &Meta, fresh: bool) -> Result<()> {
     if fresh {
         for f in RUN_FILES {
             let path = dir.join(f);
@@ -193,8 +201,7 @@ pub(crate) fn prepare_dir(dir: &Path, meta: &Meta, fresh: bool) -> Result<DirLoc
             ),
         ));
     }
-    meta.write(dir)?;
-    Ok(lock)
+    meta.write(dir)
 }
 
 /// Records each played match in the folder as it ends: its replay if the policy keeps it, its
@@ -210,18 +217,18 @@ pub(crate) struct Recorder {
 }
 
 impl Recorder {
-    /// Opens `dir` for more rows of a game of `seats` seats; `done` are the rows already there
-    /// (replays of other matches, left by a kill, are deleted).
+    /// Opens `dir` for more rows of a game of `seats` seats; `has_row` says which match ids
+    /// have a row already (replays of other matches, left by a kill, are deleted).
     pub(crate) fn open(
         dir: &Path,
         seats: usize,
         policy: replays::ReplayPolicy,
         analysis: bool,
-        done: &matches::IdSet,
+        has_row: &dyn Fn(u64) -> bool,
     ) -> Result<Recorder> {
         Ok(Recorder {
             dir: dir.to_path_buf(),
-            replays: replays::ReplayKeeper::open(dir, policy, done)?,
+            replays: replays::ReplayKeeper::open(dir, policy, has_row)?,
             analysis: analysis.then(analysis::AnalysisRows::default),
             metrics: metrics::MetricsWriter::open(dir)?,
             rows: matches::RowWriter::open(&dir.join(MATCHES_FILE), seats)?,

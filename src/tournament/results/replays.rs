@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::REPLAYS_DIR;
-use super::matches::IdSet;
 use crate::bot::Termination;
 use crate::error::{Error, Result};
 use crate::matches::PlayedMatch;
@@ -110,7 +109,11 @@ impl ReplayKeeper {
     /// Prepares `results/replays/` for a run that has the rows `done`: deletes what a killed run
     /// left (temporary files, replays without a row, and their viewer pages), and creates the
     /// folder if the policy keeps anything.
-    pub(crate) fn open(results: &Path, policy: ReplayPolicy, done: &IdSet) -> Result<ReplayKeeper> {
+    pub(crate) fn open(
+        results: &Path,
+        policy: ReplayPolicy,
+        has_row: &dyn Fn(u64) -> bool,
+    ) -> Result<ReplayKeeper> {
         let folder = results.join(REPLAYS_DIR);
         match std::fs::read_dir(&folder) {
             Ok(entries) => {
@@ -122,7 +125,7 @@ impl ReplayKeeper {
                         .strip_suffix(".jsonl")
                         .or_else(|| name.strip_suffix(".html"))
                         .and_then(|id| id.parse::<u64>().ok())
-                        .is_some_and(|id| !done.contains(id));
+                        .is_some_and(|id| !has_row(id));
                     if orphan || name.ends_with(".tmp") {
                         let path = entry.path();
                         std::fs::remove_file(&path).map_err(|e| Error::write(&path, e))?;
@@ -185,9 +188,7 @@ mod tests {
         for name in ["1.jsonl", "1.html", "2.jsonl", "2.html", "3.jsonl.tmp", "notes.txt"] {
             std::fs::write(folder.join(name), "x").unwrap();
         }
-        let mut done = IdSet::new(10);
-        done.insert(1);
-        ReplayKeeper::open(dir.path(), ReplayPolicy::None, &done).unwrap();
+        ReplayKeeper::open(dir.path(), ReplayPolicy::None, &|id| id == 1).unwrap();
         let mut left: Vec<String> = std::fs::read_dir(&folder)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

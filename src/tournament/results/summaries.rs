@@ -57,6 +57,8 @@ pub(crate) const SUMMARY_COLUMNS: &[&str] = &[
     "timeouts",
     "component",
     "turn_limit",
+    "los_next",
+    "role",
 ];
 
 /// One line of `summary.csv`. A bot without games has no rank, rates, rating or component
@@ -83,6 +85,13 @@ pub(crate) struct SummaryRow {
     pub(crate) component: Option<usize>,
     #[serde(default)]
     pub(crate) turn_limit: u64,
+    /// The likelihood of superiority over the next bot of the table; absent for the last of a
+    /// component, and in folders written before the column existed.
+    #[serde(default)]
+    pub(crate) los_next: Option<f64>,
+    /// The role a bot is ranked within when the bots split by role; empty otherwise.
+    #[serde(default)]
+    pub(crate) role: Option<String>,
 }
 
 impl SummaryRow {
@@ -105,10 +114,12 @@ impl SummaryRow {
             timeouts: r.timeouts,
             component: r.component,
             turn_limit: r.turn_limit,
+            los_next: r.los_next,
+            role: r.role.clone(),
         }
     }
 
-    fn record(&self) -> [String; 17] {
+    fn record(&self) -> [String; 19] {
         [
             self.rank.map(|k| k.to_string()).unwrap_or_default(),
             self.bot.clone(),
@@ -127,6 +138,8 @@ impl SummaryRow {
             self.timeouts.to_string(),
             self.component.map(|c| c.to_string()).unwrap_or_default(),
             self.turn_limit.to_string(),
+            fmt_opt(self.los_next, 4),
+            self.role.clone().unwrap_or_default(),
         ]
     }
 }

@@ -58,7 +58,57 @@ pub(crate) struct Ratings {
     pub component: Vec<Option<usize>>,
     /// Whether Newton's method met its tolerances in every component.
     pub converged: bool,
+    /// Per component (in `component`'s numbering from 1), its members and the covariance of
+    /// their strengths (in nats, members' order) where the fit has one: for [`Ratings::los`].
+    pub covariance: Vec<(Vec<usize>, Option<Covariance>)>,
 }
+
+impl Ratings {
+    /// The likelihood of superiority of bot `a` over bot `b`: the probability that `a` is the
+    /// stronger, `Φ((θa − θb) / sd(θa − θb))` with the difference's standard deviation from the
+    /// fit's covariance (which accounts for the two ratings' correlation). NaN when they are in
+    /// different components or not rated.
+    pub(crate) fn los(&self, a: usize, b: usize) -> f64 {
+        let (Some(ca), Some(cb)) = (self.component[a], self.component[b]) else { return f64::NAN };
+        if ca != cb || !(self.elo[a].is_finite() && self.elo[b].is_finite()) {
+            return f64::NAN;
+        }
+        let (members, covariance) = &self.covariance[ca - 1];
+        let Some(c) = covariance else { return f64::NAN };
+        let (Some(i), Some(j)) =
+            (members.iter().position(|&m| m == a), members.iter().position(|&m| m == b))
+        else {
+            return f64::NAN;
+        };
+        let var = c[i][i] + c[j][j] - 2.0 * c[i][j];
+        let diff = (self.elo[a] - self.elo[b]) / ELO_PER_NAT;
+        if var > 0.0 {
+            normal_cdf(diff / var.sqrt())
+        } else if diff > 0.0 {
+            1.0
+        } else if diff < 0.0 {
+            0.0
+        } else {
+            0.5
+        }
+    }
+}
+
+/// The standard normal distribution function (Abramowitz and Stegun 7.1.26 through erf, within
+/// 1.5e-7).
+pub(crate) fn normal_cdf(x: f64) -> f64 {
+    let z = x.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * z);
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erf = 1.0 - poly * (-z * z).exp();
+    if x >= 0.0 { 0.5 * (1.0 + erf) } else { 0.5 * (1.0 - erf) }
+}
+
+/// A covariance matrix, row by row.
+pub(crate) type Covariance = Vec<Vec<f64>>;
 
 /// One choice of a finishing order: `winner` comes first among `set`.
 struct Stage {
@@ -135,9 +185,11 @@ pub(crate) fn fit_ratings(
     let mut elo = vec![f64::NAN; n];
     let mut elo_margin = vec![f64::NAN; n];
     let mut converged = true;
+    let mut covariance = Vec::with_capacity(groups.len());
     for members in &groups {
         let fit = fit_component(members, rankings, prior);
         converged &= fit.converged;
+        covariance.push((members.clone(), fit.covariance.clone().filter(|_| fit.converged)));
         for (k, &bot) in members.iter().enumerate() {
             if fit.converged {
                 elo[bot] = fit.elo[k];
@@ -145,7 +197,7 @@ pub(crate) fn fit_ratings(
             }
         }
     }
-    Ratings { elo, elo_margin, component, converged }
+    Ratings { elo, elo_margin, component, converged, covariance }
 }
 
 /// The fit of one component: Elo and margins of `members`, in their order.
@@ -153,6 +205,8 @@ struct ComponentFit {
     elo: Vec<f64>,
     margin: Vec<f64>,
     converged: bool,
+    /// The covariance of the members' strengths (nats), when the information matrix inverts.
+    covariance: Option<Covariance>,
 }
 
 fn fit_component(
@@ -254,7 +308,8 @@ fn fit_component(
             if var > 0.0 { Z95 * ELO_PER_NAT * var.sqrt() } else { f64::INFINITY }
         })
         .collect();
-    ComponentFit { elo, margin, converged }
+    let covariance = covariance.map(|c| c[..n].iter().map(|row| row[..n].to_vec()).collect());
+    ComponentFit { elo, margin, converged, covariance }
 }
 
 /// The choice probabilities of a stage, computed stably (the largest strength factored out).

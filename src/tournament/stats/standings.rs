@@ -39,6 +39,14 @@ pub struct BotStanding {
     /// Matches the rules stopped at their turn cap (`turn_limit`), counted in `wins`, `draws`
     /// and `losses` as the arena scores them, and here apart.
     pub turn_limit: u64,
+    /// The likelihood of superiority over the next bot of the table (the one ranked just
+    /// below in the same component): the probability that this bot is the stronger, from the
+    /// rating fit. `None` (`null`) for the last of a component and an unrated bot.
+    pub los_next: Option<f64>,
+    /// The role the bot plays when the bots split in two sides that meet only across (Skynet's
+    /// virus-only and agent-only bots): its rank and `los_next` are then within that role, as a
+    /// virus's rating compares with other viruses', not with agents'. `None` otherwise.
+    pub role: Option<String>,
 }
 
 /// Results of one bot against another, or in one role.
@@ -105,6 +113,27 @@ pub struct Standings {
     pub endings: BTreeMap<String, u64>,
 }
 
+/// When every bot plays one seat only (Skynet's virus-only and agent-only bots, who meet only
+/// across), the bots of the first seat and those of the second, each in `bots`' order: the rows
+/// and the columns of a head-to-head matrix that shows only pairs that can meet, and the roles
+/// bots are rated within. `seats` says whether a bot played the first and the second seat; a bot
+/// that played neither is left out. `None` when a bot played both, or one side is empty.
+pub(crate) fn sides<'a>(
+    bots: &[&'a str],
+    seats: &dyn Fn(&str) -> (bool, bool),
+) -> Option<(Vec<&'a str>, Vec<&'a str>)> {
+    let (mut rows, mut cols) = (Vec::new(), Vec::new());
+    for &b in bots {
+        match seats(b) {
+            (true, true) => return None,
+            (true, false) => rows.push(b),
+            (false, true) => cols.push(b),
+            (false, false) => {}
+        }
+    }
+    (!rows.is_empty() && !cols.is_empty()).then_some((rows, cols))
+}
+
 impl Standings {
     /// The standings of a tally.
     pub(crate) fn of(tally: &Tally) -> Standings {
@@ -131,26 +160,61 @@ impl Standings {
                     faults: t.faults,
                     timeouts: t.timeouts,
                     turn_limit: t.turn_limits,
+                    los_next: None,
+                    role: None,
                 }
             })
             .collect();
-        // By component, best first; the bots without games (no component) last, by name.
+        // Rated within a role when every bot plays one role only.
+        let played: Vec<&str> = tally
+            .bots
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| tally.per_bot[i].games > 0)
+            .map(|(_, b)| b.as_str())
+            .collect();
+        let index = |name: &str| tally.bots.iter().position(|b| b == name).expect("a bot");
+        let seats = |b: &str| {
+            let seat = |s: usize| tally.by_seat[index(b)].get(s).is_some_and(|p| p.games > 0);
+            (seat(0), seat(1))
+        };
+        if tally.roles.len() == 2
+            && let Some((rows, _)) = sides(&played, &seats)
+        {
+            for b in bots.iter_mut().filter(|b| b.games > 0) {
+                let side = usize::from(!rows.contains(&b.bot.as_str()));
+                b.role = Some(tally.roles[side].clone());
+            }
+        }
+        let side = |x: &BotStanding| x.role.as_ref().map(|r| r != &tally.roles[0]);
+        // By component (and role), best first; the bots without games (no component) last.
         bots.sort_by(|a, b| {
             let group = |x: &BotStanding| x.component.unwrap_or(usize::MAX);
             group(a)
                 .cmp(&group(b))
+                .then_with(|| side(a).cmp(&side(b)))
                 .then_with(|| b.elo.total_cmp(&a.elo))
                 .then_with(|| a.bot.cmp(&b.bot))
         });
         let mut previous = None;
         let mut rank = 0;
         for b in &mut bots {
-            if b.component != previous {
+            let group = (b.component, side(b));
+            if Some(group) != previous {
                 rank = 0;
-                previous = b.component;
+                previous = Some(group);
             }
             rank += 1;
             b.rank = b.component.map(|_| rank);
+        }
+        for k in 0..bots.len().saturating_sub(1) {
+            if bots[k].component.is_some()
+                && bots[k].component == bots[k + 1].component
+                && bots[k].role == bots[k + 1].role
+            {
+                let los = ratings.los(index(&bots[k].bot), index(&bots[k + 1].bot));
+                bots[k].los_next = los.is_finite().then_some(los);
+            }
         }
         let mut head_to_head = Vec::new();
         for (a, row) in tally.pair.iter().enumerate() {
@@ -202,6 +266,49 @@ impl Standings {
 mod tests {
     use super::super::tally::tests::{tally_of, three_matches};
     use super::*;
+
+    /// Viruses v1, v2 and agents a1, a2 (each plays one role): ranked and compared within
+    /// their role, the head-to-head split into viruses against agents.
+    #[test]
+    fn bots_of_one_role_each_are_ranked_within_it() {
+        let mut tally = Tally::new(
+            ["v1", "v2", "a1", "a2"].map(String::from).to_vec(),
+            vec!["virus".into(), "agent".into()],
+        );
+        let game =
+            |virus: usize, agent: usize, virus_wins: bool| super::super::tally::MatchPlacing {
+                bots: vec![virus, agent],
+                scores: vec![0.0, 0.0],
+                ranks: if virus_wins { vec![1, 2] } else { vec![2, 1] },
+                termination: crate::bot::Termination::Normal,
+                culprit: None,
+            };
+        for k in 0..8 {
+            for (virus, wins) in [(0, 7), (1, 2)] {
+                tally.add(&game(virus, 2, k < wins));
+                tally.add(&game(virus, 3, k < wins - 1));
+            }
+        }
+        let s = Standings::of(&tally);
+        let order: Vec<(&str, Option<&str>, Option<usize>)> =
+            s.bots.iter().map(|b| (b.bot.as_str(), b.role.as_deref(), b.rank)).collect();
+        assert_eq!(
+            order,
+            [
+                ("v1", Some("virus"), Some(1)),
+                ("v2", Some("virus"), Some(2)),
+                ("a2", Some("agent"), Some(1)),
+                ("a1", Some("agent"), Some(2)),
+            ],
+            "{s:#?}"
+        );
+        assert!(s.bots[0].los_next.is_some_and(|p| p > 0.9), "v1 over v2: {s:#?}");
+        assert_eq!(s.bots[1].los_next, None, "the last virus: none across roles");
+        assert!(s.bots[2].los_next.is_some_and(|p| p > 0.5), "a2 over a1: {s:#?}");
+        // With a bot that plays both roles, nobody is split.
+        tally.add(&game(2, 0, true));
+        assert!(Standings::of(&tally).bots.iter().all(|b| b.role.is_none()));
+    }
 
     #[test]
     fn the_standings_do_not_depend_on_row_order() {

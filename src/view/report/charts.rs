@@ -110,14 +110,18 @@ pub(super) fn rate_colour(rate: f64) -> (String, &'static str) {
 }
 
 /// The head-to-head matrix: row bot against column bot, coloured by score rate.
-pub(super) fn heatmap(bots: &[String], cell: &dyn Fn(usize, usize) -> Option<Cell>) -> Markup {
+pub(super) fn heatmap(
+    rows: &[String],
+    bots: &[String],
+    cell: &dyn Fn(usize, usize) -> Option<Cell>,
+) -> Markup {
     let n = bots.len();
-    let size = (560.0 / n.max(1) as f64).clamp(14.0, 52.0);
+    let size = (560.0 / n.max(rows.len()).max(1) as f64).clamp(14.0, 52.0);
     // Column labels run up at 45 degrees: room for the longest (about 7 px a character).
     let longest = bots.iter().map(|b| b.chars().count()).max().unwrap_or(1) as f64;
     let top = 14.0 + longest * 7.0 * std::f64::consts::FRAC_1_SQRT_2;
     let width = LABELS + n as f64 * size + 10.0;
-    let height = top + n as f64 * size + 10.0;
+    let height = top + rows.len() as f64 * size + 10.0;
     let font = (size * 0.32).clamp(7.0, 12.0);
     html! {
         svg.chart.heatmap viewBox=(format!("0 0 {width} {height}")) width=(width) role="img"
@@ -126,7 +130,7 @@ pub(super) fn heatmap(bots: &[String], cell: &dyn Fn(usize, usize) -> Option<Cel
                 @let x = LABELS + (j as f64 + 0.5) * size;
                 text.col-label transform=(format!("translate({} {}) rotate(-45)", c(x), c(top - 6.0))) { (b) }
             }
-            @for (i, a) in bots.iter().enumerate() {
+            @for (i, a) in rows.iter().enumerate() {
                 @let y = top + i as f64 * size;
                 text.label x=(c(LABELS - 8.0)) y=(c(y + size / 2.0)) { (a) }
                 @for j in 0..n {
@@ -148,7 +152,7 @@ pub(super) fn heatmap(bots: &[String], cell: &dyn Fn(usize, usize) -> Option<Cel
                         }
                         None => {
                             rect.empty x=(c(x)) y=(c(y)) width=(c(size - 1.0)) height=(c(size - 1.0)) {
-                                title { (if i == j { a.to_string() } else { format!("{a} never met {}", bots[j]) }) }
+                                title { (if *a == bots[j] { a.to_string() } else { format!("{a} never met {}", bots[j]) }) }
                             }
                         }
                     }

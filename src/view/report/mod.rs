@@ -13,6 +13,7 @@
 
 mod charts;
 pub(crate) mod digest;
+pub(crate) mod history;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -37,7 +38,22 @@ const REPORT_CSS: &str = include_str!("../../../assets/report/report.css");
 /// Writes `DIR/report.html` and returns its path. The call for the end of `arena run` and
 /// `arena merge`, and for `arena report DIR`.
 pub(crate) fn write_report(dir: &Path) -> Result<PathBuf> {
-    let html = render_report(dir)?;
+    write_report_live(dir, None)
+}
+
+/// Writes `DIR/report.html`; with `reload`, a page that reloads itself after that many seconds
+/// (a running league's, rewritten as it plays).
+pub(crate) fn write_report_live(dir: &Path, reload: Option<u32>) -> Result<PathBuf> {
+    let mut html = render_report(dir)?;
+    if let Some(seconds) = reload {
+        let script = format!(
+            "<script>/* a running league rewrites this page */             setTimeout(function () {{ location.reload(); }}, {});</script></body>",
+            u64::from(seconds) * 1000
+        );
+        if let Some(at) = html.rfind("</body>") {
+            html.replace_range(at..at + "</body>".len(), &script);
+        }
+    }
     let path = dir.join(REPORT_FILE);
     write_atomically(&path, html.as_bytes())?;
     Ok(path)
@@ -87,6 +103,10 @@ struct Report {
     digest: Digested,
     replays: BTreeSet<String>,
     limits: BTreeMap<String, (f64, f64)>,
+    /// A league's ratings over its matches (`ratings.csv`).
+    history: Option<history::History>,
+    /// Per bot, whether it played the first and the second seat of a two-seat game.
+    seats_played: BTreeMap<String, (bool, bool)>,
     /// Per bot and metric: the decisions that reported it and its mean (`metrics.csv`).
     metric_means: BTreeMap<String, BTreeMap<String, (usize, f64)>>,
 }
@@ -104,7 +124,17 @@ pub(crate) fn render_report(dir: &Path) -> Result<String> {
         }
     }
     let mut digest = Digest::new(bots);
+    // The seats each bot played: Skynet's viruses as rows against agents as columns.
+    let mut seats_played: BTreeMap<String, (bool, bool)> = BTreeMap::new();
     folder.rows(|_, row| {
+        if let [first, second] = &row.seats[..] {
+            seats_played.entry(first.bot.clone()).or_default().0 = true;
+            seats_played.entry(second.bot.clone()).or_default().1 = true;
+        } else {
+            for seat in &row.seats {
+                *seats_played.entry(seat.bot.clone()).or_default() = (true, true);
+            }
+        }
         digest.add(row);
         Ok(())
     })?;
@@ -124,6 +154,8 @@ pub(crate) fn render_report(dir: &Path) -> Result<String> {
         digest,
         replays,
         limits,
+        history: history::read(dir),
+        seats_played,
         metric_means,
     }))
 }
@@ -216,7 +248,8 @@ fn match_table<'a>(report: &'a Report) -> MatchTable<'a> {
             .and_then(|c| r.seats.iter().position(|s| &s.role == c))
             .map_or(-1, |s| s as i64);
         let mut row: Vec<serde_json::Value> = vec![
-            r.id.into(),
+            // A string: ids are 64-bit hashes, past what a JavaScript number holds exactly.
+            r.id.to_string().into(),
             r.game.into(),
             intern(&mut table.maps, &mut maps, &r.map).into(),
             intern(&mut table.terminations, &mut terms, r.termination.as_str()).into(),
@@ -247,7 +280,8 @@ fn page(report: &Report) -> String {
             h1 { (title) }
             p.meta {
                 (d.matches) " matches"
-                " of " (report.planned) " planned"
+                // A league plans no number of matches.
+                @if report.planned > 0 { " of " (report.planned) " planned" }
                 @if let Some(s) = &report.shard { " · shard " (s) }
                 " · roles " (report.roles.join(", "))
                 " · " (bots.len()) " bots"
@@ -263,7 +297,14 @@ fn page(report: &Report) -> String {
         }
         main {
             (ratings_section(report.summary.as_deref()))
-            (head_to_head_section(report.pairwise.as_deref(), bots))
+            @if let Some(h) = report.history.as_ref().filter(|h| !h.is_empty()) {
+                section #history {
+                    h2 { "Ratings over the league" }
+                    p.note { "Every bot's Elo as the league went on (" code { "ratings.csv" } "), against the matches played." }
+                    (history::chart(h))
+                }
+            }
+            (head_to_head_section(report.pairwise.as_deref(), bots, &report.seats_played))
             (endings_section(d))
             (times_section(d, &report.limits))
             (maps_section(d))
@@ -315,20 +356,23 @@ fn ratings_section(summary: Option<&[SummaryRow]>) -> Markup {
                 None => p.note { code { "summary.csv" } " is missing: the run has not written its summary yet." },
                 Some(rows) => {
                     p.note { "Elo from the Bradley-Terry / Plackett-Luce fit of " code { "summary.csv" }
-                        ", with its 95% interval; mean 0. In games with asymmetric roles compare bots that play the same roles." }
+                        ", with its 95% interval; mean 0. In games with asymmetric roles compare bots that play the same roles. "
+                        "LOS next: the likelihood of superiority over the bot ranked just below." }
                     (charts::ratings(&rows.iter().filter_map(|r| Some(charts::Rating {
                         bot: &r.bot, elo: r.elo?, low: r.elo_low?, high: r.elo_high?, games: r.games,
                     })).collect::<Vec<_>>()))
                     table.data {
                         thead { tr {
-                            th { "rank" } th { "bot" } th { "games" } th { "wins" } th { "draws" } th { "losses" }
-                            th { "score" } th { "win rate (95%)" } th { "Elo (95%)" } th { "faults" } th { "timeouts" }
+                            th { "rank" } th { "bot" } @if rows.iter().any(|r| r.role.is_some()) { th { "role" } } th { "games" } th { "wins" } th { "draws" } th { "losses" }
+                            th { "score" } th { "win rate (95%)" } th { "Elo (95%)" }
+                            th title="the likelihood that the bot is stronger than the next one below it" { "LOS next" }
+                            th { "faults" } th { "timeouts" }
                         } }
                         tbody {
                             @for r in rows {
                                 tr {
                                     td.num { (r.rank.map(|k| k.to_string()).unwrap_or_else(|| "-".into())) }
-                                    td { (r.bot) } td.num { (r.games) } td.num { (r.wins) }
+                                    td { (r.bot) } @if rows.iter().any(|r| r.role.is_some()) { td { (r.role.as_deref().unwrap_or_default()) } } td.num { (r.games) } td.num { (r.wins) }
                                     td.num { (r.draws) } td.num { (r.losses) }
                                     td.num { (r.mean_score.map(|m| format!("{m:.3}")).unwrap_or_else(|| "-".into())) }
                                     td.num { (match (r.win_rate, r.win_rate_low, r.win_rate_high) {
@@ -339,6 +383,7 @@ fn ratings_section(summary: Option<&[SummaryRow]>) -> Markup {
                                         (Some(e), Some(l), Some(h)) => format!("{e:.0} [{l:.0}, {h:.0}]"),
                                         _ => "no games, not rated".into(),
                                     }) }
+                                    td.num.los { (r.los_next.map(|p| format!("{:.0}%", p * 100.0)).unwrap_or_default()) }
                                     td.num.fault[r.faults > 0] { (r.faults) } td.num.fault[r.timeouts > 0] { (r.timeouts) }
                                 }
                             }
@@ -350,7 +395,11 @@ fn ratings_section(summary: Option<&[SummaryRow]>) -> Markup {
     }
 }
 
-fn head_to_head_section(pairwise: Option<&[PairRow]>, bots: &[String]) -> Markup {
+fn head_to_head_section(
+    pairwise: Option<&[PairRow]>,
+    bots: &[String],
+    seats_played: &BTreeMap<String, (bool, bool)>,
+) -> Markup {
     html! {
         section #head-to-head {
             h2 { "Head to head" }
@@ -359,12 +408,22 @@ fn head_to_head_section(pairwise: Option<&[PairRow]>, bots: &[String]) -> Markup
                 Some(rows) => {
                     p.note { "The row bot's score rate against the column bot (win 1, draw ½) in the matches both played ("
                         code { "pairwise.csv" } "); hover a cell for the games." }
+                    // Only pairs that can meet: when the bots split in two sides that meet only
+                    // across (Skynet's viruses and agents), one side's rows, the other's columns.
+                    @let names: Vec<&str> = bots.iter().map(String::as_str)
+                        .filter(|b| rows.iter().any(|r| r.bot == *b)).collect();
+                    @let seats = |b: &str| seats_played.get(b).copied().unwrap_or_default();
+                    @let (row_bots, col_bots): (Vec<String>, Vec<String>) =
+                        match crate::tournament::stats::standings::sides(&names, &seats) {
+                            Some((r, c)) => (r.into_iter().map(String::from).collect(), c.into_iter().map(String::from).collect()),
+                            None => (bots.to_vec(), bots.to_vec()),
+                        };
                     @let cell = |i: usize, j: usize| -> Option<charts::Cell> {
-                        rows.iter().find(|r| r.bot == bots[i] && r.opponent == bots[j]).map(|r| charts::Cell {
+                        rows.iter().find(|r| r.bot == row_bots[i] && r.opponent == col_bots[j]).map(|r| charts::Cell {
                             rate: r.score_rate, games: r.games, wins: r.wins, draws: r.draws, losses: r.losses,
                         })
                     };
-                    (charts::heatmap(bots, &cell))
+                    (charts::heatmap(&row_bots, &col_bots, &cell))
                 }
             }
         }
