@@ -64,7 +64,8 @@ mod tests {
         let stderr = "Traceback (most recent call last):\n  File \"/home/me/bot/main.py\", line 1\n\
                       ModuleNotFoundError: No module named 'helpers'\n";
         let hint = startup_hint(stderr, &readable).unwrap();
-        assert!(hint.contains("`/usr/bin`, `/home/me/bot/main.py`"), "{hint}");
+        // Its own files first: that is where a folder to allow is most likely missing.
+        assert!(hint.contains("`/home/me/bot/main.py`, `/usr/bin`"), "{hint}");
         assert!(hint.contains("--allow-read DIR"), "{hint}");
         assert_eq!(startup_hint("panicked: index out of bounds", &readable), None);
         let many: Vec<PathBuf> = (0..9).map(|i| PathBuf::from(format!("/p{i}"))).collect();
