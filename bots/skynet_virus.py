@@ -64,9 +64,13 @@ def choose_cut(agent):
     return agent, next(iter(links[agent]))
 
 
-# game loop
+# game loop: one turn per line, until arena closes the input at the end of the match (CodinGame
+# never does; exiting cleanly then is what `arena check` asks)
 while True:
-    si = int(input())  # The index of the node on which the Skynet agent is positioned this turn
+    try:
+        si = int(input())  # The index of the node on which the Skynet agent is positioned this turn
+    except EOFError:
+        break
     c1, c2 = choose_cut(si)
     links[c1].discard(c2)
     links[c2].discard(c1)

@@ -90,6 +90,8 @@ pub mod exit {
     pub const HARNESS: i32 = 4;
     /// `--strict`: a match ended by a bot's fault.
     pub const FAULTS: i32 = 5;
+    /// `arena sprt --decide`: the pairs played so far decide nothing yet; play more.
+    pub const MORE_PAIRS: i32 = 6;
 }
 
 impl Error {

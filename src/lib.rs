@@ -67,6 +67,7 @@
 pub mod analysis;
 pub mod bot;
 pub mod budget;
+pub mod check;
 pub mod cli;
 pub mod error;
 pub mod game;

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::external::{BotIdentity, ExternalBot, ExternalOptions};
-use crate::bot::{Bot, BotSpec, Supervisor, TimeLimits, TurnClock};
+use crate::bot::{Bot, BotReport, BotSpec, Supervisor, TimeLimits, TurnClock};
 use crate::error::{Error, Result};
 use crate::game::{Game, MapText, Seat, Setup};
 use crate::games::GameId;
@@ -197,6 +197,8 @@ pub struct PlayedMatch {
     pub summary: MatchSummary,
     /// Warnings about the setup (a map beyond the original game's limits, ...).
     pub warnings: Vec<String>,
+    /// Per seat, what the bot left behind (the summary keeps the culprit's alone).
+    pub reports: Vec<BotReport>,
 }
 
 impl PlayedMatch {
@@ -309,7 +311,7 @@ fn play_game<D: GameDef>(spec: &MatchSpec, supervisor: &Supervisor) -> Result<Pl
         seats,
     };
     let summary = MatchSummary::new(&result, &roles);
-    Ok(PlayedMatch { header, steps: result.steps, summary, warnings })
+    Ok(PlayedMatch { header, steps: result.steps, summary, warnings, reports: result.reports })
 }
 
 /// Creates the bot a player's spec names for one seat; `supervisor` starts an external one. An

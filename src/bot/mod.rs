@@ -292,6 +292,39 @@ pub struct BotReport {
     /// The last lines the bot wrote to stderr (external bots only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stderr_tail: Vec<String>,
+    /// How an external bot ended when its input closed at the end of the match (`arena check`
+    /// reads it; replays do not record it).
+    #[serde(skip)]
+    pub ending: Option<Ending>,
+    /// The peak resident memory of an external bot's processes, in KiB: the sum of each live
+    /// process's own peak (`VmHWM`) as the match ended (`arena check` reads it; replays do not
+    /// record it).
+    #[serde(skip)]
+    pub memory_peak_kib: Option<u64>,
+    /// The last stderr lines of an external bot that exited with a failure after its input
+    /// closed, its last words included (`arena check` reads them; replays do not record them).
+    #[serde(skip)]
+    pub exit_stderr_tail: Vec<String>,
+}
+
+/// How an external bot ended at the end of its match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited by itself.
+    Exited {
+        /// Its exit code, if it exited normally.
+        code: Option<i32>,
+        /// The signal that killed it, if one did.
+        signal: Option<i32>,
+        /// How long after its input closed, in ms; `None` when it exited before.
+        after_ms: Option<u64>,
+    },
+    /// It was still running after the grace period: arena stopped it (`SIGTERM`, then
+    /// `SIGKILL`).
+    Stopped {
+        /// The grace period it had, in ms.
+        grace_ms: u64,
+    },
 }
 
 /// A player of game `G`.

@@ -7,6 +7,7 @@
 
 mod analyze;
 mod bots;
+mod check;
 mod completions;
 mod diff;
 mod generate;
@@ -51,6 +52,9 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// List the built-in bots of each game.
     Bots(bots::BotsArgs),
+    /// Check a bot before a tournament: `arena check SPEC --game G [--role R]` plays it on the
+    /// game's shipped maps and prints a checklist (exit 0 = every check passed, 1 = one failed).
+    Check(Box<check::CheckArgs>),
     /// Run a game's exact solver (`arena solve GAME --help`).
     Solve(solve::SolveArgs),
     /// Rate every decision of a replay against the game's exact solver: best, inaccuracy,
@@ -205,6 +209,7 @@ fn run(cli: Cli, supervisor: &Supervisor) -> Result<i32> {
         Command::Play(args) => play::run(*args, supervisor, &mut out),
         Command::Replay(args) => replay::run(args, &mut out),
         Command::Bots(args) => bots::run(args, &mut out),
+        Command::Check(args) => check::run(*args, supervisor, &mut out),
         Command::Run(args) => run::run(args, supervisor, &mut out),
         Command::Init(args) => init::run(args, &mut out),
         Command::Merge(args) => merge::run(args, &mut out),

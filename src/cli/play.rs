@@ -100,7 +100,12 @@ pub(super) struct ExternalArgs {
 }
 
 impl ExternalArgs {
-    fn options(&self) -> ExternalOptions {
+    /// `--kill-grace-ms`, when given.
+    pub(super) fn kill_grace_ms(&self) -> Option<u64> {
+        self.kill_grace_ms
+    }
+
+    pub(super) fn options(&self) -> ExternalOptions {
         let d = ExternalOptions::default();
         let options = ExternalOptions {
             max_line: self.max_line.unwrap_or(d.max_line),

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result, exit};
 use crate::game::MapText;
-use crate::games::painters::solve::{Answers, solve_kickstart};
+use crate::games::painters::solve::{Answers, solve_input};
 use crate::games::skynet::Skynet;
 use crate::games::skynet::solve::{Answer, Solution};
 use crate::games::spiders::Spiders;
@@ -30,7 +30,8 @@ enum SolveGame {
     /// first cut.
     Skynet(SkynetArgs),
     /// Painters' Duel: reads a Kick Start input (T, then per case `S RA PA RB PB C` and C lines
-    /// `R P`) and prints `Case #x: y` for each case, y the best score Alma can guarantee.
+    /// `R P`) or a board file as `arena gen painters` writes it (one case), and prints `Case #x:
+    /// y` for each case, y the best score Alma can guarantee.
     Painters(PaintersArgs),
     /// Greedy Spiders: does the defender win with perfect play (or against the paper's greedy
     /// spiders)? Prints a winning first move. Exit code 3 when the search runs out of time.
@@ -52,7 +53,7 @@ struct SkynetArgs {
 
 #[derive(clap::Args, Debug)]
 struct PaintersArgs {
-    /// The Kick Start input; `-` or nothing reads stdin.
+    /// The Kick Start input or board file; `-` or nothing reads stdin.
     file: Option<String>,
     /// Also print nodes and time per case on stderr.
     #[arg(long)]
@@ -155,7 +156,7 @@ fn painters(args: PaintersArgs, out: &mut dyn Write) -> Result<i32> {
             crate::game::read_input(path.as_ref()).map_err(|e| Error::read(path, e))?,
         ),
     };
-    let answers = solve_kickstart(&name, &text)?;
+    let answers = solve_input(&name, &text)?;
     if args.stats {
         painters_stats(&answers);
     }

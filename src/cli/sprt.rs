@@ -1,4 +1,6 @@
-//! `arena sprt ARENA.toml`: candidate against baseline until a sequential test decides.
+//! `arena sprt ARENA.toml`: candidate against baseline until a sequential test decides; with
+//! `--pairs`, a range of the test's pairs for one machine of a cluster, and with `--decide`, the
+//! decision from the pairs those machines played.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,7 +12,10 @@ use crate::tournament::results::summaries::fmt_f;
 use std::sync::Arc;
 
 use super::progress::Progress;
-use crate::tournament::{Arena, Events, SprtOptions, SprtReport, Verdict, sprt};
+use crate::tournament::{
+    Arena, Events, PairRange, PairsReport, SprtOptions, SprtReport, Verdict, decide_sprt,
+    play_pairs, sprt,
+};
 use crate::tournament::{EloModel, SprtKindName, Stop};
 
 /// `arena sprt ARENA.toml`: the arena's `[sprt]` section, with these overrides.
@@ -50,9 +55,21 @@ pub(super) struct SprtArgs {
     /// Games in flight (default: the arena's `concurrency`, else the number of cores).
     #[arg(short = 'j', long)]
     concurrency: Option<usize>,
-    /// The results folder (default: `<output>/<name>/sprt`).
+    /// The results folder (default: `<output>/<name>/sprt`; with `--pairs`,
+    /// `<output>/<name>/sprt-pairs/FROM-TO`).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Play exactly these pairs of the test (`FROM..TO`, numbered from 0, TO excluded) with no
+    /// stop rule, for one machine of a cluster; a rerun resumes them. `--decide` decides.
+    #[arg(long, value_name = "FROM..TO", conflicts_with = "decide")]
+    pairs: Option<PairRange>,
+    /// Play nothing: decide from the pairs these folders hold (`--pairs` wrote them), counted in
+    /// order as `arena sprt` counts them; exit code 6 when the test needs more pairs.
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    decide: Vec<PathBuf>,
+    /// With `--pairs`: discard what the range's folder holds and play it again.
+    #[arg(long, requires = "pairs")]
+    fresh: bool,
     /// No progress on stderr.
     #[arg(short, long)]
     quiet: bool,
@@ -92,17 +109,60 @@ pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) 
         events: Events::to(Arc::new(Progress::new(!args.quiet))),
         supervisor: supervisor.clone(),
     };
-    let report = sprt::run_sprt(&arena, &test, &opts)?;
+    if let Some(range) = args.pairs {
+        let report = play_pairs(&arena, &test, range, args.fresh, &opts)?;
+        if args.json {
+            super::render::json(&report, out)?;
+        } else {
+            out.write_all(describe_pairs(&report, &args.arena).as_bytes())
+                .map_err(Error::stdout)?;
+        }
+        return Ok(exit::OK);
+    }
+    let report = if args.decide.is_empty() {
+        sprt::run_sprt(&arena, &test, &opts)?
+    } else {
+        let report = decide_sprt(&arena, &test, &args.decide, opts.out)?;
+        for warning in &report.warnings {
+            eprintln!("warning: {warning}");
+        }
+        report
+    };
     if args.json {
         super::render::json(&report, out)?;
     } else {
         out.write_all(describe(&report).as_bytes()).map_err(Error::stdout)?;
     }
-    Ok(match report.verdict {
-        Verdict::H1 => exit::OK,
-        Verdict::H0 => exit::CHECK_FAILED,
-        Verdict::Inconclusive => exit::UNDECIDED,
+    Ok(match (report.verdict, report.stopped) {
+        (Verdict::H1, _) => exit::OK,
+        (Verdict::H0, _) => exit::CHECK_FAILED,
+        (_, Stop::NeedsMorePairs) => exit::MORE_PAIRS,
+        (Verdict::Inconclusive, _) => exit::UNDECIDED,
     })
+}
+
+/// What `--pairs` played, and what to do next.
+fn describe_pairs(r: &PairsReport, arena: &std::path::Path) -> String {
+    let mut text = format!(
+        "pairs {}..{}: {} games played, {} already there; results in {}\n",
+        r.from,
+        r.to,
+        r.played_games,
+        r.resumed_games,
+        r.results.display()
+    );
+    if r.playable < r.to - r.from {
+        text.push_str(&format!(
+            "note: the test counts no pair from {} on (max_pairs, or the end of a deterministic \
+             map pool): those were not played\n",
+            r.from + r.playable
+        ));
+    }
+    text.push_str(&format!(
+        "decide with: arena sprt {} --decide <the folders of every range>\n",
+        arena.display()
+    ));
+    text
 }
 
 /// The verdict, the LLR and the Elo estimate in words.
@@ -120,6 +180,10 @@ fn describe(r: &SprtReport) -> String {
         (_, Stop::NoMoreInformation) => format!(
             "no decision: no more information after {} pairs (every pair of the map pool played)",
             r.pairs
+        ),
+        (_, Stop::NeedsMorePairs) => format!(
+            "no decision yet after {} pairs: play more (from pair {}) and decide again",
+            r.pairs, r.pairs
         ),
         _ => format!("no decision after {} pairs", r.pairs),
     };

@@ -44,6 +44,11 @@ fn setups<D: GameDef>() -> Vec<Setup> {
                 .iter()
                 .map(|set| set.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect()),
         );
+        for options in &mut option_sets {
+            for &(key, value) in D::STRICT_OPTIONS {
+                options.entry(key.to_string()).or_insert_with(|| value.to_string());
+            }
+        }
         for map in &maps {
             for options in &option_sets {
                 out.push(Setup {

@@ -143,6 +143,11 @@ pub trait GameDef: Sized + 'static {
     /// Option sets (`key`, `value` pairs) worth playing besides the defaults: the conformance
     /// tests play every game under each of them.
     const SAMPLE_OPTIONS: &'static [&'static [(&'static str, &'static str)]] = &[];
+    /// Options under which the rules accept exactly their legal actions, added to every option
+    /// set the conformance tests play. Empty for a game whose rules never take an action outside
+    /// its legal ones; Skynet's Episode 1 default (`invalid_cut=ignore`) accepts a cut of a
+    /// missing link as a pass, a lenience the strict contract of those tests leaves out.
+    const STRICT_OPTIONS: &'static [(&'static str, &'static str)] = &[];
     /// Whether the rules draw from the match seed (Risk's deal and dice). Without chance, a
     /// match between bots that are [`BotEntry::deterministic`] repeats itself on the same map.
     const CHANCE: bool;
@@ -166,6 +171,12 @@ pub trait GameDef: Sized + 'static {
 
     /// The map a match plays when none is named (embedded, so it needs no file).
     fn default_map(variant: &str) -> MapText;
+
+    /// The maps `arena check` plays a bot on unless told otherwise: the shipped maps of
+    /// `variant`, embedded. By default the default map alone.
+    fn check_maps(variant: &str) -> Vec<MapText> {
+        vec![Self::default_map(variant)]
+    }
 
     /// A seeded random map in the game's text format, from generator settings (see
     /// [`GameDef::GENERATOR`]) as `key = value` strings.

@@ -44,6 +44,8 @@ pub enum WarningKind {
     Sandbox,
     /// Rows that could not be checked against their plan (folders of an earlier format).
     UncheckedRows,
+    /// `arena sprt --decide`: a pair is missing while later ones are played (a task failed).
+    MissingPairs,
     /// A running league's live report could not be written (the league goes on).
     Live,
 }

@@ -320,6 +320,17 @@ impl RunInputs {
     /// seat's role and bot, its map, its seed), if it does: a row edited or moved between folders
     /// must not be counted as the match it names. Resume and merge both ask this.
     pub(crate) fn row_differs(&self, m: &Planned, row: &MatchRow) -> Option<String> {
+        self.row_differs_on(m, Some(&self.plan.maps[m.map].name), row)
+    }
+
+    /// [`RunInputs::row_differs`] with the map's name given (`None`: not checked — an SPRT's
+    /// generated map, named by the generator).
+    pub(crate) fn row_differs_on(
+        &self,
+        m: &Planned,
+        map: Option<&str>,
+        row: &MatchRow,
+    ) -> Option<String> {
         if row.game != m.game {
             return Some(format!(
                 "is recorded as game {}, but its id plans game {}",
@@ -336,8 +347,9 @@ impl RunInputs {
                 ));
             }
         }
-        let map = &self.plan.maps[m.map].name;
-        if row.map != *map {
+        if let Some(map) = map
+            && row.map != map
+        {
             return Some(format!("is recorded on map `{}`, but its id plans `{map}`", row.map));
         }
         if row.seed != m.seed {

@@ -250,7 +250,8 @@ fn other_builds(reference: &Meta, meta: &Meta) -> String {
     if lines.is_empty() { String::new() } else { format!(": {}", lines.join("; ")) }
 }
 
-fn same_dir(a: &Path, b: &Path) -> bool {
+/// Whether two paths name one folder.
+pub(super) fn same_dir(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,

@@ -26,6 +26,7 @@ pub(crate) mod run;
 pub(crate) mod schedule;
 pub(crate) mod shard_status;
 pub(crate) mod sprt;
+pub(crate) mod sprt_cluster;
 pub(crate) mod stats;
 pub(crate) mod update;
 
@@ -46,6 +47,7 @@ pub use run::{RunOptions, RunReport, run};
 pub use schedule::{BadShard, Format, Shard};
 pub use shard_status::{ShardProgress, ShardState, ShardStatus, shard_status};
 pub use sprt::{SprtOptions, SprtReport, Stop, Verdict, run_sprt};
+pub use sprt_cluster::{BadPairRange, PairRange, PairsReport, decide_sprt, play_pairs};
 pub use stats::gsprt::EloModel;
 pub use stats::ratings::Interval;
 pub use stats::standings::{BotStanding, HeadToHead, Record, RoleRecord, Standings};

@@ -16,7 +16,7 @@
 //! of counting the copies as evidence.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::Serialize;
@@ -62,6 +62,9 @@ pub enum Stop {
     /// Every pair of the cycling pool was played by deterministic bots: more pairs would repeat
     /// them.
     NoMoreInformation,
+    /// Only `arena sprt --decide`: the pairs played so far (spread over machines) decide nothing
+    /// yet, and the test may count more; play the next ones.
+    NeedsMorePairs,
 }
 
 /// The result of a test: what `arena sprt` prints, what `--json` prints and what `sprt.json`
@@ -117,11 +120,10 @@ pub struct SprtReport {
     pub warnings: Vec<Warning>,
 }
 
-/// The candidate's points against the bot of `other` in a match: 1 for a better rank, 1/2 for
-/// an equal one.
-fn points(played: &PlayedMatch, seat: usize, other: usize) -> f64 {
-    let r = &played.summary.ranks;
-    match r[seat].cmp(&r[other]) {
+/// The candidate's points against the bot of `other` in a match, from its ranks by seat: 1 for a
+/// better rank, 1/2 for an equal one.
+fn points(ranks: &[u32], seat: usize, other: usize) -> f64 {
+    match ranks[seat].cmp(&ranks[other]) {
         std::cmp::Ordering::Less => 1.0,
         std::cmp::Ordering::Equal => 0.5,
         std::cmp::Ordering::Greater => 0.0,
@@ -129,10 +131,10 @@ fn points(played: &PlayedMatch, seat: usize, other: usize) -> f64 {
 }
 
 /// What a test plays: the two games of every pair and how a pair is scored.
-struct Layout {
+pub(super) struct Layout {
     /// The seats of the pair's first game (with the candidate) for each configuration; the
     /// second game has the baseline where the candidate sat (head to head: the swapped seats).
-    configs: Vec<[Vec<usize>; 2]>,
+    pub(super) configs: Vec<[Vec<usize>; 2]>,
     /// The cell count: 5 (pentanomial) or 3 (trinomial).
     cells: usize,
 }
@@ -160,29 +162,33 @@ impl Layout {
         }
     }
 
-    /// The cell of a pair from its two games.
-    fn cell(&self, test: &SprtConfig, config: usize, games: [&PlayedMatch; 2]) -> usize {
+    /// The draw of a pair (its map and seed) and its configuration.
+    pub(super) fn draw_and_config(&self, pair: u64) -> (u64, usize) {
+        let per_draw = self.configs.len() as u64;
+        (pair / per_draw, (pair % per_draw) as usize)
+    }
+
+    /// The cell of a pair from its two games: each game's ranks by seat (1 is best). A pair
+    /// played here and a pair read back from `matches.csv` score alike.
+    pub(super) fn cell(&self, test: &SprtConfig, config: usize, ranks: [&[u32]; 2]) -> usize {
         let [first, second] = &self.configs[config];
         let seat = first.iter().position(|&b| b == test.candidate).expect("the candidate sits");
         match (&test.kind, self.cells) {
             (SprtKind::HeadToHead, _) => {
                 let again = second.iter().position(|&b| b == test.candidate).expect("it sits");
-                let total = points(games[0], seat, 1 - seat) + points(games[1], again, 1 - again);
+                let total = points(ranks[0], seat, 1 - seat) + points(ranks[1], again, 1 - again);
                 (2.0 * total).round() as usize
             }
             (SprtKind::Paired { .. }, 5) => {
-                let candidate = points(games[0], seat, 1 - seat);
-                let baseline = points(games[1], seat, 1 - seat);
+                let candidate = points(ranks[0], seat, 1 - seat);
+                let baseline = points(ranks[1], seat, 1 - seat);
                 (2.0 * (candidate + 1.0 - baseline)).round() as usize
             }
-            (SprtKind::Paired { .. }, _) => {
-                let (c, b) = (games[0].summary.ranks[seat], games[1].summary.ranks[seat]);
-                match c.cmp(&b) {
-                    std::cmp::Ordering::Less => 2,
-                    std::cmp::Ordering::Equal => 1,
-                    std::cmp::Ordering::Greater => 0,
-                }
-            }
+            (SprtKind::Paired { .. }, _) => match ranks[0][seat].cmp(&ranks[1][seat]) {
+                std::cmp::Ordering::Less => 2,
+                std::cmp::Ordering::Equal => 1,
+                std::cmp::Ordering::Greater => 0,
+            },
         }
     }
 }
@@ -224,30 +230,31 @@ pub struct SprtOptions {
     pub supervisor: Supervisor,
 }
 
-/// The test's counts, in pair order.
-struct State {
-    /// Finished pairs waiting for an earlier one: pair index -> cell.
-    waiting: BTreeMap<u64, usize>,
-    counted: u64,
-    counts: Vec<u64>,
-    overshoot: Overshoot,
-    decided: Option<(Verdict, Stop, f64)>,
-}
-
-/// A test as the engine plays it: unit `j` is pair `j` (its two games), and the stop rule counts
-/// the pairs in order.
-struct Pairs<'a> {
-    arena: &'a Arena,
-    test: &'a SprtConfig,
-    layout: Layout,
-    /// The most pairs the test may play.
-    limit: u64,
+/// A test as the arena file plans it: which games pair `j` plays, how a pair scores, the bounds,
+/// and the most pairs it may count. Playing the pairs on one machine (`arena sprt`) or spread
+/// over several (`--pairs`, then `--decide`, [`super::sprt_cluster`]) goes through this.
+pub(super) struct TestPlan<'a> {
+    pub(super) arena: &'a Arena,
+    pub(super) test: &'a SprtConfig,
+    pub(super) layout: Layout,
+    /// The most pairs the test may count: `max_pairs`, or fewer in a deterministic pool.
+    pub(super) limit: u64,
+    /// When everything repeats after that many pairs (a deterministic pool).
+    repeats_after: Option<u64>,
     lower: f64,
     upper: f64,
-    state: Mutex<State>,
 }
 
-impl Pairs<'_> {
+impl<'a> TestPlan<'a> {
+    pub(super) fn new(arena: &'a Arena, test: &'a SprtConfig) -> TestPlan<'a> {
+        let (lower, upper) = bounds(test.alpha, test.beta);
+        let layout = Layout::new(arena, test);
+        let repeats_after = (matches!(test.maps, PairMaps::Cycle) && repeatable(arena, &layout))
+            .then(|| arena.maps.len() as u64 * layout.configs.len() as u64);
+        let limit = repeats_after.map_or(test.max_pairs, |pool| pool.min(test.max_pairs));
+        TestPlan { arena, test, layout, limit, repeats_after, lower, upper }
+    }
+
     /// The group of a pair's bots, as `matches.csv` labels a pairing.
     fn label(&self, seats: &[usize]) -> String {
         let mut group: Vec<&str> = Vec::new();
@@ -260,7 +267,67 @@ impl Pairs<'_> {
         group.join(" vs ")
     }
 
-    fn decide(&self, s: &State, value: f64) -> Option<(Verdict, Stop)> {
+    /// The plans of pair `pair`'s two games (ids `2 pair` and `2 pair + 1`), without their map.
+    pub(super) fn planned(&self, pair: u64) -> [Planned; 2] {
+        let (draw, config) = self.layout.draw_and_config(pair);
+        let seed = game_seed(self.arena.seed, draw);
+        let map = match self.test.maps {
+            PairMaps::Cycle => (draw % self.arena.maps.len() as u64) as usize,
+            PairMaps::Generate { .. } => 0,
+        };
+        [0, 1].map(|o: usize| Planned {
+            id: 2 * pair + o as u64,
+            game: pair,
+            pairing: config,
+            seats: self.layout.configs[config][o].clone(),
+            map,
+            seed,
+        })
+    }
+
+    /// Pair `pair`'s two games, ready to play.
+    pub(super) fn jobs(&self, pair: u64) -> Result<Vec<Job>> {
+        let (draw, _) = self.layout.draw_and_config(pair);
+        let (_, map) = draw_map(self.arena, &self.test.maps, draw)?;
+        Ok(self
+            .planned(pair)
+            .into_iter()
+            .map(|planned| {
+                let label = self.label(&planned.seats);
+                Job { planned, map: map.clone(), label }
+            })
+            .collect())
+    }
+
+    /// The stop rule of this test, no pair counted yet.
+    pub(super) fn stop_rule(&self) -> StopRule {
+        StopRule {
+            waiting: BTreeMap::new(),
+            counted: 0,
+            counts: vec![0; self.layout.cells],
+            overshoot: Overshoot::default(),
+            decided: None,
+        }
+    }
+
+    /// Pair `pair` scored `cell`: `rule` counts it once every earlier pair is counted, then
+    /// every waiting pair after it, in pair order, until the test decides. Whether it has.
+    pub(super) fn count(&self, rule: &mut StopRule, pair: u64, cell: usize) -> bool {
+        rule.waiting.insert(pair, cell);
+        while rule.decided.is_none() {
+            let Some(cell) = rule.waiting.remove(&rule.counted) else { break };
+            rule.counts[cell] += 1;
+            rule.counted += 1;
+            let value = llr(&rule.counts, self.test.elo0, self.test.elo1, self.test.elo_model);
+            rule.overshoot.update(value);
+            if let Some((verdict, why)) = self.decide(rule, value) {
+                rule.decided = Some((verdict, why, value));
+            }
+        }
+        rule.decided.is_some()
+    }
+
+    fn decide(&self, s: &StopRule, value: f64) -> Option<(Verdict, Stop)> {
         let (o0, o1) = s.overshoot.corrections();
         if value < self.lower + o0 {
             Some((Verdict::H0, Stop::Decided))
@@ -277,83 +344,124 @@ impl Pairs<'_> {
             None
         }
     }
+
+    /// The report of the test as `rule` stands (`undecided`: why it stopped if it has not
+    /// decided), written to `dir/sprt.json` too.
+    pub(super) fn report(
+        &self,
+        rule: &StopRule,
+        undecided: Stop,
+        dir: &Path,
+        warnings: Vec<Warning>,
+    ) -> Result<SprtReport> {
+        let (test, arena) = (self.test, self.arena);
+        let (verdict, stopped, value) = rule.decided.unwrap_or_else(|| {
+            let value = llr(&rule.counts, test.elo0, test.elo1, test.elo_model);
+            (Verdict::Inconclusive, undecided, value)
+        });
+        let (overshoot_lower, overshoot_upper) = rule.overshoot.corrections();
+        let estimate = elo_estimate(&rule.counts, test.elo_model);
+        let names: Vec<String> = arena.bots.iter().map(|b| b.name.clone()).collect();
+        let opponents = match &test.kind {
+            SprtKind::HeadToHead => Vec::new(),
+            SprtKind::Paired { opponents } => opponents.iter().map(|&o| names[o].clone()).collect(),
+        };
+        let report = SprtReport {
+            kind: match test.kind {
+                SprtKind::HeadToHead => "head-to-head",
+                SprtKind::Paired { .. } => "paired",
+            },
+            candidate: names[test.candidate].clone(),
+            baseline: names[test.baseline].clone(),
+            opponents,
+            verdict,
+            stopped,
+            elo_model: test.elo_model,
+            elo0: test.elo0,
+            elo1: test.elo1,
+            alpha: test.alpha,
+            beta: test.beta,
+            llr: value,
+            lower_bound: self.lower,
+            upper_bound: self.upper,
+            overshoot_lower,
+            overshoot_upper,
+            pairs: rule.counted,
+            pentanomial: rule.counts.as_slice().try_into().ok(),
+            trinomial: rule.counts.as_slice().try_into().ok(),
+            elo: estimate.value,
+            elo_low: estimate.low,
+            elo_high: estimate.high,
+            maps: match test.maps {
+                PairMaps::Cycle => "cycle",
+                PairMaps::Generate { .. } => "generate",
+            },
+            repeats_after: self.repeats_after,
+            results: dir.to_path_buf(),
+            warnings,
+        };
+        let json = serde_json::to_string_pretty(&report).expect("a report serializes") + "\n";
+        write_atomically(&dir.join(SPRT_FILE), json.as_bytes())?;
+        Ok(report)
+    }
+}
+
+/// The test's counts, in pair order: the pairs finished ahead of an earlier one wait.
+pub(super) struct StopRule {
+    /// Finished pairs waiting for an earlier one: pair index -> cell.
+    waiting: BTreeMap<u64, usize>,
+    counted: u64,
+    counts: Vec<u64>,
+    overshoot: Overshoot,
+    decided: Option<(Verdict, Stop, f64)>,
+}
+
+impl StopRule {
+    /// The pairs counted so far (`0..counted`).
+    pub(super) fn counted(&self) -> u64 {
+        self.counted
+    }
+
+    /// Whether the test has stopped: a verdict, or no verdict with nothing more to count.
+    pub(super) fn is_decided(&self) -> bool {
+        self.decided.is_some()
+    }
+}
+
+/// A test as the engine plays it: unit `j` is pair `j` (its two games), and the stop rule counts
+/// the pairs in order.
+struct Pairs<'a> {
+    plan: TestPlan<'a>,
+    rule: Mutex<StopRule>,
 }
 
 impl EngineSchedule for Pairs<'_> {
     fn units(&self) -> u64 {
-        self.limit
+        self.plan.limit
     }
 
     fn jobs(&self, pair: u64) -> Result<Vec<Job>> {
-        let per_draw = self.layout.configs.len() as u64;
-        let (draw, config) = (pair / per_draw, (pair % per_draw) as usize);
-        let seed = game_seed(self.arena.seed, draw);
-        let (index, map) = draw_map(self.arena, &self.test.maps, draw)?;
-        Ok(self.layout.configs[config]
-            .iter()
-            .enumerate()
-            .map(|(o, seats)| Job {
-                planned: Planned {
-                    id: 2 * pair + o as u64,
-                    game: pair,
-                    pairing: config,
-                    seats: seats.clone(),
-                    map: index,
-                    seed,
-                },
-                map: map.clone(),
-                label: self.label(seats),
-            })
-            .collect())
+        self.plan.jobs(pair)
     }
 
     fn done(&self, pair: u64, games: &[PlayedMatch]) -> Flow {
-        let config = (pair % self.layout.configs.len() as u64) as usize;
-        let cell = self.layout.cell(self.test, config, [&games[0], &games[1]]);
-        let mut s = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        s.waiting.insert(pair, cell);
-        while s.decided.is_none() {
-            let counted = s.counted;
-            let Some(cell) = s.waiting.remove(&counted) else { break };
-            s.counts[cell] += 1;
-            s.counted += 1;
-            let value = llr(&s.counts, self.test.elo0, self.test.elo1, self.test.elo_model);
-            s.overshoot.update(value);
-            if let Some((verdict, why)) = self.decide(&s, value) {
-                s.decided = Some((verdict, why, value));
-            }
-        }
-        if s.decided.is_some() { Flow::Stop } else { Flow::Continue }
+        let (_, config) = self.plan.layout.draw_and_config(pair);
+        let ranks = [&games[0].summary.ranks[..], &games[1].summary.ranks[..]];
+        let cell = self.plan.layout.cell(self.plan.test, config, ranks);
+        let mut rule = self.rule.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if self.plan.count(&mut rule, pair, cell) { Flow::Stop } else { Flow::Continue }
     }
 }
 
 /// Runs a test; the arena's `[sprt]` section (with the caller's overrides) says which.
 pub fn run_sprt(arena: &Arena, test: &SprtConfig, opts: &SprtOptions) -> Result<SprtReport> {
-    let dir = opts.out.clone().unwrap_or_else(|| arena.output.join(&arena.name).join("sprt"));
+    let dir = opts.out.clone().unwrap_or_else(|| sprt_dir(arena));
     let meta = meta_of(arena, 2 * test.max_pairs, Shard::all(), Kind::Sprt);
     // A test always starts afresh: its stopping point depends on every pair before it.
     let _lock = prepare_dir(&dir, &meta, true)?;
-    let (lower, upper) = bounds(test.alpha, test.beta);
-    let layout = Layout::new(arena, test);
-    let repeats_after = (matches!(test.maps, PairMaps::Cycle) && repeatable(arena, &layout))
-        .then(|| arena.maps.len() as u64 * layout.configs.len() as u64);
-    let limit = repeats_after.map_or(test.max_pairs, |pool| pool.min(test.max_pairs));
-    let cells = layout.cells;
-    let pairs = Pairs {
-        arena,
-        test,
-        layout,
-        limit,
-        lower,
-        upper,
-        state: Mutex::new(State {
-            waiting: BTreeMap::new(),
-            counted: 0,
-            counts: vec![0; cells],
-            overshoot: Overshoot::default(),
-            decided: None,
-        }),
-    };
+    let plan = TestPlan::new(arena, test);
+    let limit = plan.limit;
+    let pairs = Pairs { rule: Mutex::new(plan.stop_rule()), plan };
     let recorder =
         Recorder::open(&dir, arena.roles.len(), arena.replays, arena.analysis, &|_| false)?;
     let pool = Pool {
@@ -379,53 +487,11 @@ pub fn run_sprt(arena: &Arena, test: &SprtConfig, opts: &SprtOptions) -> Result<
     }));
     let played = pool.play(&pairs, &recorder, Vec::new())?;
     recorder.finish(&dir)?;
-    let s = pairs.state.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let (verdict, stopped, value) = s.decided.unwrap_or_else(|| {
-        let value = llr(&s.counts, test.elo0, test.elo1, test.elo_model);
-        (Verdict::Inconclusive, Stop::MaxPairs, value)
-    });
-    let (overshoot_lower, overshoot_upper) = s.overshoot.corrections();
-    let estimate = elo_estimate(&s.counts, test.elo_model);
-    let names: Vec<String> = arena.bots.iter().map(|b| b.name.clone()).collect();
-    let opponents = match &test.kind {
-        SprtKind::HeadToHead => Vec::new(),
-        SprtKind::Paired { opponents } => opponents.iter().map(|&o| names[o].clone()).collect(),
-    };
-    let report = SprtReport {
-        kind: match test.kind {
-            SprtKind::HeadToHead => "head-to-head",
-            SprtKind::Paired { .. } => "paired",
-        },
-        candidate: names[test.candidate].clone(),
-        baseline: names[test.baseline].clone(),
-        opponents,
-        verdict,
-        stopped,
-        elo_model: test.elo_model,
-        elo0: test.elo0,
-        elo1: test.elo1,
-        alpha: test.alpha,
-        beta: test.beta,
-        llr: value,
-        lower_bound: lower,
-        upper_bound: upper,
-        overshoot_lower,
-        overshoot_upper,
-        pairs: s.counted,
-        pentanomial: s.counts.as_slice().try_into().ok(),
-        trinomial: s.counts.as_slice().try_into().ok(),
-        elo: estimate.value,
-        elo_low: estimate.low,
-        elo_high: estimate.high,
-        maps: match test.maps {
-            PairMaps::Cycle => "cycle",
-            PairMaps::Generate { .. } => "generate",
-        },
-        repeats_after,
-        results: dir.clone(),
-        warnings: played.warnings,
-    };
-    let json = serde_json::to_string_pretty(&report).expect("a report serializes") + "\n";
-    write_atomically(&dir.join(SPRT_FILE), json.as_bytes())?;
-    Ok(report)
+    let rule = pairs.rule.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    pairs.plan.report(&rule, Stop::MaxPairs, &dir, played.warnings)
+}
+
+/// A test's folder: `<output>/<name>/sprt`.
+pub(super) fn sprt_dir(arena: &Arena) -> PathBuf {
+    arena.output.join(&arena.name).join("sprt")
 }

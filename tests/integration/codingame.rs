@@ -198,7 +198,9 @@ fn builds(cache: &Path) -> Vec<PathBuf> {
         .map(|entries| {
             entries
                 .flatten()
+                // Not the temporary folders, nor the compiler versions' folder.
                 .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .filter(|e| e.file_name() != "versions")
                 .map(|e| e.path())
                 .filter(|p| p.is_dir())
                 .collect()
@@ -237,6 +239,71 @@ fn a_source_is_compiled_once_and_again_when_it_changes() {
     let third = play(&cg(&bot), cache.path(), logged).success();
     assert!(third.stderr().contains("compiling"), "{}", third.stderr());
     assert_eq!(builds(cache.path()).len(), 2);
+}
+
+/// Where `program` is on `PATH`.
+fn on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).map(|d| d.join(program)).find(|p| p.is_file())
+}
+
+#[test]
+fn a_cached_java_bot_starts_no_compiler_process() {
+    let Some(real_javac) = on_path("javac") else {
+        eprintln!("skipped: needs javac on PATH");
+        return;
+    };
+    // A fake `javac` first on PATH: it counts its calls in `calls` (where the sandbox lets it
+    // write) and runs the real one, unless the file `refuse` exists: then it fails, so any call
+    // while it exists fails the run (the count needs no write).
+    let tools = tempfile::tempdir().unwrap();
+    let bin = tools.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let fake = bin.join("javac");
+    let script = format!(
+        "#!/bin/sh\nhere=$(dirname \"$0\")/..\n\
+         if [ -e \"$here/refuse\" ]; then echo 'fake javac: called' >&2; exit 3; fi\n\
+         echo \"$*\" >> \"$here/calls\" 2>/dev/null\n\
+         exec {} \"$@\"\n",
+        shell_words::quote(&real_javac.display().to_string())
+    );
+    std::fs::write(&fake, script).unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let cache = tempfile::tempdir().unwrap();
+    let bot = cg(&source("virus.java"));
+    let run = |path: &str| {
+        let run =
+            play(&bot, cache.path(), |a| a.env("PATH", path).env("ARENA_LOG", "info").args(ROOMY))
+                .success();
+        assert_eq!(summary(&run)["winner"], "virus", "{}", run.stderr());
+        run.stderr()
+    };
+    let asked = |log: &str| log.matches("its version").count();
+    let compiled = |log: &str| log.matches("compiling").count();
+    let calls = || std::fs::read_to_string(tools.path().join("calls")).unwrap_or_default();
+
+    // The first run asks the fake its version and compiles with it.
+    let first = run(&path);
+    assert!(first.contains(&format!("asking `{}` its version", fake.display())), "{first}");
+    assert_eq!((asked(&first), compiled(&first)), (1, 1), "{first}");
+    let counted = calls();
+    assert!(counted.is_empty() || counted.lines().count() == 2, "{counted}");
+
+    // The second, in a new process, starts no compiler: a call would fail it.
+    std::fs::write(tools.path().join("refuse"), "").unwrap();
+    let second = run(&path);
+    assert_eq!((asked(&second), compiled(&second)), (0, 0), "{second}");
+    assert_eq!(calls(), counted, "no call");
+
+    // A compiler changed in place (another modification time) is asked again; its answer is
+    // the same, so the build in the cache still serves.
+    std::fs::remove_file(tools.path().join("refuse")).unwrap();
+    let later = std::time::SystemTime::now() + Duration::from_secs(60);
+    std::fs::File::options().write(true).open(&fake).unwrap().set_modified(later).unwrap();
+    let third = run(&path);
+    assert_eq!((asked(&third), compiled(&third)), (1, 0), "{third}");
 }
 
 #[test]

@@ -346,3 +346,133 @@ fn the_kubernetes_recipe_runs_its_shards_and_merges_them_as_kubernetes_would() {
     shell(dir.path(), &path, "sh", &merge, &[], 0);
     assert_merged_is_whole(dir.path());
 }
+
+/// A fake `sbatch` for the SPRT driver: it records each submission (`ID|ARRAY|EXPORTS|SCRIPT`)
+/// in `$QUEUE` and answers as sbatch does; [`run_queue`] then plays Slurm's part.
+const FAKE_SBATCH: &str = r#"#!/bin/bash
+array= exports=
+for a in "$@"; do
+    case $a in --array=*) array=${a#--array=} ;; --export=ALL,*) exports=${a#--export=ALL,} ;; esac
+done
+id=$(( $(cat "$QUEUE" 2>/dev/null | wc -l) + 1 ))
+echo "$id|$array|$exports|${*: -1}" >>"$QUEUE"
+case " $* " in *" --parsable "*) echo "$id" ;; *) echo "Submitted batch job $id" ;; esac
+"#;
+
+/// Runs the submissions of `dir/queue` in order, as Slurm would with each dependency met by the
+/// submission before it: a driver with its exports, an array's tasks one by one with
+/// `SLURM_ARRAY_TASK_ID` (but those `skip(batch, task)` says failed). The drivers' exit codes,
+/// and each batch's `FIRST`.
+fn run_queue(dir: &Path, path: &str, skip: impl Fn(usize, u64) -> bool) -> (Vec<i32>, Vec<u64>) {
+    let queue = dir.join("queue");
+    let (mut drivers, mut batches) = (Vec::new(), Vec::new());
+    let mut next = 0;
+    loop {
+        let text = std::fs::read_to_string(&queue).unwrap_or_default();
+        let Some(line) = text.lines().nth(next) else { break };
+        next += 1;
+        let fields: Vec<&str> = line.split('|').collect();
+        let (array, exports, script) = (fields[1], fields[2], fields[3]);
+        let mut envs: Vec<(String, String)> = exports
+            .split(',')
+            .filter(|e| !e.is_empty())
+            .map(|e| {
+                let (k, v) = e.split_once('=').expect("K=V");
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        envs.push(("QUEUE".into(), queue.display().to_string()));
+        let job = |extra: &[(String, String)]| {
+            Command::new("bash")
+                .arg(script)
+                .current_dir(dir)
+                .env("PATH", path)
+                .envs(envs.iter().chain(extra).map(|(k, v)| (k, v)))
+                .output()
+                .expect("bash runs")
+        };
+        if array.is_empty() {
+            let out = job(&[]);
+            drivers.push(out.status.code().expect("an exit code"));
+        } else {
+            let last: u64 = array.strip_prefix("0-").and_then(|n| n.parse().ok()).expect("0-N");
+            let first = envs.iter().find(|(k, _)| k == "FIRST").expect("FIRST").1.parse().unwrap();
+            batches.push(first);
+            for task in 0..=last {
+                if skip(batches.len(), task) {
+                    continue;
+                }
+                let extra = [
+                    ("SLURM_ARRAY_TASK_ID".into(), task.to_string()),
+                    ("SLURM_CPUS_PER_TASK".into(), "1".into()),
+                ];
+                let out = job(&extra);
+                assert!(
+                    out.status.success(),
+                    "task {task}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+        }
+    }
+    (drivers, batches)
+}
+
+#[test]
+fn the_slurm_sprt_driver_submits_batches_until_it_decides_as_arena_sprt_does() {
+    let blocks = fenced(&recipe("docs/tournaments.md", "slurm-sprt"));
+    let (driver, submit) = (&blocks[0], &blocks[1]);
+    assert!(submit.starts_with("sbatch /shared/arena/sprt.sbatch\n"), "{submit}");
+    let dir = project_copy();
+    let d = dir.path();
+    // Batches of 3 tasks of 20 pairs: the shipped test decides after about 200 pairs.
+    let fitted = driver
+        .replace("/shared/arena", &d.display().to_string())
+        .replace("\nper_task=100 ", "\nper_task=20 ")
+        .replace("\ntasks=8 ", "\ntasks=3 ");
+    assert!(fitted.contains("per_task=20 ") && fitted.contains("tasks=3 "), "{driver}");
+    std::fs::write(d.join("sprt.sbatch"), &fitted).unwrap();
+    let bin = d.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arena"), bin.join("arena")).unwrap();
+    std::fs::write(bin.join("sbatch"), FAKE_SBATCH).unwrap();
+    std::fs::set_permissions(
+        bin.join("sbatch"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let one = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["sprt", "arenas/sprt-skynet-virus.toml", "-q", "--json", "--out", "alone"])
+        .current_dir(d)
+        .output()
+        .expect("arena runs");
+    assert_eq!(one.status.code(), Some(0), "{}", String::from_utf8_lossy(&one.stderr));
+    let verdict = |json: &[u8]| {
+        let mut json: serde_json::Value = serde_json::from_slice(json).expect("JSON");
+        json.as_object_mut().unwrap().remove("results");
+        json
+    };
+    let alone = verdict(&one.stdout);
+    let pairs = alone["pairs"].as_u64().unwrap();
+    assert!(pairs > 120, "the test decides after a few batches: {pairs} pairs");
+
+    // The first task of the second batch fails: the next batch starts at its range again.
+    shell(d, &path, "bash", "sprt.sbatch", &[("QUEUE", d.join("queue").display().to_string())], 0);
+    let (drivers, batches) = run_queue(d, &path, |batch, task| (batch, task) == (2, 0));
+    let mut expected = vec![0, 60, 60, 120];
+    expected.extend((180..pairs).step_by(60));
+    assert_eq!(batches, expected, "{pairs} pairs");
+    assert_eq!(drivers.last(), Some(&0), "the last driver exits as arena sprt: {drivers:?}");
+    assert!(drivers[..drivers.len() - 1].iter().all(|&c| c == 0), "{drivers:?}");
+    let cluster = std::fs::read(d.join("results/sprt-skynet-virus/sprt/sprt.json")).unwrap();
+    assert_eq!(verdict(&cluster), alone, "the same verdict, pairs, LLR and counts");
+
+    // Tasks that never succeed: the driver gives up after three batches (the drivers after the
+    // one submitted by hand: two submit again, the third stops).
+    std::fs::remove_dir_all(d.join("results")).unwrap();
+    std::fs::remove_file(d.join("queue")).unwrap();
+    shell(d, &path, "bash", "sprt.sbatch", &[("QUEUE", d.join("queue").display().to_string())], 0);
+    let (drivers, batches) = run_queue(d, &path, |_, _| true);
+    assert_eq!((drivers, batches), (vec![0, 0, 4], vec![0, 0, 0]));
+}

@@ -2,6 +2,7 @@
 
 mod bad_inputs;
 mod browser;
+mod check;
 mod cli;
 mod clock;
 mod codingame;

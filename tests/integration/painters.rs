@@ -49,6 +49,46 @@ fn solve_names_the_line_of_a_bad_input() {
     assert!(run.stderr().contains("bad.in") && run.stderr().contains("line 3"), "{}", run.stderr());
 }
 
+/// `arena gen painters` writes arena's board file; `arena solve painters` reads it as one case
+/// and answers what it answers for the same board as a Kick Start input.
+#[test]
+fn solve_reads_the_generators_board_file() {
+    let arena = Arena::new();
+    for seed in ["3", "8"] {
+        let generated = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["gen", "painters", "--seed", seed, "--size", "6", "--blocked", "0.15"])
+            .output()
+            .expect("arena gen runs");
+        assert!(generated.status.success(), "{}", String::from_utf8_lossy(&generated.stderr));
+        let text = String::from_utf8(generated.stdout).expect("utf-8 board");
+        assert!(text.starts_with('#') && text.contains("size 6"), "{text}");
+        let board = arena::games::painters::map::parse_board_file("gen", &text).unwrap();
+        std::fs::write(arena.dir().join("board.txt"), &text).unwrap();
+        let run = Arena::new()
+            .args(["solve", "painters", arena.dir().join("board.txt").to_str().unwrap()])
+            .run()
+            .success();
+        let kickstart = solve_stdin(&format!("1\n{}", board.kickstart_case()));
+        assert!(kickstart.starts_with("Case #1: "), "{kickstart}");
+        assert_eq!(run.stdout(), kickstart, "seed {seed}: the board file and the Kick Start case");
+        assert_eq!(solve_stdin(&text), kickstart, "seed {seed}: the board file from stdin");
+    }
+    // A bad board file names its line; an empty one says so.
+    std::fs::write(arena.dir().join("bad.txt"), "# a board\nsize 4\nalma 1 1\nberth 4 7\n")
+        .unwrap();
+    let run = arena.args(["solve", "painters", "bad.txt"]).run().failure();
+    let err = run.stderr();
+    assert!(err.contains("bad.txt") && err.contains("line 4") && err.contains("`berth`"), "{err}");
+    let arena = Arena::new();
+    std::fs::write(arena.dir().join("empty.txt"), "# nothing but a comment\n").unwrap();
+    let run = arena.args(["solve", "painters", "empty.txt"]).run().failure();
+    assert!(
+        run.stderr().contains("empty.txt") && run.stderr().contains("empty"),
+        "{}",
+        run.stderr()
+    );
+}
+
 /// Alma's score in the `scores: alma=X berthe=Y` line of `arena play`.
 fn alma_score(stdout: &str) -> i32 {
     let line = stdout.lines().find(|l| l.starts_with("scores:")).expect("a scores line");

@@ -269,14 +269,15 @@ fn separating_refuses_what_it_cannot_search() {
     assert!(run.stderr().contains("--out"), "{}", run.stderr());
 }
 
-/// `repeats_cut.sh` on the statement's Episode 1 map: its first cut `1 3` is legal, its second
-/// names the same link again.
-fn play_repeated_cut(option: &[&str]) -> serde_json::Value {
+/// `repeats_cut.sh` on the statement's example map (both episodes show it): its first cut `1 3`
+/// is legal, its second names the same link again.
+fn play_repeated_cut(variant: &str, option: &[&str]) -> serde_json::Value {
     let map = root().join("arenas/maps/skynet/ep1_statement_example.txt");
     let bot = root().join("tests/fixtures/bots/repeats_cut.sh");
+    let agent = format!("agent=cg-{variant}");
     let run = Arena::new()
-        .args(["play", "skynet", "--variant", "ep1", "--json", "--map", map.to_str().unwrap()])
-        .args(["--bot", &format!("virus=cmd:sh {}", bot.display()), "--bot", "agent=cg-ep1"])
+        .args(["play", "skynet", "--variant", variant, "--json", "--map", map.to_str().unwrap()])
+        .args(["--bot", &format!("virus=cmd:sh {}", bot.display()), "--bot", &agent])
         .args(option)
         .run()
         .success();
@@ -284,18 +285,24 @@ fn play_repeated_cut(option: &[&str]) -> serde_json::Value {
 }
 
 #[test]
-fn a_repeated_cut_loses_by_default_and_passes_with_invalid_cut_ignore() {
-    for option in [&[][..], &["--opt", "invalid_cut=lose"][..]] {
-        let summary = play_repeated_cut(option);
+fn a_repeated_cut_passes_by_default_in_episode_1_and_loses_in_episode_2() {
+    let lost = |summary: serde_json::Value| {
         assert_eq!(summary["termination"], "illegal", "{summary}");
         assert_eq!(summary["culprit_role"], "virus", "{summary}");
-    }
-    // The pass lets the agent step from 2 onto the gateway 3: a normal end, the agent wins.
-    let summary = play_repeated_cut(&["--opt", "invalid_cut=ignore"]);
-    assert_eq!(summary["termination"], "normal", "{summary}");
-    // Four actions: cut, step, pass, step.
-    assert_eq!(summary["turns"], 4, "{summary}");
-    assert!(summary.to_string().contains("reached gateway 3"), "{summary}");
+    };
+    let passed = |summary: serde_json::Value| {
+        // The pass lets the agent step from 2 onto the gateway 3: a normal end, the agent wins.
+        assert_eq!(summary["termination"], "normal", "{summary}");
+        // Four actions: cut, step, pass, step.
+        assert_eq!(summary["turns"], 4, "{summary}");
+        assert!(summary.to_string().contains("reached gateway 3"), "{summary}");
+    };
+    passed(play_repeated_cut("ep1", &[]));
+    passed(play_repeated_cut("ep1", &["--opt", "invalid_cut=ignore"]));
+    lost(play_repeated_cut("ep1", &["--opt", "invalid_cut=lose"]));
+    lost(play_repeated_cut("ep2", &[]));
+    lost(play_repeated_cut("ep2", &["--opt", "invalid_cut=lose"]));
+    passed(play_repeated_cut("ep2", &["--opt", "invalid_cut=ignore"]));
     let run = Arena::new().args(["play", "skynet", "--opt", "invalid_cut=maybe"]).run().failure();
     assert!(run.stderr().contains("invalid_cut"), "{}", run.stderr());
 }
@@ -307,7 +314,7 @@ fn invalid_cut_is_an_arena_file_option() {
     let bot = root().join("tests/fixtures/bots/repeats_cut.sh");
     let text = format!(
         "name = \"t\"\ngame = \"skynet\"\nvariant = \"ep1\"\ngames_per_pairing = 1\n\
-         [options]\ninvalid_cut = \"ignore\"\n\
+         [options]\ninvalid_cut = \"lose\"\n\
          [maps]\nfiles = [\"{}/ep1_statement_example.txt\"]\n\
          [[bots]]\nname = \"repeater\"\nspec = \"cmd:sh {}\"\nroles = [\"virus\"]\n\
          [[bots]]\nname = \"cg-ep1\"\nroles = [\"agent\"]\n",
@@ -317,5 +324,6 @@ fn invalid_cut_is_an_arena_file_option() {
     std::fs::write(arena.dir().join("t.toml"), text).unwrap();
     let run = arena.args(["run", "t.toml", "-q"]).run().success();
     let csv = std::fs::read_to_string(run.dir.join("results/t/matches.csv")).unwrap();
-    assert!(csv.contains("normal") && !csv.contains("illegal"), "{csv}");
+    // Episode 1 would let the repeated cut pass; the file's option makes it a loss.
+    assert!(csv.contains("illegal") && !csv.contains("normal"), "{csv}");
 }

@@ -1,5 +1,6 @@
 //! `arena sprt` end to end: paired tests for bots that play one role, the deterministic-pool stop,
-//! every game, and the settings of the `[sprt]` table.
+//! every game, the settings of the `[sprt]` table, and a test spread over machines (`--pairs`,
+//! `--decide`) against the same test on one.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -271,4 +272,186 @@ fn the_shipped_example_decides_for_the_solver() {
         (json["candidate"].as_str(), json["verdict"].as_str()),
         (Some("solver"), Some("h1"))
     );
+}
+
+/// `sprt.json` without what names the folder or tells how it was played: what one machine and a
+/// cluster must agree on.
+fn verdict_of(dir: &Path, name: &str) -> serde_json::Value {
+    let mut json = sprt_json(dir, name);
+    let map = json.as_object_mut().unwrap();
+    map.remove("results");
+    map.remove("warnings");
+    json
+}
+
+/// The rows of `matches.csv` as a machine plays them, without their timings (the columns from
+/// `duration_ms` on), by id, ids below `below` only.
+fn played_rows(path: &Path, below: u64) -> std::collections::BTreeMap<u64, String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let timed = header.iter().position(|c| *c == "duration_ms").expect("duration_ms");
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            (cells[0].parse().unwrap(), cells[..timed].join(","))
+        })
+        .filter(|(id, _)| *id < below)
+        .collect()
+}
+
+#[test]
+fn a_test_spread_over_machines_reaches_the_verdict_and_pair_count_of_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    skynet_virus_arena(d, "v", GENERATED, "candidate = \"solver\"\nbaseline = \"random\"");
+    for (case, flags, code) in [
+        ("h1", vec![], 0),
+        ("h0", vec!["--candidate", "random", "--baseline", "solver"], 1),
+        ("max_pairs", vec!["--max-pairs", "9"], 3),
+    ] {
+        let one = |extra: &[&str]| {
+            let mut args = vec!["sprt", "v.toml", "-q"];
+            args.extend(&flags);
+            args.extend(extra);
+            arena(d, &args)
+        };
+        let out = one(&["-j", "2"]);
+        assert_eq!(out.status.code(), Some(code), "{case}: {}", text(&out));
+        let alone = verdict_of(d, "v");
+        let pairs = alone["pairs"].as_u64().unwrap();
+        let rows_alone = played_rows(&d.join("results/v/sprt/matches.csv"), 2 * pairs);
+        assert_eq!(rows_alone.len() as u64, 2 * pairs, "{case}");
+
+        // Ranges of 4 pairs played in the order 1, 0, 3, 2, 5, 4, ...; a decision after each.
+        let cluster = d.join(format!("cluster-{case}"));
+        let mut folders: Vec<String> = Vec::new();
+        let mut decided = None;
+        for task in (0..40u64).map(|t| t ^ 1) {
+            let range = format!("{}..{}", 4 * task, 4 * task + 4);
+            let folder = cluster.join(format!("{task}")).display().to_string();
+            let out = one(&["--pairs", &range, "-j", "1", "--out", &folder]);
+            assert_eq!(out.status.code(), Some(0), "{case} {range}: {}", text(&out));
+            folders.push(folder);
+            let mut decide = vec!["--decide"];
+            decide.extend(folders.iter().map(String::as_str));
+            let out = one(&decide);
+            let said = text(&out);
+            match out.status.code() {
+                Some(6) => {
+                    let counted = verdict_of(d, "v")["pairs"].as_u64().unwrap();
+                    assert_eq!(counted % 8, 0, "{case}: the pairs of the ranges in a row");
+                    assert!(said.contains(&format!("play more (from pair {counted})")), "{said}");
+                    // Range 0 is played second, 2 fourth...: a gap behind later pairs is named
+                    // (none beyond max_pairs is played).
+                    if task % 2 == 1 && (case != "max_pairs" || 4 * task < 9) {
+                        assert!(said.contains(&format!("pair {counted} is missing")), "{said}");
+                    }
+                    assert_eq!(verdict_of(d, "v")["stopped"], "needs_more_pairs");
+                }
+                other => {
+                    decided = other;
+                    break;
+                }
+            }
+        }
+        assert_eq!(decided, Some(code), "{case}");
+        assert_eq!(verdict_of(d, "v"), alone, "{case}: the same verdict, pairs, LLR and counts");
+        // The decision's folder holds the counted pairs' games, the very games one machine played.
+        let rows = played_rows(&d.join("results/v/sprt/matches.csv"), u64::MAX);
+        assert_eq!(rows, rows_alone, "{case}");
+    }
+}
+
+#[test]
+fn a_range_of_pairs_resumes_and_a_decision_checks_its_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    skynet_virus_arena(d, "v", GENERATED, "candidate = \"solver\"\nbaseline = \"random\"");
+    let sprt = |args: &[&str]| {
+        let mut all = vec!["sprt", "v.toml", "-q"];
+        all.extend(args);
+        arena(d, &all)
+    };
+    let out = sprt(&["--pairs", "0..5"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("pairs 0..5: 10 games played, 0 already there"), "{said}");
+    assert!(said.contains("results in results/v/sprt-pairs/0-5"), "{said}");
+    // Played again: nothing to play.
+    let out = sprt(&["--pairs", "0..5"]);
+    assert!(text(&out).contains("0 games played, 10 already there"), "{}", text(&out));
+    // A task killed while writing its last row: the torn line is dropped and its game replayed.
+    let csv = d.join("results/v/sprt-pairs/0-5/matches.csv");
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(&csv, &rows[..rows.len() - 20]).unwrap();
+    let out = sprt(&["--pairs", "0..5"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("1 games played, 9 already there"), "{}", text(&out));
+    assert!(text(&out).contains("torn last line"), "{}", text(&out));
+    // Pairs past max_pairs are not played.
+    let out = sprt(&["--pairs", "5..20", "--max-pairs", "8"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("counts no pair from 8 on"), "{}", text(&out));
+
+    // A task stopped before it wrote anything leaves an empty folder: nothing played there.
+    std::fs::create_dir_all(d.join("results/v/sprt-pairs/5-10")).unwrap();
+    let out = sprt(&["--decide", "results/v/sprt-pairs/0-5", "results/v/sprt-pairs/5-10"]);
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out));
+    assert!(text(&out).contains("after 5 pairs"), "{}", text(&out));
+    // Two folders holding one pair.
+    let out = sprt(&["--pairs", "4..6", "--out", "overlap"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = sprt(&["--decide", "results/v/sprt-pairs/0-5", "overlap"]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    assert!(text(&out).contains("is also in `results/v/sprt-pairs/0-5`"), "{}", text(&out));
+    // A folder of another arena (another seed): refused, naming what changed.
+    let other =
+        std::fs::read_to_string(d.join("v.toml")).unwrap().replace("seed = 9\n", "seed = 10\n");
+    std::fs::write(d.join("other.toml"), other).unwrap();
+    let out = arena(d, &["sprt", "other.toml", "-q", "--pairs", "5..10"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = sprt(&["--decide", "results/v/sprt-pairs/0-5", "results/v/sprt-pairs/5-10"]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    let err = text(&out);
+    assert!(err.contains("5-10") && err.contains("different config"), "{err}");
+    assert!(err.contains("seed") && err.contains("--pairs FROM..TO --fresh"), "{err}");
+    // ... and into its folder too, unless told to start it afresh.
+    let out = sprt(&["--pairs", "5..10"]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    let out = sprt(&["--pairs", "5..10", "--fresh"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("10 games played, 0 already there"), "{}", text(&out));
+    // The games of another test of the same arena (another baseline): each row is checked.
+    let out = sprt(&["--pairs", "10..12", "--baseline", "greedy"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = sprt(&["--decide", "results/v/sprt-pairs/10-12"]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    let err = text(&out);
+    assert!(err.contains("10-12/matches.csv") && err.contains("plans `random`"), "{err}");
+    // An edited row: the baseline's game recorded as the candidate's.
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let edited = rows.replacen(",virus,random,", ",virus,solver,", 1);
+    assert_ne!(edited, rows);
+    std::fs::write(&csv, edited).unwrap();
+    let out = sprt(&["--decide", "results/v/sprt-pairs/0-5", "results/v/sprt-pairs/5-10"]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    let err = text(&out);
+    assert!(err.contains("0-5/matches.csv") && err.contains("line "), "{err}");
+    assert!(err.contains("solver"), "{err}");
+    let out = sprt(&["--pairs", "0..5"]);
+    assert_eq!(out.status.code(), Some(4), "resume refuses it too: {}", text(&out));
+
+    // Nonsense on the command line.
+    for args in [
+        vec!["--pairs", "5..5"],
+        vec!["--pairs", "9..3"],
+        vec!["--pairs", "a..b"],
+        vec!["--fresh"],
+        vec!["--pairs", "0..5", "--decide", "overlap"],
+        vec!["--decide", "overlap", "--out", "overlap"],
+    ] {
+        let out = sprt(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+    }
 }

@@ -6,8 +6,8 @@
 #      from another folder, its merge as an `afterok` job, checked against an unsharded run;
 #   2. the recovery of docs/tournaments.md: one shard cancelled before it starts, one killed
 #      midway, `arena merge --status`, `sbatch --array=K` and the merge;
-#   3. the SPRT over a cluster of docs/tournaments.md: its driver job, checked against `arena
-#      sprt` on one machine.
+#   3. the SPRT over a cluster of docs/tournaments.md: its driver job, one task of its first batch
+#      failing, checked against `arena sprt` on one machine.
 # It prints what it ran and what came back (the transcript in docs/tournaments.md is its output).
 # Not run in CI: it needs root, installs packages and starts daemons.
 #
@@ -196,7 +196,12 @@ run scancel "${job}_9"
 wait_for "$job"
 echo "the array's tasks:"
 states "$job"
-sleep 2
+echo "task 5: $(scontrol -o show job "${job}_5" | grep -o 'JobState=[A-Z]*' || echo gone)"
+# The scheduler marks the merge's dependency as never satisfied on its next pass.
+for _ in $(seq 120); do
+    [ "$(squeue -h -j "$merge" -o %r)" = DependencyNeverSatisfied ] && break
+    sleep 1
+done
 run squeue -j "$merge" -o "'%i %j %T %r'"
 cd "$project"
 while IFS= read -r line; do printf '$ %s\n' "$line"; done <"$work/recipe/slurm-recovery.1"
@@ -225,5 +230,75 @@ run arena run arenas/league.toml --quiet --out "$work/whole-long" '>' /dev/null
 run cmp results/league/summary.csv "$work/whole-long/summary.csv"
 echo "recovered = one unsharded run"
 
+
+say "3. the SPRT over a cluster: docs/tournaments.md, 'Over a cluster'"
+# Every job of these names (comma-separated), one line each: id, name, state, exit code.
+jobs_named() {
+    scontrol -o show job | awk -v names=",$1," '{
+        id = ""; array = ""; task = ""; name = ""; state = ""; code = "";
+        for (i = 1; i <= NF; i++) {
+            at = index($i, "="); key = substr($i, 1, at - 1); value = substr($i, at + 1);
+            if (key == "JobId") id = value;
+            if (key == "ArrayJobId") array = value;
+            if (key == "ArrayTaskId") task = value;
+            if (key == "JobName") name = value;
+            if (key == "JobState") state = value;
+            if (key == "ExitCode") code = value;
+        }
+        if (index(names, "," name ","))
+            printf "  %-8s %-16s %-10s exit %s\n", (task == "" ? id : array "_" task), name, state, code
+    }' | sort -t_ -k1,1n -k2,2n
+}
+wait_for_names() { # job names: until no job of these names is queued or running
+    for _ in $(seq 1800); do
+        [ -z "$(squeue -h --name="$1" 2>/dev/null)" ] && return 0
+        sleep 1
+    done
+    fail "jobs named $1 still queued after 30 minutes"
+}
+extract docs/tournaments.md slurm-sprt
+cd "$project"
+rm -rf results
+cp "$work/recipe/slurm-sprt.1" sprt.sbatch
+sed -i -e "s|/shared/arena|$project|g" -e 's/^cpus=4 /cpus=1 /' -e 's/^per_task=100 /per_task=25  /' \
+    -e 's/^tasks=8 /tasks=4 /' sprt.sbatch
+echo "sprt.sbatch, as written but for the project's path, cpus=1 and batches of 4 tasks of 25 pairs:"
+diff <(sed -e "s|/shared/arena|$project|g" "$work/recipe/slurm-sprt.1") sprt.sbatch || true
+# One task of the first batch fails: the folder of pairs 25..50 is held by another process (as if
+# an earlier run of it still went on), so its task exits 4 ("in use by another run"). Released once
+# that task has failed; the driver after the batch finds pair 25 missing and plays its range again.
+mkdir -p results/sprt-skynet-virus/sprt-pairs/25-50
+exec 9<results/sprt-skynet-virus/sprt-pairs/25-50
+flock -n 9 || fail "could not hold the folder of pairs 25..50"
+echo "results/sprt-skynet-virus/sprt-pairs/25-50: held by another process until its task fails"
+submit=$(sed -n 1p "$work/recipe/slurm-sprt.2" | sed "s|/shared/arena|$project|g")
+cd "$work/elsewhere"
+run "$submit"
+for _ in $(seq 1200); do
+    jobs_named arena-sprt-pairs | grep -q ' FAILED ' && break
+    sleep 0.1
+done
+flock -u 9
+exec 9<&-
+jobs_named arena-sprt-pairs | grep -q ' FAILED ' || fail "the task of pairs 25..50 did not fail"
+wait_for_names arena-sprt,arena-sprt-pairs
+echo "its jobs:"
+jobs_named arena-sprt,arena-sprt-pairs
+cd "$project"
+failed=$(jobs_named arena-sprt-pairs | awk '$3 == "FAILED" {print $1; exit}')
+run cat "slurm-arena-sprt-pairs-$failed.out"
+second=$(jobs_named arena-sprt | sed -n 2p | awk '{print $1}')
+run cat "slurm-arena-sprt-$second.out"
+last=$(jobs_named arena-sprt | tail -n 1 | awk '{print $1}')
+run cat "slurm-arena-sprt-$last.out"
+[ "$(jobs_named arena-sprt | tail -n 1 | awk '{print $3, $5}')" = "COMPLETED 0:0" ] ||
+    fail "the last driver did not accept H1"
+set +e
+run arena sprt arenas/sprt-skynet-virus.toml -q --out "$work/alone" '|' head -n 2
+set -e
+run diff "<(grep -v '\"results\"' results/sprt-skynet-virus/sprt/sprt.json)" \
+    "<(grep -v '\"results\"' $work/alone/sprt.json)"
+echo "decided over Slurm = arena sprt on one machine: the same sprt.json but for its folder"
+
 echo
-echo "all done: the recipe and its recovery ran on Slurm $(sinfo --version | cut -d' ' -f2)"
+echo "all done: the recipe, its recovery and the SPRT driver ran on Slurm $(sinfo --version | cut -d' ' -f2)"

@@ -74,6 +74,17 @@ pub(crate) fn install(temp: tempfile::TempDir, entry: &Path) -> std::io::Result<
     }
 }
 
+/// Writes a small file of the cache whole or not at all (a temporary file renamed into place),
+/// so a reader never sees half of it.
+pub(crate) fn write_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(folder)?;
+    let mut temp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(folder)?;
+    std::io::Write::write_all(&mut temp, contents)?;
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 fn remove_stale_temps(root: &Path) {
     let Ok(entries) = std::fs::read_dir(root) else { return };
     let now = SystemTime::now();

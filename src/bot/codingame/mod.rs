@@ -275,8 +275,12 @@ enum Build {
 
 static BUILDS: Mutex<BTreeMap<String, Arc<Mutex<Option<Build>>>>> = Mutex::new(BTreeMap::new());
 
-/// Compiler versions by path, asked once per process.
-static VERSIONS: Mutex<BTreeMap<PathBuf, String>> = Mutex::new(BTreeMap::new());
+/// Compiler versions by the key of their file in [`VERSIONS_DIR`], read or asked once per
+/// process.
+static VERSIONS: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
+
+/// The cache's folder of compiler versions, one file per compiler binary.
+const VERSIONS_DIR: &str = "versions";
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -314,23 +318,56 @@ pub(crate) fn compile_timeout() -> Result<Duration, CgError> {
     }
 }
 
+/// The compiler's answer to its version question, part of every build's key. Asked once per
+/// compiler binary: kept in memory for the process and on disk in the cache's `versions` folder,
+/// keyed by the binary's real path, size and modification time, so a run whose builds are all
+/// cached starts no compiler at all (`kotlinc -version` alone takes a second), and an upgraded
+/// compiler (another size or time) is asked again.
 fn compiler_version(
     language: Language,
     compiler: &Path,
     root: &Path,
     supervisor: &Supervisor,
 ) -> Result<String, CgError> {
-    if let Some(version) = lock(&VERSIONS).get(compiler) {
+    let args: Vec<String> = language.version_args().iter().map(|a| (*a).to_string()).collect();
+    let stamp = binary_stamp(compiler);
+    let key = cache::key(&[
+        language.slug().as_bytes(),
+        compiler.as_os_str().as_encoded_bytes(),
+        stamp.as_bytes(),
+        args.join("\0").as_bytes(),
+    ]);
+    if let Some(version) = lock(&VERSIONS).get(&key) {
         return Ok(version.clone());
+    }
+    let file = root.join(VERSIONS_DIR).join(&key);
+    if let Ok(version) = std::fs::read_to_string(&file) {
+        lock(&VERSIONS).insert(key, version.clone());
+        return Ok(version);
     }
     // Asked in the cache, where compiles run: a toolchain chosen by folder (rustup's override
     // files) is the same for both.
     let temp = cache::temp_dir(root).map_err(|e| cache_error(root, e))?;
-    let args: Vec<String> = language.version_args().iter().map(|a| (*a).to_string()).collect();
+    tracing::info!("asking `{}` its version", compiler.display());
     let run = run_tool(language, compiler, args, temp.path(), VERSION_TIMEOUT, None, supervisor)?;
-    let version = run.output;
-    lock(&VERSIONS).insert(compiler.to_path_buf(), version.clone());
+    let version = run.output.clone();
+    // Only a clean answer is kept: a probe that failed or timed out is asked again next run.
+    if run.succeeded() {
+        cache::write_file(&file, version.as_bytes()).map_err(|e| cache_error(&file, e))?;
+    }
+    lock(&VERSIONS).insert(key, version.clone());
     Ok(version)
+}
+
+/// What identifies a compiler binary without running it: its real path (a symlink switched by
+/// `update-alternatives` points elsewhere), size and modification time; empty when it cannot be
+/// read, which then keys on the path alone.
+fn binary_stamp(compiler: &Path) -> String {
+    let real = std::fs::canonicalize(compiler).unwrap_or_else(|_| compiler.to_path_buf());
+    let Ok(meta) = std::fs::metadata(&real) else { return String::new() };
+    let modified = meta.modified().ok().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok());
+    let nanos = modified.map_or(0, |m| m.as_nanos());
+    format!("{}\0{}\0{nanos}", real.display(), meta.len())
 }
 
 /// Runs `compiler args` as a job in `workspace`: sandboxed like a bot, reading the system, its
@@ -466,6 +503,6 @@ impl<G: Game> Bot<G> for UncompiledBot<G> {
             lines.push(format!("[... {more} more lines of compiler output]"));
         }
         lines.truncate(self.report_lines);
-        BotReport { stderr_tail: lines }
+        BotReport { stderr_tail: lines, ..BotReport::default() }
     }
 }

@@ -28,11 +28,13 @@
 //! This file ties them into [`ExternalBot`], the [`Bot`] the referee talks to.
 
 mod exit;
+mod hints;
 mod io;
 pub(crate) mod job;
 pub(crate) use io::EXTRA_LINE_REASON;
 mod options;
 mod pause;
+mod procfs;
 mod runtime;
 pub mod sandbox;
 mod spawn;
@@ -52,7 +54,7 @@ pub use sandbox::{SandboxMode, SandboxUnavailable};
 pub use spawn::{BotIdentity, ENV_ALLOW_LIST, SpawnError, program_problem};
 pub use supervision::{Interrupted, StopSignal, Supervisor};
 
-use super::{Bot, BotFailure, BotReport, TurnClock, TurnContext, TurnLog};
+use super::{Bot, BotFailure, BotReport, Ending, TurnClock, TurnContext, TurnLog};
 use crate::game::Game;
 use io::{CpuAllowance, NoAnswer, TurnTimer};
 use spawn::Process;
@@ -211,6 +213,18 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
                 // A sandboxed bot whose program could not start is gone at once.
                 let startup =
                     process.confinement.as_ref().and_then(sandbox::Confinement::startup_failure);
+                let failure = match (failure, ctx.decision, process.confinement.as_ref()) {
+                    (BotFailure::Crash(detail), 0, Some(confinement)) => {
+                        let hint = confinement.readable().and_then(|readable| {
+                            hints::startup_hint(self.log.stderr.as_deref()?, readable)
+                        });
+                        BotFailure::Crash(match hint {
+                            Some(hint) => format!("{detail}; {hint}"),
+                            None => detail,
+                        })
+                    }
+                    (failure, ..) => failure,
+                };
                 return Err(startup.map_or(failure, BotFailure::StartupFailed));
             }
         };
@@ -285,20 +299,44 @@ impl Limits {
 }
 
 /// Ends a bot: its input closes, then its group is stopped (`ProcessGroup::stop`). Returns the
-/// stderr tail.
+/// stderr tail, how the bot ended and its memory peak.
 fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport {
     // A stopped bot could neither read its end of input nor act on SIGTERM.
     process.resume();
     let Process { group, mut pipes, exit, stderr, cpu: _, confinement, paused: _ } = process;
+    let exited_before = exit.exit().is_some();
     // What it wrote until now explains the match; what it writes on being stopped does not.
-    if exit.exit().is_some() {
+    if exited_before {
         stderr.wait_closed(STDERR_FLUSH_WAIT);
     }
     let stderr_tail = stderr.lines(stderr_lines);
+    let memory_peak_kib = procfs::memory_peak_kib(group.id().as_raw());
     pipes.close_input();
-    group.stop(&exit, grace);
+    let by_itself = group.stop(&exit, grace);
+    let ending = match (exit.exit(), by_itself) {
+        (Some(how), Some(after)) => {
+            let status = match how {
+                exit::Exit::Status(status) => Some(status),
+                exit::Exit::Unknown => None,
+            };
+            Ending::Exited {
+                code: status.and_then(|s| s.code()),
+                signal: status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)),
+                after_ms: (!exited_before).then_some(after.as_millis() as u64),
+            }
+        }
+        _ => Ending::Stopped { grace_ms: grace.as_millis() as u64 },
+    };
+    // A bot that failed on its way out explains it in what it wrote then.
+    let exit_stderr_tail = match ending {
+        Ending::Exited { code, after_ms: Some(_), .. } if code != Some(0) => {
+            stderr.wait_closed(STDERR_FLUSH_WAIT);
+            stderr.lines(stderr_lines)
+        }
+        _ => Vec::new(),
+    };
     if let Some(confinement) = confinement {
         confinement.release();
     }
-    BotReport { stderr_tail }
+    BotReport { stderr_tail, ending: Some(ending), memory_peak_kib, exit_stderr_tail }
 }

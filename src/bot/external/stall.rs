@@ -341,7 +341,11 @@ fn unread_bytes(stdin: &File) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use std::io::Write;
+    use std::os::unix::process::CommandExt;
     use std::process::{Child, Command, Stdio};
+
+    use nix::sys::signal::{Signal, killpg};
+    use nix::unistd::Pid;
 
     use super::*;
 
@@ -355,10 +359,12 @@ mod tests {
         assert_eq!(Syscall::parse("-1 0x7ffd0ff8 0x7f00aa"), None);
     }
 
-    /// `sh -c script` with its input on a pipe whose write end the test holds.
+    /// `sh -c script` with its input on a pipe whose write end the test holds, in a process
+    /// group of its own so that the test's kill takes the `sleep` it starts too.
     fn shell(script: &str) -> (Child, File) {
         let mut child = Command::new("sh")
             .args(["-c", script])
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .spawn()
@@ -380,7 +386,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
             seen = waiting_for_input(pid, &stdin);
         }
-        let _ = child.kill();
+        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
         let _ = child.wait();
         seen
     }

@@ -233,9 +233,11 @@ impl ProcessGroup {
 
     /// Ends the group of a bot whose input is closed: `grace` for the leader to exit,
     /// `SIGTERM` to the group, `grace`, `SIGKILL`, then reaps the leader and every member
-    /// re-parented to arena, and forgets the group.
-    pub(super) fn stop(self, exit: &ExitWatch, grace: Duration) {
-        exit.wait(grace);
+    /// re-parented to arena, and forgets the group. Returns how long the leader took to exit by
+    /// itself, when it did within the first `grace`.
+    pub(super) fn stop(self, exit: &ExitWatch, grace: Duration) -> Option<Duration> {
+        let asked = Instant::now();
+        let by_itself = exit.wait(grace).then(|| asked.elapsed());
         // Members can outlive the leader, so the group gets the signals either way. (The group
         // id cannot be reused while a member or the unreaped leader exists.)
         if self.exists(exit) {
@@ -247,6 +249,7 @@ impl ProcessGroup {
         }
         self.wait_gone(exit, REAP_WAIT);
         self.supervisor.live().remove(&self.pgid.as_raw());
+        by_itself
     }
 
     /// Waits up to `limit` for the leader to exit, then up to `limit` more for the rest of the

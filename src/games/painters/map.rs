@@ -248,15 +248,37 @@ impl Board {
     }
 }
 
+/// The two formats a board comes in, told apart by the first word outside `#` comments:
+/// arena's board file starts with a keyword (`size`), a Kick Start input with a number.
+/// A first word that is neither gets an error naming both formats.
+fn is_kickstart(name: &str, text: &str) -> Result<bool, SetupError> {
+    let (line, first) = text
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| {
+            l.split('#').next().unwrap_or("").split_whitespace().next().map(|w| (i + 1, w))
+        })
+        .ok_or_else(|| SetupError::map(name, None, "the board is empty"))?;
+    if first.starts_with(|c: char| c.is_ascii_digit()) {
+        Ok(true)
+    } else if ["size", "alma", "berthe", "blocked"].contains(&first) {
+        Ok(false)
+    } else {
+        Err(SetupError::map(
+            name,
+            Some(line),
+            format!(
+                "`{first}` starts neither a Kick Start input (the number of cases T) nor a board \
+                 file (size, alma, berthe, blocked)"
+            ),
+        ))
+    }
+}
+
 /// Reads a board from either format: arena's board file (first word `size`) or the Kick Start
 /// input (first word a number), whose case `case` (1-based) is taken.
 pub fn parse_board(name: &str, text: &str, case: usize) -> Result<Board, SetupError> {
-    let first = text
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .find(|l| !l.is_empty())
-        .ok_or_else(|| SetupError::map(name, None, "the board is empty"))?;
-    if first.starts_with(|c: char| c.is_ascii_digit()) {
+    if is_kickstart(name, text)? {
         let cases = parse_kickstart(name, text)?;
         let count = cases.len();
         cases.into_iter().nth(case.wrapping_sub(1)).ok_or_else(|| {
@@ -264,6 +286,16 @@ pub fn parse_board(name: &str, text: &str, case: usize) -> Result<Board, SetupEr
         })
     } else {
         parse_board_file(name, text)
+    }
+}
+
+/// Reads every board of a file in either format: the one board of arena's board file (what
+/// `arena gen painters` writes) or every case of a Kick Start input.
+pub fn parse_boards(name: &str, text: &str) -> Result<Vec<Board>, SetupError> {
+    if is_kickstart(name, text)? {
+        parse_kickstart(name, text)
+    } else {
+        Ok(vec![parse_board_file(name, text)?])
     }
 }
 

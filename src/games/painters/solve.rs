@@ -1,12 +1,12 @@
-//! The answer of `arena solve painters`: every case of a Kick Start input solved exactly, as a
-//! report the command line renders as the official `Case #x: y` lines or as JSON.
+//! The answer of `arena solve painters`: every case of a Kick Start input (or the one board of
+//! arena's board file) solved exactly, as a report the command line renders as the official `Case #x: y` lines or as JSON.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::map::{Board, parse_kickstart};
+use super::map::{Board, parse_boards};
 use super::solver::Solver;
 use crate::game::SetupError;
 
@@ -36,10 +36,10 @@ pub struct Answers {
     pub millis: f64,
 }
 
-/// Solves a Kick Start input (`T`, then per case `S RA PA RB PB C` and `C` lines `R P`); `name`
-/// names it in errors.
-pub fn solve_kickstart(name: &str, text: &str) -> Result<Answers, SetupError> {
-    let boards = parse_kickstart(name, text)?;
+/// Solves a Kick Start input (`T`, then per case `S RA PA RB PB C` and `C` lines `R P`) or
+/// arena's board file (one case); `name` names it in errors.
+pub fn solve_input(name: &str, text: &str) -> Result<Answers, SetupError> {
+    let boards = parse_boards(name, text)?;
     let started = Instant::now();
     let mut cases = Vec::with_capacity(boards.len());
     solve_cases(&boards, |case, board, value, solver, elapsed| {

@@ -84,6 +84,13 @@ impl GameDef for Risk {
         MapText { name: file.to_string(), text: text.to_string() }
     }
 
+    fn check_maps(_variant: &str) -> Vec<MapText> {
+        map::BUILTIN_MAPS
+            .iter()
+            .map(|(_, file, text)| MapText { name: file.to_string(), text: text.to_string() })
+            .collect()
+    }
+
     fn create(
         _variant: &str,
         options: &Options,

@@ -41,6 +41,7 @@ impl GameDef for Skynet {
         "Skynet Revolution, Episodes 1 and 2: a virus cuts links, an agent walks to gateways";
     const VARIANTS: &'static [&'static str] = &["ep2", "ep1"];
     const CHANCE: bool = false;
+    const STRICT_OPTIONS: &'static [(&'static str, &'static str)] = &[("invalid_cut", "lose")];
     const INIT: &'static str = include_str!("init.toml");
     const SEPARATING: Option<Separating> = Some(Separating {
         variants: &["ep2"],
@@ -140,6 +141,38 @@ impl GameDef for Skynet {
         }
     }
 
+    fn check_maps(variant: &str) -> Vec<MapText> {
+        let map = |name: &str, text: &str| MapText { name: name.into(), text: text.into() };
+        match variant {
+            // The statement's example and the three teaching maps public Episode 1 bots play.
+            "ep1" => vec![
+                Self::default_map(variant),
+                map(
+                    "extra_teaching_alpha.txt",
+                    include_str!("../../../arenas/maps/skynet/extra_teaching_alpha.txt"),
+                ),
+                map(
+                    "extra_teaching_default.txt",
+                    include_str!("../../../arenas/maps/skynet/extra_teaching_default.txt"),
+                ),
+                map(
+                    "extra_teaching_gamma.txt",
+                    include_str!("../../../arenas/maps/skynet/extra_teaching_gamma.txt"),
+                ),
+            ],
+            // CodinGame's three first Episode 2 tests and a forum map.
+            _ => vec![
+                map("ep2_01.txt", include_str!("../../../arenas/maps/skynet/ep2_01.txt")),
+                map("ep2_02.txt", include_str!("../../../arenas/maps/skynet/ep2_02.txt")),
+                Self::default_map(variant),
+                map(
+                    "ep2_custom_forum_12nodes.txt",
+                    include_str!("../../../arenas/maps/skynet/ep2_custom_forum_12nodes.txt"),
+                ),
+            ],
+        }
+    }
+
     fn generate_map(
         variant: &str,
         params: &BTreeMap<String, String>,
@@ -158,8 +191,8 @@ impl GameDef for Skynet {
     ) -> Result<(Skynet, Vec<String>), SetupError> {
         let episode = Episode::of_variant(variant)?;
         let parsed = map::parse_map(&map.name, &map.text, episode)?;
-        let game =
-            Skynet::new(parsed.map.into_arc(), episode).with_invalid_cut(options.invalid_cut);
+        let invalid_cut = options.invalid_cut.unwrap_or(episode.default_invalid_cut());
+        let game = Skynet::new(parsed.map.into_arc(), episode).with_invalid_cut(invalid_cut);
         Ok((game, parsed.warnings))
     }
 

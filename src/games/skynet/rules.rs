@@ -22,18 +22,18 @@ pub struct Options {
     /// How the built-in CodinGame agents (and the `solver` virus's model of them) break ties:
     /// `last` (CodinGame's) or `first`.
     pub tiebreak: TieBreak,
-    /// What a cut of a missing or already cut link does: `lose` (the default) or `ignore`.
-    pub invalid_cut: InvalidCut,
+    /// What a cut of a missing or already cut link does: `lose` or `ignore`; unset, the
+    /// episode's default ([`Episode::default_invalid_cut`]).
+    pub invalid_cut: Option<InvalidCut>,
 }
 
 /// What the referee does with a virus's cut of a link that does not exist or was already cut.
-/// CodinGame does not publish its referee; `ignore` models the guess that it lets such a cut
-/// pass (`docs/skynet.md`, "Choices where the sources are silent", has the evidence).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+/// CodinGame does not publish its referee; `ignore` models what public bots show it does in
+/// Episode 1 (`docs/skynet.md`, "Choices where the sources are silent", has the evidence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InvalidCut {
     /// The cut is an illegal action: the virus loses.
-    #[default]
     Lose,
     /// The turn is a pass: nothing is cut and the agent steps (at most N passes a game).
     Ignore,
@@ -77,6 +77,8 @@ pub struct SkynetView {
 }
 
 impl Skynet {
+    /// The start of a match on `map` with the strict `invalid_cut` rule (`lose`); a match arena
+    /// sets up gets the option or the episode's default through [`Skynet::with_invalid_cut`].
     pub fn new(map: Arc<SkynetMap>, episode: Episode) -> Skynet {
         let mut game = Skynet {
             cut: vec![false; map.links.len()],

@@ -118,6 +118,16 @@ impl GameDef for Spiders {
         }
     }
 
+    fn check_maps(variant: &str) -> Vec<MapText> {
+        vec![
+            Self::default_map(variant),
+            MapText {
+                name: "small_graph.txt".into(),
+                text: include_str!("../../../arenas/maps/spiders/small_graph.txt").into(),
+            },
+        ]
+    }
+
     fn generate_map(
         _variant: &str,
         params: &BTreeMap<String, String>,

@@ -367,6 +367,31 @@ pub(crate) fn league_dir(arena: &Arena) -> PathBuf {
     results_dir(arena, Shard::all())
 }
 
+/// A bot joining or leaving the pool, as read back from the journal or as just written to it:
+/// a leaver's decided games become void, since its rows leave the tables with it.
+fn apply_pool_change(
+    mm: &mut Matchmaking,
+    arena: &Arena,
+    decided: &BTreeMap<u64, (u64, Vec<String>)>,
+    void: &mut BTreeSet<u64>,
+    entry: &Entry,
+) {
+    match entry {
+        Entry::Join { bot, .. } => {
+            let roles = arena.bots.iter().find(|b| b.name == *bot).map(|b| b.roles.clone());
+            mm.join(bot, roles.unwrap_or_default());
+        }
+        Entry::Leave { bot, .. } => {
+            mm.retire(bot);
+            mm.forget_results_of(bot);
+            void.extend(
+                decided.iter().filter(|(_, (_, seats))| seats.contains(bot)).map(|(&n, _)| n),
+            );
+        }
+        Entry::Decide { .. } => {}
+    }
+}
+
 /// Runs (or resumes) a league until its budget, its time, or Ctrl-C.
 pub fn league(arena: &Arena, opts: &LeagueOptions) -> Result<LeagueReport> {
     let Some(settings) = arena.league else {
@@ -401,18 +426,8 @@ pub fn league(arena: &Arena, opts: &LeagueOptions) -> Result<LeagueReport> {
         let mut next = 0;
         for entry in &entries {
             match entry {
-                Entry::Join { bot, .. } => {
-                    let roles = arena.bots.iter().find(|b| b.name == *bot).map(|b| b.roles.clone());
-                    mm.join(bot, roles.unwrap_or_default());
-                }
-                Entry::Leave { bot, .. } => {
-                    mm.retire(bot);
-                    mm.forget_results_of(bot);
-                    for (&n, (_, seats)) in &decided {
-                        if seats.contains(bot) {
-                            void.insert(n);
-                        }
-                    }
+                Entry::Join { .. } | Entry::Leave { .. } => {
+                    apply_pool_change(&mut mm, &arena, &decided, &mut void, entry);
                 }
                 Entry::Decide { n, game, seats } => {
                     let members: Option<Vec<usize>> = seats.iter().map(|s| mm.index(s)).collect();
@@ -449,25 +464,13 @@ pub fn league(arena: &Arena, opts: &LeagueOptions) -> Result<LeagueReport> {
         for entry in &pool_changes {
             let line = serde_json::to_string(entry).expect("an entry serializes") + "\n";
             journal.write_all(line.as_bytes()).map_err(|e| Error::write(&journal_path, e))?;
+            apply_pool_change(&mut mm, &arena, &decided, &mut void, entry);
             match entry {
-                Entry::Join { bot, .. } => {
-                    let roles = arena.bots.iter().find(|b| b.name == *bot).map(|b| b.roles.clone());
-                    mm.join(bot, roles.unwrap_or_default());
-                    changes.push(format!("bot `{bot}` joined"));
+                Entry::Join { bot, .. } => changes.push(format!("bot `{bot}` joined")),
+                Entry::Leave { bot, .. } if arena.bot_index(bot).is_none() => {
+                    changes.push(format!("bot `{bot}` retired"));
                 }
-                Entry::Leave { bot, .. } => {
-                    mm.retire(bot);
-                    mm.forget_results_of(bot);
-                    for (&n, (_, seats)) in &decided {
-                        if seats.contains(bot) {
-                            void.insert(n);
-                        }
-                    }
-                    if arena.bot_index(bot).is_none() {
-                        changes.push(format!("bot `{bot}` retired"));
-                    }
-                }
-                Entry::Decide { .. } => {}
+                _ => {}
             }
         }
         journal.flush().map_err(|e| Error::write(&journal_path, e))?;

@@ -167,28 +167,11 @@ pub(crate) fn admit(dir: &Path, meta: &Meta, fresh: bool) -> Result<()> {
             ));
         }
         if old != *meta {
-            let changes = match (&old.inputs, &meta.inputs) {
-                (Some(old_inputs), Some(new_inputs)) => {
-                    check_same_bots(dir, old_inputs, new_inputs)?;
-                    let changes = new_inputs.changes_from(old_inputs);
-                    changes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
-                }
-                _ => String::new(),
-            };
-            let shard =
-                |m: &Meta| m.shard.as_ref().map(|s| format!(", shard {s}")).unwrap_or_default();
-            return Err(corrupt(
+            return Err(other_config(
                 dir,
-                None,
-                format!(
-                    "holds results of a different config (fingerprint {}{}, this run {}{}{}); \
-                     rerun with --fresh to discard them, or choose another folder with --out",
-                    old.fingerprint,
-                    shard(&old),
-                    meta.fingerprint,
-                    shard(meta),
-                    if changes.is_empty() { String::new() } else { format!(": {changes}") }
-                ),
+                &old,
+                meta,
+                "rerun with --fresh to discard them, or choose another folder with --out",
             ));
         }
     } else if dir.join(MATCHES_FILE).exists() {
@@ -202,6 +185,35 @@ pub(crate) fn admit(dir: &Path, meta: &Meta, fresh: bool) -> Result<()> {
         ));
     }
     meta.write(dir)
+}
+
+/// The error for a folder `dir` whose rows (`old`'s) are of another config than `meta`: other
+/// builds of the bots ([`Error::StaleBots`], naming each bot and file), or else what changed and
+/// the `remedy`.
+pub(crate) fn other_config(dir: &Path, old: &Meta, meta: &Meta, remedy: &str) -> Error {
+    let changes = match (&old.inputs, &meta.inputs) {
+        (Some(old_inputs), Some(new_inputs)) => {
+            if let Err(stale) = check_same_bots(dir, old_inputs, new_inputs) {
+                return stale;
+            }
+            let changes = new_inputs.changes_from(old_inputs);
+            changes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+        }
+        _ => String::new(),
+    };
+    let shard = |m: &Meta| m.shard.as_ref().map(|s| format!(", shard {s}")).unwrap_or_default();
+    corrupt(
+        dir,
+        None,
+        format!(
+            "holds results of a different config (fingerprint {}{}, this run {}{}{}); {remedy}",
+            old.fingerprint,
+            shard(old),
+            meta.fingerprint,
+            shard(meta),
+            if changes.is_empty() { String::new() } else { format!(": {changes}") }
+        ),
+    )
 }
 
 /// Records each played match in the folder as it ends: its replay if the policy keeps it, its

@@ -97,20 +97,6 @@ fn reaped_children_ticks(pid: i32) -> Option<u64> {
     Some(cutime + cstime)
 }
 
-/// The processes of the tree under `leader`, `leader` first (empty if it is gone).
-pub(super) fn tree(leader: i32) -> Vec<i32> {
-    let mut found = Vec::new();
-    let mut pending = vec![leader];
-    while let Some(pid) = pending.pop() {
-        if std::fs::metadata(format!("/proc/{pid}")).is_err() {
-            continue;
-        }
-        found.push(pid);
-        children(pid, &mut pending);
-    }
-    found
-}
-
 /// Appends the children of every thread of `pid`.
 fn children(pid: i32, out: &mut Vec<i32>) {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return };

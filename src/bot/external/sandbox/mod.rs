@@ -204,6 +204,9 @@ pub(super) struct Confinement {
     /// The bot's own uid, which owns what it wrote.
     #[cfg(target_os = "linux")]
     uid: Option<u32>,
+    /// What Landlock lets it read besides the system and its private directory (`None`: no
+    /// Landlock, it reads what its user may).
+    readable: Option<Vec<PathBuf>>,
     /// The read end of the startup pipe, and the program it names.
     #[cfg(target_os = "linux")]
     startup: Option<(std::fs::File, String)>,
@@ -219,6 +222,12 @@ pub(super) struct Confinement {
 }
 
 impl Confinement {
+    /// What the bot may read besides the system and its private directory, when the sandbox
+    /// limits its reads.
+    pub(super) fn readable(&self) -> Option<&[PathBuf]> {
+        self.readable.as_deref()
+    }
+
     /// A clock of the CPU time the bot's processes used, when a cgroup counts it.
     pub(super) fn cgroup_clock(&self) -> Option<CpuClock> {
         #[cfg(target_os = "linux")]
@@ -464,6 +473,7 @@ pub(super) fn prepare(
     } else {
         None
     };
+    let limits_reads = ruleset.is_some();
     let (startup_r, startup_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|e| setup("cannot create its startup pipe", e.into()))?;
     let (control_r, control_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
@@ -514,6 +524,7 @@ pub(super) fn prepare(
         confinement: Confinement {
             dir,
             uid: user.map(|u| u.uid),
+            readable: limits_reads.then_some(resolved.readable),
             startup: Some((startup_r.into(), command[0].clone())),
             slot: Some(slot),
             control,
@@ -610,7 +621,7 @@ pub(super) fn prepare(
     Ok(Prepared {
         command: resolved.command,
         dir: dir.path().to_path_buf(),
-        confinement: Confinement { dir },
+        confinement: Confinement { dir, readable: None },
     })
 }
 

@@ -8,7 +8,7 @@
 //! cutting any link where the old one is already gone; every walk of the agent is still one the
 //! old strategy answered).
 //!
-//! Three prunings rest on it (docs/skynet.md proves each):
+//! The prunings rest on it (docs/skynet.md proves each):
 //! - *Relevance zones.* When the agent wins a position P, the search also returns a set Z of
 //!   nodes such that the agent still wins P with every gateway link outside Z removed ("P
 //!   restricted to Z"). Once a cut at w0 is refuted with zone Z0, every cut at a node outside
@@ -24,6 +24,14 @@
 //!   at each free turn, a node of smallest g.
 //! - *Dead sides.* The agent never needs to step into a component of the network minus its node
 //!   with no node of danger 2 or more: it cannot win there and can only come back, poorer.
+//! - *No step straight back.* A position is also keyed by the node the agent came from, where it
+//!   may not step back to. The agent's wins found so are real wins (its moves are real moves); a
+//!   win of the virus holds at the root, where nothing is forbidden, by loop erasure: on a walk
+//!   that repeats a node the virus replays its strategy from the node's first visit (with fewer
+//!   links, which only helps it), so it only ever answers simple walks, which never step back
+//!   and never leave a dead side they enter.
+//!
+//! The counts of [`bounds`] settle most positions of the dense maps without search.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -34,6 +42,7 @@ use super::search::greedy_cut;
 use crate::budget::{Budget, OutOfTime};
 use crate::seed::MixBuild;
 
+mod bounds;
 #[cfg(test)]
 mod plain;
 #[cfg(test)]
@@ -57,6 +66,17 @@ const NO_SLOT: u32 = u32::MAX;
 
 /// Marks a memo key's position as one with the agent to move.
 const AGENT_TO_MOVE: u64 = 1 << 32;
+
+/// The node the agent came from, at the root of a search (it may step anywhere).
+const NO_NODE: u32 = u32::MAX;
+
+/// The first word of a memo key: the agent's node, who is to move and the node the agent came
+/// from (which it may not step back to, so it is part of the position searched).
+fn memo_word(agent: u32, prev: u32, agent_to_move: bool) -> u64 {
+    u64::from(agent)
+        | if agent_to_move { AGENT_TO_MOVE } else { 0 }
+        | u64::from(prev.wrapping_add(1)) << 33
+}
 
 /// A set of nodes with gateway links (by slot), as a bitset.
 type Zone = Box<[u64]>;
@@ -98,6 +118,11 @@ struct Network {
     /// The most gateway links of one node.
     most: usize,
     zone_words: usize,
+    /// The blocks of the links between non-gateway nodes, for [`ExactSolver::block_need`].
+    blocks: bounds::Blocks,
+    /// Where each node's entries start among the dominance memos' (one for each node it may be
+    /// entered from, and one for the root of a search), and their total after the last node.
+    arc_first: Vec<u32>,
 }
 
 impl Network {
@@ -125,7 +150,14 @@ impl Network {
         }
         let most = links.iter().map(Vec::len).max().unwrap_or(1).max(1);
         let width = (usize::BITS - most.leading_zeros()).next_power_of_two();
+        let blocks = bounds::Blocks::new(&plain_adj, |v| slot[v as usize] != NO_SLOT);
+        let mut arc_first = vec![0u32; map.nodes + 1];
+        for v in 0..map.nodes {
+            arc_first[v + 1] = arc_first[v] + 1 + plain_adj[v].len() as u32;
+        }
         Network {
+            blocks,
+            arc_first,
             zone_words: node.len().div_ceil(64).max(1),
             slot,
             node,
@@ -208,15 +240,29 @@ pub struct ExactSolver<'m> {
     deadlines: Vec<u32>,
     /// The reached nodes of danger 1 or more, the agent's own left out, in order of free cuts.
     threats: Vec<u32>,
+    /// Every reached node in the order the survey settled it (the agent's first), so each
+    /// node's `parent` comes before it.
+    order: Vec<u32>,
+    /// Scratch for [`ExactSolver::tree_surplus`]: sums of children's needs, and needs, by node.
+    tree_acc: Vec<u32>,
+    tree_need: Vec<u32>,
+    /// The tree the last count chose (parents), and each node's place in the survey's order.
+    tree_parent: Vec<u32>,
+    rank: Vec<u32>,
+    block_scratch: bounds::BlockScratch,
     budget: Budget,
     /// Positions searched so far: calls with the virus to move, as in every version of the
     /// solver (the agent's forced chains and deadline tests settle positions without one).
     pub positions: u64,
+    pub stats: SearchStats,
+    /// How many steps of the agent the search is below the position asked about.
+    depth: u32,
 }
 
 impl<'m> ExactSolver<'m> {
     pub fn new(map: &'m SkynetMap) -> ExactSolver<'m> {
         let net = Network::new(map, &vec![false; map.links.len()]);
+        let marks = 2 * net.arc_first[map.nodes] as usize;
         let slots = net.node.len();
         let words = 1 + (slots * net.width as usize).div_ceil(64);
         ExactSolver {
@@ -225,9 +271,9 @@ impl<'m> ExactSolver<'m> {
             packed: vec![0; words],
             net,
             memo: HashMap::default(),
-            wins_by_zone: vec![Vec::new(); 2 * map.nodes],
+            wins_by_zone: vec![Vec::new(); marks],
             levels: Vec::new(),
-            virus_wins: vec![Vec::new(); 2 * map.nodes],
+            virus_wins: vec![Vec::new(); marks],
             seen: vec![0; map.nodes],
             done: vec![0; map.nodes],
             stamp: 0,
@@ -236,8 +282,16 @@ impl<'m> ExactSolver<'m> {
             deque: VecDeque::new(),
             deadlines: Vec::new(),
             threats: Vec::new(),
+            order: Vec::new(),
+            tree_acc: vec![0; map.nodes],
+            tree_need: vec![0; map.nodes],
+            tree_parent: vec![0; map.nodes],
+            rank: vec![0; map.nodes],
+            block_scratch: bounds::BlockScratch::default(),
             budget: Budget::unlimited(),
             positions: 0,
+            stats: SearchStats::default(),
+            depth: 0,
         }
     }
 
@@ -250,7 +304,8 @@ impl<'m> ExactSolver<'m> {
     /// The value of the position with the virus to move. `cut` is only read.
     pub fn virus_to_move(&mut self, cut: &mut [bool], agent: u32) -> Result<Verdict, OutOfTime> {
         self.load(cut);
-        Ok(match self.virus(agent)? {
+        self.depth = 0;
+        Ok(match self.virus(agent, NO_NODE)? {
             Known::Virus(Win::Already) => Verdict::VirusWins(None),
             Known::Virus(Win::AnyCut) => Verdict::VirusWins(greedy_cut(self.map, cut, agent)),
             Known::Virus(Win::At(k)) => Verdict::VirusWins(Some(self.live_link(cut, k))),
@@ -262,7 +317,8 @@ impl<'m> ExactSolver<'m> {
     /// `cut` is only read.
     pub fn agent_to_move(&mut self, cut: &mut [bool], agent: u32) -> Result<bool, OutOfTime> {
         self.load(cut);
-        Ok(matches!(self.agent(agent)?, Known::Virus(_)))
+        self.depth = 0;
+        Ok(matches!(self.agent(agent, NO_NODE)?, Known::Virus(_)))
     }
 
     /// Reads the danger counts of `cut`. Episode 2 never cuts a link between two non-gateway
@@ -272,8 +328,9 @@ impl<'m> ExactSolver<'m> {
         if plain_cuts(self.map, cut) != self.net.plain_cut {
             self.net = Network::new(self.map, cut);
             self.memo.clear();
-            self.wins_by_zone.iter_mut().for_each(Vec::clear);
-            self.virus_wins.iter_mut().for_each(Vec::clear);
+            let marks = 2 * self.net.arc_first[self.map.nodes] as usize;
+            self.wins_by_zone = vec![Vec::new(); marks];
+            self.virus_wins = vec![Vec::new(); marks];
         }
         self.levels.clear();
         if self.net.most <= 2 {
@@ -328,13 +385,25 @@ impl<'m> ExactSolver<'m> {
         }
     }
 
+    /// Where the dominance memos keep the wins of the agent at `agent`, come from `prev`, with
+    /// the agent to move or not.
+    fn mark(&self, agent: u32, prev: u32, agent_to_move: bool) -> usize {
+        let from = if prev == NO_NODE {
+            0
+        } else {
+            let adj = &self.net.plain_adj[agent as usize];
+            1 + adj.iter().position(|&n| n == prev).expect("the agent came over a link")
+        };
+        2 * (self.net.arc_first[agent as usize] as usize + from) + usize::from(agent_to_move)
+    }
+
     /// A remembered win of the virus with at least today's danger at every node, for the agent
     /// at `agent`: its winning node (`NO_SLOT` with the agent to move).
-    fn virus_win(&self, agent: u32, agent_to_move: bool) -> Option<u32> {
+    fn virus_win(&self, mark: usize) -> Option<u32> {
         if self.levels.is_empty() {
             return None;
         }
-        let wins = &self.virus_wins[2 * agent as usize + usize::from(agent_to_move)];
+        let wins = &self.virus_wins[mark];
         wins.iter()
             .find(|(levels, _)| {
                 self.levels.iter().zip(levels.iter()).all(|(now, then)| now & !then == 0)
@@ -342,11 +411,11 @@ impl<'m> ExactSolver<'m> {
             .map(|&(_, k)| k)
     }
 
-    fn remember_virus_win(&mut self, agent: u32, agent_to_move: bool, k: u32) {
+    fn remember_virus_win(&mut self, mark: usize, k: u32) {
         if self.levels.is_empty() {
             return;
         }
-        let wins = &mut self.virus_wins[2 * agent as usize + usize::from(agent_to_move)];
+        let wins = &mut self.virus_wins[mark];
         if wins.len() == ZONE_WINS_KEPT {
             wins.remove(0);
         }
@@ -355,20 +424,20 @@ impl<'m> ExactSolver<'m> {
 
     /// A remembered win of the agent at `agent` (`agent_to_move` says which side moves) whose
     /// zone has at least its old dangers now, as a zone.
-    fn zone_win(&self, agent: u32, agent_to_move: bool) -> Option<Zone> {
-        let wins = &self.wins_by_zone[2 * agent as usize + usize::from(agent_to_move)];
+    fn zone_win(&self, mark: usize) -> Option<Zone> {
+        let wins = &self.wins_by_zone[mark];
         let win = wins.iter().find(|win| win.iter().all(|&(k, d)| self.danger[k as usize] >= d))?;
         let mut zone = self.empty_zone();
         win.iter().for_each(|&(k, _)| add_to_zone(&mut zone, k));
         Some(zone)
     }
 
-    fn remember_zone_win(&mut self, agent: u32, agent_to_move: bool, zone: &[u64]) {
+    fn remember_zone_win(&mut self, mark: usize, zone: &[u64]) {
         let win: ZoneWin = (0..self.net.node.len() as u32)
             .filter(|&k| in_zone(zone, k))
             .map(|k| (k, self.danger[k as usize]))
             .collect();
-        let wins = &mut self.wins_by_zone[2 * agent as usize + usize::from(agent_to_move)];
+        let wins = &mut self.wins_by_zone[mark];
         if wins.len() == ZONE_WINS_KEPT {
             wins.remove(0);
         }
@@ -409,6 +478,7 @@ impl<'m> ExactSolver<'m> {
         self.free[agent as usize] = 0;
         self.deadlines.clear();
         self.threats.clear();
+        self.order.clear();
         let mut survey =
             Survey { max_danger: self.danger_of(agent), nearest_double: None, chain: false };
         while let Some(v) = self.deque.pop_front() {
@@ -417,6 +487,7 @@ impl<'m> ExactSolver<'m> {
                 continue;
             }
             self.done[v as usize] = stamp;
+            self.order.push(v);
             let g = self.free[v as usize];
             let d = self.danger_of(v);
             if v != agent && d >= 1 {
@@ -483,7 +554,7 @@ impl<'m> ExactSolver<'m> {
     }
 
     /// The virus to move, the agent at `agent`.
-    fn virus(&mut self, agent: u32) -> Result<Known, OutOfTime> {
+    fn virus(&mut self, agent: u32, prev: u32) -> Result<Known, OutOfTime> {
         self.positions += 1;
         self.budget.tick()?;
         if self.map.is_gateway[agent as usize] {
@@ -494,27 +565,35 @@ impl<'m> ExactSolver<'m> {
         if under >= 2 {
             return Ok(Known::Agent(self.zone_of(&[here])));
         }
-        self.packed[0] = u64::from(agent);
+        self.packed[0] = memo_word(agent, prev, false);
         if let Some(known) = self.memo.get(&self.packed[..]) {
+            self.stats.memo += 1;
             return Ok(known.clone());
         }
-        if let Some(zone) = self.zone_win(agent, false) {
+        self.stats.dominance += 1;
+        let mark = self.mark(agent, prev, false);
+        if let Some(zone) = self.zone_win(mark) {
             return Ok(Known::Agent(zone));
         }
         // The old win's node may have no link left here; then the search finds another.
-        if let Some(k) = self.virus_win(agent, false).filter(|&k| self.danger[k as usize] >= 1) {
+        if let Some(k) = self.virus_win(mark).filter(|&k| self.danger[k as usize] >= 1) {
             return Ok(Known::Virus(Win::At(k)));
         }
+        self.stats.dominance -= 1;
         let survey = self.survey(agent);
         if survey.max_danger == 0 {
             return Ok(Known::Virus(Win::Already));
         }
         let known = if under == 1 {
             if self.deadlines_hold(0) {
+                self.stats.deadlines += 1;
                 return Ok(Known::Virus(Win::At(here)));
             }
+            if let Some(known) = self.counts_decide(agent, prev, 0) {
+                return Ok(self.remember(agent, prev, false, known));
+            }
             self.change_danger(here, -1);
-            let after = self.agent(agent);
+            let after = self.agent(agent, prev);
             self.change_danger(here, 1);
             match after? {
                 Known::Virus(_) => Known::Virus(Win::At(here)),
@@ -525,24 +604,72 @@ impl<'m> ExactSolver<'m> {
             }
         } else {
             if self.deadlines_hold(1) {
+                self.stats.deadlines += 1;
                 return Ok(Known::Virus(survey.nearest_double.map_or(Win::AnyCut, Win::At)));
             }
-            self.free_cut(agent)?
+            if let Some(known) = self.counts_decide(agent, prev, 1) {
+                return Ok(self.remember(agent, prev, false, known));
+            }
+            self.free_cut(agent, prev)?
         };
+        Ok(self.remember(agent, prev, false, known))
+    }
+
+    /// Stores what the search learned about the position with the agent at `agent`, in the memo
+    /// and the dominance memos, and gives it back.
+    fn remember(&mut self, agent: u32, prev: u32, agent_to_move: bool, known: Known) -> Known {
+        let mark = self.mark(agent, prev, agent_to_move);
         match &known {
-            Known::Agent(zone) => self.remember_zone_win(agent, false, zone),
-            Known::Virus(Win::At(k)) => self.remember_virus_win(agent, false, *k),
+            Known::Agent(zone) => self.remember_zone_win(mark, zone),
+            Known::Virus(Win::At(k)) => self.remember_virus_win(mark, *k),
+            Known::Virus(_) if agent_to_move => self.remember_virus_win(mark, NO_SLOT),
             Known::Virus(_) => {}
         }
-        self.packed[0] = u64::from(agent);
+        self.packed[0] = memo_word(agent, prev, agent_to_move);
         self.memo.insert(self.packed.clone().into_boxed_slice(), known.clone());
-        Ok(known)
+        known
+    }
+
+    /// The two counts of [`bounds`] after a survey from `agent`, before the virus's cut (`spare`
+    /// 1 when it is free, 0 when it is forced under the agent, which the caller makes) or, with
+    /// `spare` 0 and the agent's node of danger 0, with the agent to move: the answer when one of
+    /// them gives it.
+    fn counts_decide(&mut self, agent: u32, prev: u32, spare: u32) -> Option<Known> {
+        if self.tree_surplus(agent, prev) > spare {
+            self.stats.tree += 1;
+            let mut zone = self.tree_zone(agent, spare + 1);
+            if self.danger_of(agent) >= 1 {
+                add_to_zone(&mut zone, self.net.slot[agent as usize]);
+            }
+            return Some(Known::Agent(zone));
+        }
+        if self.block_need(agent) > spare {
+            let hubs =
+                if self.depth <= bounds::HUB_DEPTH { bounds::HUBS } else { bounds::HUBS_DEEP };
+            if let Some(mut zone) = self.hub_zone(agent, spare, hubs) {
+                self.stats.hub += 1;
+                if self.danger_of(agent) >= 1 {
+                    add_to_zone(&mut zone, self.net.slot[agent as usize]);
+                }
+                self.survey(agent);
+                return Some(Known::Agent(zone));
+            }
+            // The search goes on from the agent's own survey.
+            self.survey(agent);
+            return None;
+        }
+        self.stats.block += 1;
+        if self.danger_of(agent) >= 1 {
+            return Some(Known::Virus(Win::At(self.net.slot[agent as usize])));
+        }
+        let cut = self.block_cut(agent).map(|w| self.net.slot[w as usize]);
+        Some(Known::Virus(cut.map_or(Win::AnyCut, Win::At)))
     }
 
     /// The virus's cut with no gateway link under the agent, right after a survey that found
     /// the deadlines broken: every node of the survey's `threats`, most urgent first, within the
     /// zones of the cuts refuted so far.
-    fn free_cut(&mut self, agent: u32) -> Result<Known, OutOfTime> {
+    fn free_cut(&mut self, agent: u32, prev: u32) -> Result<Known, OutOfTime> {
         // Nodes of danger 2 by slack (free cuts left over before the agent arrives), then the
         // others by free cuts; the survey's order breaks ties.
         let mut candidates: Vec<(i64, u32)> = self
@@ -556,26 +683,74 @@ impl<'m> ExactSolver<'m> {
             .collect();
         candidates.sort_by_key(|&(urgency, _)| urgency);
         let mut within: Option<Zone> = None;
-        let mut union = self.empty_zone();
-        for (_, k) in candidates {
+        // The cuts refuted, each with its zone.
+        let mut refuted: Vec<(u32, Zone)> = Vec::new();
+        let threats = self.zone_of(&candidates.iter().map(|&(_, k)| k).collect::<Vec<_>>());
+        for &(_, k) in &candidates {
             if within.as_ref().is_some_and(|zone| !in_zone(zone, k)) {
                 continue;
             }
+            self.stats.cuts_tried += 1;
             self.change_danger(k, -1);
-            let after = self.agent(agent);
+            let after = self.agent(agent, prev);
             self.change_danger(k, 1);
             match after? {
-                Known::Virus(_) => return Ok(Known::Virus(Win::At(k))),
+                Known::Virus(_) => {
+                    self.stats.free_virus += 1;
+                    return Ok(Known::Virus(Win::At(k)));
+                }
                 Known::Agent(zone) => {
-                    union.iter_mut().zip(&zone).for_each(|(u, z)| *u |= z);
                     match &mut within {
-                        None => within = Some(zone),
+                        None => within = Some(zone.clone()),
                         Some(w) => w.iter_mut().zip(&zone).for_each(|(w, z)| *w &= z),
                     }
+                    refuted.push((k, zone));
                 }
             }
         }
-        Ok(Known::Agent(union))
+        self.stats.free_agent += 1;
+        self.stats.free_agent_cuts += refuted.len() as u64;
+        Ok(Known::Agent(self.refutation_zone(&refuted, &threats)))
+    }
+
+    /// The zone of a position the agent wins with the virus's cut free, from the cuts refuted
+    /// and their zones: the union of the zones of a few of them such that every candidate cut
+    /// (a node of `threats`) is outside one of those zones or is that zone's own cut. In the
+    /// position restricted to the union, a cut outside such a zone leaves at least that zone's
+    /// restricted refutation, and a cut of its own node leaves that refutation restricted, so
+    /// the agent still wins. All the cuts refuted qualify (a candidate skipped was outside a zone
+    /// found before it), so picking greedily, fewest candidates left in common first, ends.
+    fn refutation_zone(&self, refuted: &[(u32, Zone)], threats: &[u64]) -> Zone {
+        let others = |i: usize, word: usize| {
+            let (k, zone) = &refuted[i];
+            let own = if *k as usize / 64 == word { 1u64 << (k % 64) } else { 0 };
+            zone[word] & !own
+        };
+        if refuted.is_empty() {
+            return self.empty_zone();
+        }
+        let mut chosen: Vec<usize> = vec![0];
+        let mut rest: Vec<u64> = (0..threats.len()).map(|w| others(0, w) & threats[w]).collect();
+        while rest.iter().any(|&w| w != 0) {
+            let best = (1..refuted.len())
+                .filter(|i| !chosen.contains(i))
+                .min_by_key(|&i| {
+                    rest.iter()
+                        .enumerate()
+                        .map(|(w, r)| (r & others(i, w)).count_ones())
+                        .sum::<u32>()
+                })
+                .expect("every candidate is outside some refuted zone or is its cut");
+            for (w, r) in rest.iter_mut().enumerate() {
+                *r &= others(best, w);
+            }
+            chosen.push(best);
+        }
+        let mut union = self.empty_zone();
+        for i in chosen {
+            union.iter_mut().zip(refuted[i].1.iter()).for_each(|(u, z)| *u |= z);
+        }
+        union
     }
 
     /// For each neighbour of `agent` (in `plain_adj` order), whether its side of the network
@@ -624,61 +799,106 @@ impl<'m> ExactSolver<'m> {
         live
     }
 
-    /// The agent to move at `agent` (the virus has just cut).
-    fn agent(&mut self, agent: u32) -> Result<Known, OutOfTime> {
+    /// The agent to move at `agent` (the virus has just cut), having come from `prev` (`NO_NODE`
+    /// at the root), where it may not step back to (see the module's documentation).
+    fn agent(&mut self, agent: u32, prev: u32) -> Result<Known, OutOfTime> {
         if self.map.is_gateway[agent as usize] {
             return Ok(Known::Agent(self.empty_zone()));
         }
         if self.danger_of(agent) >= 1 {
             return Ok(Known::Agent(self.zone_of(&[self.net.slot[agent as usize]])));
         }
-        // Positions with the agent to move have their own memo keys: the agent's node with a
-        // mark no node number has.
-        self.packed[0] = u64::from(agent) | AGENT_TO_MOVE;
+        self.packed[0] = memo_word(agent, prev, true);
         if let Some(known) = self.memo.get(&self.packed[..]) {
+            self.stats.memo += 1;
             return Ok(known.clone());
         }
-        if let Some(zone) = self.zone_win(agent, true) {
+        let mark = self.mark(agent, prev, true);
+        if let Some(zone) = self.zone_win(mark) {
+            self.stats.dominance += 1;
             return Ok(Known::Agent(zone));
         }
-        if self.virus_win(agent, true).is_some() {
+        if self.virus_win(mark).is_some() {
+            self.stats.dominance += 1;
             return Ok(Known::Virus(Win::AnyCut));
         }
         let survey = self.survey(agent);
         if let Some(k) = survey.nearest_double.filter(|_| survey.chain) {
+            self.stats.deadlines += 1;
             return Ok(Known::Agent(self.chain_zone(agent, self.net.node[k as usize])));
         }
         if self.deadlines_hold(0) {
+            self.stats.deadlines += 1;
             return Ok(Known::Virus(Win::AnyCut));
         }
+        if let Some(known) = self.counts_decide(agent, prev, 0) {
+            let known = if let Known::Virus(_) = known { Known::Virus(Win::AnyCut) } else { known };
+            return Ok(self.remember(agent, prev, true, known));
+        }
         let live = self.live_sides(agent);
-        // The steps after which the deadlines fail worst first: they refute a cut soonest.
+        // The steps after which the tree count leaves the agent most, then after which the
+        // deadlines fail worst, first: the first finds the agent's win soonest when it has one.
         let mut moves: Vec<(i64, u32)> = Vec::new();
         for (j, &alive) in live.iter().enumerate() {
-            if !alive {
+            let n = self.net.plain_adj[agent as usize][j];
+            if !alive || n == prev {
                 continue;
             }
-            let n = self.net.plain_adj[agent as usize][j];
             self.survey(n);
             let spare = u32::from(self.danger_of(n) == 0);
-            moves.push((-self.shortfall(spare), n));
+            let surplus = i64::from(self.tree_surplus(n, agent));
+            moves.push((-(surplus << 32 | self.shortfall(spare).clamp(0, u32::MAX.into())), n));
         }
         moves.sort_by_key(|&(urgency, _)| urgency);
         let mut known = Known::Virus(Win::AnyCut);
+        let mut tried = 0;
+        self.depth += 1;
         for (_, n) in moves {
-            if let Known::Agent(zone) = self.virus(n)? {
+            self.stats.steps_tried += 1;
+            tried += 1;
+            if let Known::Agent(zone) = self.virus(n, agent)? {
                 known = Known::Agent(zone);
                 break;
             }
         }
-        match &known {
-            Known::Agent(zone) => self.remember_zone_win(agent, true, zone),
-            Known::Virus(_) => self.remember_virus_win(agent, true, NO_SLOT),
+        self.depth -= 1;
+        if let Known::Agent(_) = known {
+            self.stats.moves_agent += 1;
+            self.stats.moves_agent_steps += tried;
+        } else {
+            self.stats.moves_virus += 1;
         }
-        self.packed[0] = u64::from(agent) | AGENT_TO_MOVE;
-        self.memo.insert(self.packed.clone().into_boxed_slice(), known.clone());
-        Ok(known)
+        Ok(self.remember(agent, prev, true, known))
     }
+}
+
+/// How the search settled the positions it met (for benchmarks and tuning).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SearchStats {
+    /// Answered from the memo.
+    pub memo: u64,
+    /// By a remembered win with the same or better dangers (either side's).
+    pub dominance: u64,
+    /// By the deadline count or a forced chain.
+    pub deadlines: u64,
+    /// By the tree count (agent wins).
+    pub tree: u64,
+    /// By the block count (virus wins).
+    pub block: u64,
+    /// By the hub count (agent wins).
+    pub hub: u64,
+    /// Searched: virus cuts and agent steps tried.
+    pub cuts_tried: u64,
+    pub steps_tried: u64,
+    /// Searched positions with the virus's cut free that the virus won and lost, and the cuts
+    /// tried in those the agent won; positions with the agent to move that the agent won and
+    /// lost, and the steps tried in those it won.
+    pub free_virus: u64,
+    pub free_agent: u64,
+    pub free_agent_cuts: u64,
+    pub moves_agent: u64,
+    pub moves_virus: u64,
+    pub moves_agent_steps: u64,
 }
 
 /// What [`solve_ep2`] found.

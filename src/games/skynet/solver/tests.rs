@@ -158,14 +158,14 @@ fn restricted(solver: &ExactSolver, cut: &[bool], zone: &[u64]) -> Vec<bool> {
 fn check_zones(map: &SkynetMap, cut: &[bool], agent: u32) {
     let mut solver = ExactSolver::new(map);
     solver.load(cut);
-    if let Known::Agent(zone) = solver.virus(agent).unwrap() {
+    if let Known::Agent(zone) = solver.virus(agent, NO_NODE).unwrap() {
         let mut only = restricted(&solver, cut, &zone);
         let verdict = PlainSolver::new(map).virus_to_move(&mut only, agent);
         assert_eq!(verdict, Verdict::AgentWins, "virus-to-move zone too small: {}", map.to_text());
     }
     let mut solver = ExactSolver::new(map);
     solver.load(cut);
-    if let Known::Agent(zone) = solver.agent(agent).unwrap() {
+    if let Known::Agent(zone) = solver.agent(agent, NO_NODE).unwrap() {
         let mut only = restricted(&solver, cut, &zone);
         let virus_wins = PlainSolver::new(map).agent_to_move(&mut only, agent);
         assert!(!virus_wins, "agent-to-move zone too small: {}", map.to_text());
@@ -181,6 +181,7 @@ fn the_pruned_solver_agrees_with_the_plain_one_on_random_positions() {
         ("triple", triple),
         ("generated", generated),
     ];
+    let mut fired = SearchStats::default();
     for (i, (family, make)) in families.into_iter().enumerate() {
         let mut rng = ChaCha8Rng::seed_from_u64(100 + i as u64);
         let (mut virus, mut agent) = (0, 0);
@@ -197,9 +198,38 @@ fn the_pruned_solver_agrees_with_the_plain_one_on_random_positions() {
                 }
                 check_zones(&map, &cut, at);
             }
+            fired.tree += solver.stats.tree;
+            fired.hub += solver.stats.hub;
+            fired.block += solver.stats.block;
         }
         // Both answers occur often, or the comparison says little.
         assert!(virus > 200 && agent > 200, "{family}: {virus} virus wins, {agent} agent wins");
+    }
+    // Each count of `bounds` settles positions here, so the comparison checks each.
+    assert!(fired.tree > 1000 && fired.hub >= 5 && fired.block >= 20, "{fired:?}");
+}
+
+/// Each deliberately wrong rule of the counts makes the pruned solver disagree with the plain one
+/// on some random position of the same families: the comparison above would catch it.
+#[test]
+fn a_deliberately_wrong_count_is_caught_by_the_comparison() {
+    use super::bounds::{FAULT, Fault};
+    let families: [MapFamily; 3] = [dense, stringy, generated];
+    for fault in [Fault::TreeFreeCut, Fault::HubWalkCuts, Fault::BlockShortByOne] {
+        FAULT.with(|f| f.set(fault));
+        let mut rng = ChaCha8Rng::seed_from_u64(31);
+        let caught = (0..3000).any(|i| {
+            let map = families[i % families.len()](&mut rng);
+            let (cut, agent) = position(&mut rng, &map);
+            let plain = PlainSolver::new(&map).virus_to_move(&mut cut.clone(), agent);
+            let pruned = ExactSolver::new(&map).virus_to_move(&mut cut.clone(), agent).unwrap();
+            let plain_agent = PlainSolver::new(&map).agent_to_move(&mut cut.clone(), agent);
+            let pruned_agent = ExactSolver::new(&map).agent_to_move(&mut cut.clone(), agent);
+            (plain == Verdict::AgentWins) != (pruned == Verdict::AgentWins)
+                || pruned_agent != Ok(plain_agent)
+        });
+        FAULT.with(|f| f.set(Fault::None));
+        assert!(caught, "{fault:?} went unnoticed");
     }
 }
 

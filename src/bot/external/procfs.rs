@@ -1,0 +1,66 @@
+//! What `/proc` says about a bot's processes as a whole, read at the end of its match: its
+//! memory peak, which `arena check` compares with the limits.
+
+/// The processes under `leader` (it included), as `/proc/<pid>/task/<tid>/children` link them;
+/// at most 4096, a bound for a fork bomb's tree.
+pub(super) fn tree(leader: i32) -> Vec<i32> {
+    let mut found = Vec::new();
+    let mut pending = vec![leader];
+    while let Some(pid) = pending.pop() {
+        if found.len() >= 4096 {
+            break;
+        }
+        found.push(pid);
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+        for task in tasks.flatten() {
+            let Ok(list) = std::fs::read_to_string(task.path().join("children")) else { continue };
+            pending.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+        }
+    }
+    found
+}
+
+/// The sum of the peak resident memory (`VmHWM`) of the live processes under `leader`, in KiB,
+/// leaving out arena's own copies (the sandbox's relay and init run arena's code, not the
+/// bot's); `None` when none could be read.
+pub(super) fn memory_peak_kib(leader: i32) -> Option<u64> {
+    let own = std::fs::read_link("/proc/self/exe").ok();
+    let mut total = None;
+    for pid in tree(leader) {
+        if own.is_some() && std::fs::read_link(format!("/proc/{pid}/exe")).ok() == own {
+            continue;
+        }
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { continue };
+        let peak = status.lines().find_map(|l| l.strip_prefix("VmHWM:"));
+        if let Some(kib) =
+            peak.and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            *total.get_or_insert(0) += kib;
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_that_touched_memory_has_at_least_that_peak() {
+        // A shell that holds 20 MB in a variable, then waits.
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "x=$(head -c 20000000 /dev/zero | tr '\\0' a); echo ready; read end"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh starts");
+        let mut line = String::new();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+        let peak = memory_peak_kib(child.id() as i32);
+        drop(child.stdin.take());
+        child.wait().unwrap();
+        assert!(peak.is_some_and(|kib| kib >= 19_000), "{peak:?}");
+        assert_eq!(memory_peak_kib(child.id() as i32), None, "gone");
+    }
+}
