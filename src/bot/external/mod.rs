@@ -179,6 +179,7 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
         };
         let stall = stall::StallWatch {
             leader: process.group.id().as_raw(),
+            arenas_own: process.confinement.as_ref().map_or(0, sandbox::Confinement::arenas_own),
             clock: &process.cpu,
             every: stall::interval(ctx.allowance()),
         };

@@ -106,9 +106,8 @@ pub(in crate::bot::external) struct BotUser {
 /// init then mounts a `/proc` of the bot's PID namespace over the machine's.
 ///
 /// What of the machine's `/tmp` the bot may read (its own files in a test's temporary folder)
-/// stays where it is: each such entry of `/tmp` is first bound onto a mount point of the same
-/// name in the private directory (`keep`: the entry, the mount point), which then goes to `/tmp`
-/// with them.
+/// stays where it is: each such path is first bound onto a mount point at the same place in the
+/// private directory (`keep`: the path, the mount point), which then goes to `/tmp` with them.
 #[derive(Clone, Debug)]
 pub(in crate::bot::external) struct View {
     pub(in crate::bot::external) private: CString,

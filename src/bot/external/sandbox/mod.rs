@@ -274,6 +274,16 @@ impl Confinement {
         false
     }
 
+    /// How many generations of the bot's process tree, from the process arena started down,
+    /// are arena's own: the relay and the init of its PID namespace, when it has them.
+    pub(super) fn arenas_own(&self) -> usize {
+        #[cfg(target_os = "linux")]
+        if self.control.is_some() {
+            return 2;
+        }
+        0
+    }
+
     /// Whether the bot ran out of the memory of its `memory` cgroup.
     pub(super) fn hit_memory_cap(&self) -> bool {
         #[cfg(target_os = "linux")]
@@ -534,8 +544,10 @@ pub(super) fn prepare(
 }
 
 /// The view of a bot whose private directory is `dir` and who may read `readable`, and where it
-/// sees its private directory: a job at its workspace's own path, a bot at `/tmp` (with the
-/// entries of the machine's `/tmp` that hold its files, bound onto mount points made here).
+/// sees its private directory: a job at its workspace's own path, a bot at `/tmp` (with what it
+/// may read of the machine's `/tmp` bound at the same paths, onto mount points made here in the
+/// private directory, whatever its depth: a `TMPDIR` of `/tmp/run`, where the private
+/// directory is too, still shows the bot `/tmp/run/test/shared.txt`).
 #[cfg(target_os = "linux")]
 fn view_of(dir: &PrivateDir, readable: &[PathBuf]) -> std::io::Result<(child::View, PathBuf)> {
     use std::path::Path;
@@ -547,25 +559,35 @@ fn view_of(dir: &PrivateDir, readable: &[PathBuf]) -> std::io::Result<(child::Vi
         PrivateDir::Workspace(path) => (path.clone(), Vec::new()),
         PrivateDir::Fresh(private) => {
             let tmp = Path::new("/tmp");
-            let mut entries: Vec<PathBuf> = readable
+            // What is under `/tmp`, neither the private directory's nor holding it, and not
+            // under another such path (bound with it).
+            let mut entries: Vec<&PathBuf> = readable
                 .iter()
-                .filter_map(|p| p.strip_prefix(tmp).ok()?.components().next())
-                .map(|first| tmp.join(first))
-                .filter(|entry| !private.path().starts_with(entry))
+                .filter(|p| p.starts_with(tmp) && p.as_path() != tmp)
+                .filter(|p| !private.path().starts_with(p) && !p.starts_with(private.path()))
                 .collect();
             entries.sort();
             entries.dedup();
-            let mut keep = Vec::new();
+            let mut kept: Vec<&PathBuf> = Vec::new();
             for entry in entries {
-                let Ok(meta) = std::fs::metadata(&entry) else { continue };
-                let name = entry.file_name().unwrap_or_default();
-                let mount_point = private.path().join(name);
+                if !kept.last().is_some_and(|k| entry.starts_with(k)) {
+                    kept.push(entry);
+                }
+            }
+            let mut keep = Vec::new();
+            for entry in kept {
+                let Ok(meta) = std::fs::metadata(entry) else { continue };
+                let Ok(inside) = entry.strip_prefix(tmp) else { continue };
+                let mount_point = private.path().join(inside);
+                if let Some(parent) = mount_point.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
                 if meta.is_dir() {
                     std::fs::create_dir(&mount_point)?;
                 } else {
                     std::fs::File::create(&mount_point)?;
                 }
-                keep.push((c(&entry)?, c(&mount_point)?));
+                keep.push((c(entry)?, c(&mount_point)?));
             }
             (tmp.to_path_buf(), keep)
         }
