@@ -333,7 +333,7 @@ fn a_league_stops_at_its_minutes_and_on_ctrl_c_keeping_every_row_and_leaving_no_
 
     // Ctrl-C: exit 130, every row whole, the bots gone; a rerun picks up where it stopped.
     let matches = pool.path().join("c/matches.csv");
-    let mut child =
+    let child =
         league(&pool, &["run", "l.toml", "--matches", "100000", "-j", "2", "--out", "c", "-q"])
             .stderr(std::process::Stdio::piped())
             .spawn()
