@@ -413,4 +413,21 @@ mod tests {
         assert_eq!(Language::CSharp.compile_note(typo), None);
         assert_eq!(Language::Java.compile_note(shadow), None);
     }
+
+    #[test]
+    fn an_interpreters_installation_is_readable_before_and_after_symlinks() {
+        // chruby's layout: `~/.rubies/ruby-3.3.0/bin/ruby`, reached through a `bin` of links.
+        let dir = tempfile::tempdir().unwrap();
+        let install = dir.path().join("rubies/ruby-3.3.0");
+        std::fs::create_dir_all(install.join("bin")).unwrap();
+        std::fs::write(install.join("bin/ruby"), "").unwrap();
+        let links = dir.path().join("links");
+        std::fs::create_dir_all(links.join("bin")).unwrap();
+        std::os::unix::fs::symlink(install.join("bin/ruby"), links.join("bin/ruby")).unwrap();
+        let folders = toolchain(Language::Ruby, &links.join("bin/ruby"));
+        let install = std::fs::canonicalize(install).unwrap();
+        assert!(folders.contains(&install), "{folders:?}");
+        assert!(folders.contains(&links), "{folders:?}");
+        assert_eq!(folders.len(), 2, "{folders:?}");
+    }
 }
