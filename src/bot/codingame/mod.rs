@@ -90,11 +90,11 @@ pub(crate) enum CgError {
 impl CgError {
     /// The harness's error: input errors through `input` (which names the bot), the machine's
     /// as I/O errors.
-    pub(crate) fn into_error(self, input: impl FnOnce(String) -> Error) -> Error {
+    pub(crate) fn into_error(self, input: impl FnOnce(CgError) -> Error) -> Error {
         match self {
             CgError::Io { context, source } => Error::Io { context, source },
             CgError::Interrupted => Error::Interrupted,
-            other => input(other.to_string()),
+            other => input(other),
         }
     }
 }
