@@ -1,15 +1,12 @@
-//! C# through the .NET SDK, which CodinGame runs: which C# compiler a `.cs` source gets
-//! (`dotnet` when an SDK answers, Mono's `mcs` otherwise, or the one [`CSHARP_VAR`] names), and
-//! the one-file project `dotnet build` compiles it from.
+//! C# through the .NET SDK, which CodinGame runs: the choice [`CSHARP_VAR`] makes between it
+//! and Mono's `mcs` (`super::csharp_compiler` makes it), and the one-file project `dotnet build`
+//! compiles a `.cs` source from.
 //!
 //! The SDK is not in Debian, so arena's tests drive this with a stand-in `dotnet` that checks
 //! the project and compiles with `mcs` (docs/external-bots.md says what that verifies).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use super::language::{Language, SCRATCH, find_on_path};
-use super::{CgError, Supervisor};
 
 /// The variable that picks the C# compiler: `dotnet`, `mcs` or `auto` (the default).
 pub(crate) const CSHARP_VAR: &str = "ARENA_CSHARP";
@@ -31,64 +28,22 @@ const NUGET_CONFIG: &str = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<configu
 
 /// Which compiler [`CSHARP_VAR`] asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Choice {
+pub(crate) enum Choice {
     /// `dotnet` when it is on `PATH` and answers `--version` as an SDK does, else `mcs`.
     Auto,
     Dotnet,
     Mcs,
 }
 
-fn choice() -> Result<Choice, CgError> {
+/// What [`CSHARP_VAR`] asks for; its value when it is none of the choices.
+pub(crate) fn choice() -> Result<Choice, String> {
     let Some(value) = std::env::var_os(CSHARP_VAR) else { return Ok(Choice::Auto) };
     let text = value.to_string_lossy().into_owned();
     match text.trim().to_ascii_lowercase().as_str() {
         "" | "auto" => Ok(Choice::Auto),
         "dotnet" => Ok(Choice::Dotnet),
         "mcs" => Ok(Choice::Mcs),
-        _ => Err(CgError::BadCSharp(text)),
-    }
-}
-
-/// The C# toolchain for this run: [`Language::CSharpDotnet`] or [`Language::CSharp`] (`mcs`).
-/// Asking `dotnet --version` goes through the compilers' version cache, so a run whose builds
-/// are cached starts no `dotnet` process to decide.
-pub(crate) fn choose(supervisor: &Supervisor) -> Result<Language, CgError> {
-    let choice = choice()?;
-    if choice == Choice::Mcs {
-        return Ok(Language::CSharp);
-    }
-    let Some(dotnet) = find_on_path("dotnet") else {
-        return match choice {
-            Choice::Dotnet => Err(CgError::MissingTool {
-                program: "dotnet",
-                purpose: format!("needed to compile C# sources with {CSHARP_VAR}=dotnet"),
-                install: INSTALL,
-            }),
-            _ => Ok(Language::CSharp),
-        };
-    };
-    let root = super::cache::root().ok_or(CgError::NoCacheDir)?;
-    let version = super::compiler_version(Language::CSharpDotnet, &dotnet, &root, supervisor)?;
-    if version.answered && target_framework(&version.text).is_some() {
-        return Ok(Language::CSharpDotnet);
-    }
-    // A `dotnet` with runtimes only ("No .NET SDKs were found") compiles nothing.
-    if choice == Choice::Auto {
-        tracing::info!("`{} --version` names no .NET SDK: C# goes to mcs", dotnet.display());
-    }
-    match choice {
-        Choice::Dotnet => Err(CgError::NoDotnetSdk {
-            program: dotnet,
-            answer: version
-                .text
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .take(300)
-                .collect(),
-        }),
-        _ => Ok(Language::CSharp),
+        _ => Err(text),
     }
 }
 
@@ -154,10 +109,9 @@ pub(crate) const BUILD_ARGS: &[&str] = &[
 ];
 
 /// The variables `dotnet` gets for its version question and its build: no telemetry, banner or
-/// first-run set-up, no build server, and every folder it writes (its home, NuGet's) in the
-/// compile's [`SCRATCH`] folder, the only place the sandbox lets it write.
-pub(crate) fn build_env(workspace: &Path) -> BTreeMap<String, String> {
-    let scratch = workspace.join(SCRATCH);
+/// first-run set-up, no build server, and every folder it writes (its home, NuGet's) in
+/// `scratch`, inside the compile's folder, the only place the sandbox lets it write.
+pub(crate) fn build_env(scratch: &Path) -> BTreeMap<String, String> {
     let at = |folder: &str| scratch.join(folder).display().to_string();
     let mut env = BTreeMap::new();
     for (name, value) in [

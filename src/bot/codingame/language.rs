@@ -30,7 +30,7 @@ pub(crate) enum Language {
     /// C# through Mono's `mcs`.
     CSharp,
     /// C# through the .NET SDK's `dotnet`, as CodinGame runs it: what a `.cs` source becomes
-    /// when the SDK is installed ([`super::dotnet::choose`]); no extension names it.
+    /// when the SDK is installed (`super::csharp_compiler`); no extension names it.
     CSharpDotnet,
     Php,
     Ruby,
@@ -259,7 +259,7 @@ impl Language {
                 ("GOCACHE".into(), scratch("cache")),
                 ("GOPATH".into(), scratch("path")),
             ]),
-            Language::CSharpDotnet => dotnet::build_env(workspace),
+            Language::CSharpDotnet => dotnet::build_env(&workspace.join(SCRATCH)),
             _ => BTreeMap::new(),
         }
     }

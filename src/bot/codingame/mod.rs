@@ -168,7 +168,7 @@ pub(crate) fn prepare(source: &Path) -> Result<(), CgError> {
 pub(crate) fn resolve(source: &Path, supervisor: &Supervisor) -> Result<Resolved, CgError> {
     let (absolute, language) = check_source(source)?;
     let language = match language {
-        Language::CSharp => dotnet::choose(supervisor)?,
+        Language::CSharp => csharp_compiler(supervisor)?,
         other => other,
     };
     let runner = language
@@ -253,6 +253,40 @@ pub(crate) fn resolve(source: &Path, supervisor: &Supervisor) -> Result<Resolved
     })
 }
 
+/// The C# toolchain for this run, as [`dotnet::CSHARP_VAR`] chooses:
+/// [`Language::CSharpDotnet`] or [`Language::CSharp`] (`mcs`). Asking `dotnet --version` goes
+/// through the compilers' version cache, so a run whose builds are cached starts no `dotnet`
+/// process to decide.
+fn csharp_compiler(supervisor: &Supervisor) -> Result<Language, CgError> {
+    let choice = dotnet::choice().map_err(CgError::BadCSharp)?;
+    if choice == dotnet::Choice::Mcs {
+        return Ok(Language::CSharp);
+    }
+    let Some(program) = find_on_path("dotnet") else {
+        return match choice {
+            dotnet::Choice::Dotnet => Err(CgError::MissingTool {
+                program: "dotnet",
+                purpose: format!("needed to compile C# sources with {}=dotnet", dotnet::CSHARP_VAR),
+                install: dotnet::INSTALL,
+            }),
+            _ => Ok(Language::CSharp),
+        };
+    };
+    let root = cache::root().ok_or(CgError::NoCacheDir)?;
+    let version = compiler_version(Language::CSharpDotnet, &program, &root, supervisor)?;
+    if version.answered && dotnet::target_framework(&version.text).is_some() {
+        return Ok(Language::CSharpDotnet);
+    }
+    // A `dotnet` with runtimes only ("No .NET SDKs were found") compiles nothing.
+    if choice == dotnet::Choice::Dotnet {
+        let words: Vec<&str> = version.text.split_whitespace().collect();
+        let answer = words.join(" ").chars().take(300).collect();
+        return Err(CgError::NoDotnetSdk { program, answer });
+    }
+    tracing::info!("`{} --version` names no .NET SDK: C# goes to mcs", program.display());
+    Ok(Language::CSharp)
+}
+
 /// The source's absolute path and language, once it is known to be a readable file of a
 /// language `cg:` knows, and not too big.
 fn check_source(source: &Path) -> Result<(PathBuf, Language), CgError> {
@@ -314,12 +348,12 @@ static VERSIONS: Mutex<BTreeMap<String, Version>> = Mutex::new(BTreeMap::new());
 
 /// A compiler's answer to its version question.
 #[derive(Clone, Debug)]
-pub(crate) struct Version {
+struct Version {
     /// What it printed: part of every build's key.
-    pub text: String,
+    text: String,
     /// Whether it answered cleanly (a `dotnet` without an SDK fails; the answer still keys its
     /// builds, and is asked again next run).
-    pub answered: bool,
+    answered: bool,
 }
 
 /// The cache's folder of compiler versions, one file per compiler binary.
@@ -367,7 +401,7 @@ pub(crate) fn compile_timeout() -> Result<Duration, CgError> {
 /// cached starts no compiler at all (`kotlinc -version` alone takes a second), and an upgraded
 /// compiler (another size or time) is asked again. `dotnet`'s key adds its `sdk` folder, where
 /// another SDK may be installed without changing the program.
-pub(crate) fn compiler_version(
+fn compiler_version(
     language: Language,
     compiler: &Path,
     root: &Path,
