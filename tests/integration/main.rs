@@ -7,6 +7,7 @@ mod cli;
 mod clock;
 mod codingame;
 mod codingame_dotnet;
+mod confinement;
 mod debug_loop;
 mod docs;
 mod external;
