@@ -249,7 +249,7 @@ fn sent_at<D: GameDef>(
     index: usize,
     seat: Seat,
 ) -> Option<(String, Vec<String>)> {
-    let (game, _) = D::new_game(&played.header.setup()).ok()?;
+    let (game, _) = D::new_game(&played.header.setup::<D>()).ok()?;
     let actions: Vec<ActionLine> =
         played.steps[..index].iter().map(|s| ActionLine::new(&played.header, s)).collect();
     let walked =

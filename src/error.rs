@@ -6,8 +6,8 @@
 //! try again".
 //!
 //! A leaf of the crate: it names no other module, so every module can return its errors. The
-//! two errors that come from elsewhere (a game's set-up, a sandbox the machine cannot give) are
-//! carried boxed, and their modules convert them (`From` impls beside their types).
+//! errors that come from elsewhere (a game's set-up, an arena file, a sandbox the machine cannot
+//! give) are carried boxed, and their modules convert them (`From` impls beside their types).
 
 use std::path::PathBuf;
 
@@ -32,8 +32,10 @@ pub enum Error {
     Replay { path: PathBuf, line: usize, message: String },
     #[error("replay `{}` does not verify: {message}", path.display())]
     ReplayMismatch { path: PathBuf, message: String },
-    #[error("failed to parse arena `{}`: {message}", path.display())]
-    Arena { path: PathBuf, message: String },
+    /// An arena file that cannot be used (`tournament::config::ArenaError`: the file, the key
+    /// and what is wrong there).
+    #[error(transparent)]
+    Arena(Cause),
     /// A results folder whose files do not say what arena wrote (edited, truncated, mixed).
     #[error("results `{}`{}: {message}", path.display(), line.map(|l| format!(", line {l}")).unwrap_or_default())]
     Results { path: PathBuf, line: Option<usize>, message: String },
@@ -114,7 +116,7 @@ impl Error {
             | Error::Setup(_)
             | Error::Bot { .. }
             | Error::Replay { .. }
-            | Error::Arena { .. }
+            | Error::Arena(_)
             | Error::Sandbox(_)
             | Error::StaleBots { .. } => ErrorKind::Input,
             // A file the user named that cannot be read is an input to fix; a read that fails

@@ -354,7 +354,7 @@ pub(crate) fn make_bot<D: GameDef>(
                 player.external.clone(),
                 supervisor,
             )
-            .map_err(|e| e.into_error(bot_error))
+            .map_err(|e| e.into_error(|e| bot_error(e.to_string())))
         }
     }
 }

@@ -29,8 +29,13 @@ use crate::referee::{MatchResult, Step};
 use crate::registry::GameDef;
 use crate::seed::rules_rng;
 
-/// The version of the format, the header's `arena_replay`.
-pub const REPLAY_VERSION: u32 = 1;
+/// The version of the format, the header's `arena_replay`. Version 2 is version 1 with other
+/// option defaults: a header names only the options given, so a replay of version 1 is set up
+/// with the defaults of its day ([`GameDef::REPLAY_V1_OPTIONS`]) and verifies as it did.
+pub const REPLAY_VERSION: u32 = 2;
+
+/// The versions this build reads.
+const READABLE_VERSIONS: std::ops::RangeInclusive<u32> = 1..=REPLAY_VERSION;
 
 /// One seat of a played match.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,14 +72,16 @@ pub struct Header {
 }
 
 impl Header {
-    /// The setup of the match the header records.
-    pub fn setup(&self) -> Setup {
-        Setup {
-            variant: self.variant.clone(),
-            options: self.options.clone(),
-            map: self.map.clone(),
-            seed: self.seed,
+    /// The setup of the match the header records: its options, and for a replay of an earlier
+    /// version the defaults it was played under where they have changed since.
+    pub fn setup<D: GameDef>(&self) -> Setup {
+        let mut options = self.options.clone();
+        if self.arena_replay == 1 {
+            for &(key, value) in D::REPLAY_V1_OPTIONS {
+                options.entry(key.to_string()).or_insert_with(|| value.to_string());
+            }
         }
+        Setup { variant: self.variant.clone(), options, map: self.map.clone(), seed: self.seed }
     }
 }
 
@@ -82,7 +89,7 @@ impl Header {
 /// roles: where verifying, viewing and analysing a replay start. Errors name `path`.
 pub fn game_of_header<D: GameDef>(path: &Path, h: &Header) -> Result<D::G> {
     let mismatch = |message: String| Error::ReplayMismatch { path: path.to_path_buf(), message };
-    let (game, _) = D::new_game(&h.setup()).map_err(|e| header_error(path, h, e))?;
+    let (game, _) = D::new_game(&h.setup::<D>()).map_err(|e| header_error(path, h, e))?;
     let roles = game.roles();
     let recorded: Vec<&str> = h.seats.iter().map(|s| s.role.as_str()).collect();
     if roles != recorded {
@@ -306,7 +313,7 @@ pub fn read(path: &Path) -> Result<Replay> {
             None => {
                 let h: Header =
                     serde_json::from_str(&line).map_err(|e| err(n, format!("bad header: {e}")))?;
-                if h.arena_replay != REPLAY_VERSION {
+                if !READABLE_VERSIONS.contains(&h.arena_replay) {
                     return Err(err(n, format!("unsupported replay version {}", h.arena_replay)));
                 }
                 header = Some(h);
@@ -601,7 +608,7 @@ mod tests {
     #[test]
     fn replays_of_an_earlier_version_read_verify_and_write_back_byte_for_byte() {
         let files = legacy_replays();
-        assert_eq!(files.len(), 4, "{files:?}");
+        assert_eq!(files.len(), 5, "{files:?}");
         for path in files {
             let replay = read(&path).unwrap_or_else(|e| panic!("{e}"));
             let verified = verify(&path).unwrap_or_else(|e| panic!("{e}"));
@@ -612,6 +619,20 @@ mod tests {
             let original = std::fs::read_to_string(&path).expect("the file");
             assert_eq!(String::from_utf8(written).expect("UTF-8"), original, "{}", path.display());
         }
+    }
+
+    #[test]
+    fn a_version_1_replay_plays_under_the_defaults_of_its_day_and_a_version_2_one_under_todays() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/replays/earlier");
+        let v1 = dir.join("skynet_ep1_repeated_cut.jsonl");
+        assert!(verify(&v1).is_ok(), "version 1: a repeated cut loses");
+        let text = std::fs::read_to_string(&v1).expect("the file");
+        let tmp = tempfile::tempdir().expect("a temp dir");
+        let v2 = tmp.path().join("v2.jsonl");
+        std::fs::write(&v2, text.replacen("\"arena_replay\":1,", "\"arena_replay\":2,", 1))
+            .expect("write");
+        let err = verify(&v2).expect_err("version 2: Episode 1 lets a repeated cut pass");
+        assert!(err.to_string().contains("is legal here"), "{err}");
     }
 
     /// Records what a walk tells it, in order.

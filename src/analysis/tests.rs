@@ -139,7 +139,7 @@ fn check_playout<D: GameDef, K: Hash + Eq>(
     play: Play,
     rng: &mut ChaCha8Rng,
 ) -> Seen {
-    let (mut game, _) = D::new_game(&header.setup()).expect("a valid map");
+    let (mut game, _) = D::new_game(&header.setup::<D>()).expect("a valid map");
     let roles = game.roles();
     let mut memo = HashMap::new();
     let mut actions: Vec<(Seat, String)> = Vec::new();
@@ -175,7 +175,7 @@ fn check_playout<D: GameDef, K: Hash + Eq>(
     assert_eq!(report.decisions.len(), actions.len());
 
     // Replay the same moves, checking each decision.
-    let (mut game, _) = D::new_game(&header.setup()).unwrap();
+    let (mut game, _) = D::new_game(&header.setup::<D>()).unwrap();
     let start = minimax(&game, &key, &mut memo);
     assert_eq!(report.start, Some(as_value(start, &roles, scored)), "{}", header.map.text);
     for (d, (seat, text)) in report.decisions.iter().zip(&actions) {

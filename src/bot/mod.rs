@@ -175,11 +175,13 @@ pub enum BotFailure {
     StartupFailed(String),
     /// While its answer was due, the bot was blocked reading its input, every line of which it
     /// had read, and used no CPU time: it waits for a line that will never come (it reads more
-    /// lines than a turn sends). A `timeout`, caught at once rather than at the wall-clock cap.
+    /// lines than a turn sends, or its answer sits in an output buffer it did not flush: the
+    /// same from outside). A `timeout`, caught at once rather than at the wall-clock cap.
     #[error(
         "waiting for input that will never come: it had read all {lines} lines sent ({this_turn} \
          this turn) and was blocked reading its standard input, using no CPU time; a bot that \
-         reads more lines than a turn sends waits forever (docs/protocol.md lists each game's lines)"
+         reads more lines than a turn sends waits forever (docs/protocol.md lists each game's \
+         lines), and so does one whose answer sits in an output buffer it did not flush"
     )]
     WaitingForInput {
         /// Lines arena wrote to it in the whole match.

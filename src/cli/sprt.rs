@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use crate::bot::{Supervisor, TurnClock};
 use crate::error::{Error, Result, exit};
-use crate::tournament::config::SprtOverrides;
 use crate::tournament::results::summaries::fmt_f;
 use std::sync::Arc;
 
@@ -16,42 +15,16 @@ use crate::tournament::{
     Arena, Events, PairRange, PairsReport, SprtOptions, SprtReport, Verdict, decide_sprt,
     play_pairs, sprt,
 };
-use crate::tournament::{EloModel, SprtKindName, Stop};
+use crate::tournament::{Problem, SprtSettings, Stop};
 
 /// `arena sprt ARENA.toml`: the arena's `[sprt]` section, with these overrides.
 #[derive(clap::Args, Debug)]
 pub(super) struct SprtArgs {
     /// The arena file; its `[sprt]` section says which test to run (the flags below override it).
     arena: PathBuf,
-    /// The bot under test (a bot name of the arena).
-    #[arg(long, value_name = "BOT")]
-    candidate: Option<String>,
-    /// The bot it is tested against (a bot name of the arena).
-    #[arg(long, value_name = "BOT")]
-    baseline: Option<String>,
-    /// `head-to-head`: candidate against baseline in role-swapped pairs (both play every role);
-    /// `paired`: each against the same opponents in the same seats (default: paired when the
-    /// section names `opponents`).
-    #[arg(long, value_name = "KIND")]
-    kind: Option<SprtKindName>,
-    /// How elo0 and elo1 are read: `normalized` (default) or `logistic`.
-    #[arg(long, value_name = "MODEL")]
-    elo_model: Option<EloModel>,
-    /// H0: the candidate is at most this many Elo stronger.
-    #[arg(long, value_name = "ELO", allow_negative_numbers = true)]
-    elo0: Option<f64>,
-    /// H1: the candidate is at least this many Elo stronger (above elo0).
-    #[arg(long, value_name = "ELO", allow_negative_numbers = true)]
-    elo1: Option<f64>,
-    /// The chance of accepting H1 when H0 holds, in (0, 0.5) (default 0.05).
-    #[arg(long, value_name = "P")]
-    alpha: Option<f64>,
-    /// The chance of accepting H0 when H1 holds, in (0, 0.5) (default 0.05).
-    #[arg(long, value_name = "P")]
-    beta: Option<f64>,
-    /// Stop without a verdict after this many game pairs (default 100000).
-    #[arg(long, value_name = "PAIRS")]
-    max_pairs: Option<u64>,
+    /// The test's settings: each replaces the `[sprt]` key of the same name.
+    #[command(flatten)]
+    settings: SprtSettings,
     /// Games in flight (default: the arena's `concurrency`, else the number of cores).
     #[arg(short = 'j', long)]
     concurrency: Option<usize>,
@@ -84,25 +57,14 @@ pub(super) struct SprtArgs {
 
 pub(super) fn run(args: SprtArgs, supervisor: &Supervisor, out: &mut dyn Write) -> Result<i32> {
     super::check_concurrency(args.concurrency)?;
-    let overrides = SprtOverrides {
-        candidate: args.candidate,
-        baseline: args.baseline,
-        elo0: args.elo0,
-        elo1: args.elo1,
-        alpha: args.alpha,
-        beta: args.beta,
-        max_pairs: args.max_pairs,
-        elo_model: args.elo_model,
-        kind: args.kind,
-    };
-    let mut arena = Arena::load_with(&args.arena, &overrides)?;
+    let mut arena = Arena::load_with(&args.arena, &args.settings)?;
     if let Some(clock) = args.clock {
         arena.set_clock(clock);
     }
-    let test = arena.sprt.clone().ok_or_else(|| Error::Arena {
-        path: args.arena.clone(),
-        message: "key `sprt`: needs candidate, baseline, elo0 and elo1".into(),
-    })?;
+    let test = arena
+        .sprt
+        .clone()
+        .ok_or_else(|| Error::from(Problem::NoTest.at("sprt").in_file(&args.arena)))?;
     let opts = SprtOptions {
         concurrency: args.concurrency,
         out: args.out,

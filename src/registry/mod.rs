@@ -148,6 +148,9 @@ pub trait GameDef: Sized + 'static {
     /// its legal ones; Skynet's Episode 1 default (`invalid_cut=ignore`) accepts a cut of a
     /// missing link as a pass, a lenience the strict contract of those tests leaves out.
     const STRICT_OPTIONS: &'static [(&'static str, &'static str)] = &[];
+    /// The options a replay of format version 1 was played under unless its header names them:
+    /// the defaults of that day, where one has changed since. Replays keep verifying as they did.
+    const REPLAY_V1_OPTIONS: &'static [(&'static str, &'static str)] = &[];
     /// Whether the rules draw from the match seed (Risk's deal and dice). Without chance, a
     /// match between bots that are [`BotEntry::deterministic`] repeats itself on the same map.
     const CHANCE: bool;

@@ -44,6 +44,23 @@ pub struct BotFingerprint {
     pub files: Vec<BotFile>,
 }
 
+impl BotFingerprint {
+    /// What is known of a bot without reading a file: its name and spec, and a built-in bot's
+    /// arena version (all there is to it). An external bot's files are hashed by
+    /// [`fingerprint_bot`].
+    pub(crate) fn unhashed(name: &str, spec: &BotSpec) -> BotFingerprint {
+        BotFingerprint {
+            bot: name.to_string(),
+            spec: spec.to_string(),
+            arena_version: match spec {
+                BotSpec::Builtin(_) => Some(env!("CARGO_PKG_VERSION").to_string()),
+                BotSpec::Command(_) | BotSpec::CodinGame(_) => None,
+            },
+            files: Vec::new(),
+        }
+    }
+}
+
 /// A file a bot's spec names and the hash of its content.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BotFile {
@@ -62,16 +79,9 @@ pub(crate) fn fingerprint_bot(
     spec: &BotSpec,
     external: &ExternalOptions,
 ) -> BotFingerprint {
-    let mut fingerprint = BotFingerprint {
-        bot: name.to_string(),
-        spec: spec.to_string(),
-        arena_version: None,
-        files: Vec::new(),
-    };
+    let mut fingerprint = BotFingerprint::unhashed(name, spec);
     match spec {
-        BotSpec::Builtin(_) => {
-            fingerprint.arena_version = Some(env!("CARGO_PKG_VERSION").to_string());
-        }
+        BotSpec::Builtin(_) => {}
         BotSpec::Command(words) => {
             let base = external.workdir.clone().unwrap_or_default();
             let path_var = external

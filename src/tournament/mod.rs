@@ -32,8 +32,8 @@ pub(crate) mod update;
 
 pub use bot_files::{BotFile, BotFingerprint};
 pub use config::{
-    Arena, ArenaBot, Files, LeagueSettings, MAX_CONCURRENCY, PairMaps, SprtConfig, SprtKind,
-    SprtKindName, SprtOverrides,
+    Arena, ArenaBot, ArenaError, ConfigError, FileError, Files, LeagueSettings, MAX_CONCURRENCY,
+    PairMaps, PairMapsName, Problem, SprtConfig, SprtKind, SprtKindName, SprtSettings,
 };
 pub use diff::{
     BotChange, ChangedMatch, DiffReport, DiffSeat, DiffSide, DiffVerdict, MatchOutcome, diff,

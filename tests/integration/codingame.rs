@@ -56,16 +56,9 @@ fn wins(name: &str) {
 
 /// Like [`wins`], for the languages CI may not have: skipped, saying so, without `tools`.
 fn wins_if_installed(name: &str, tools: &[&str]) {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let missing: Vec<&&str> = tools
-        .iter()
-        .filter(|t| !std::env::split_paths(&path).any(|d| d.join(t).is_file()))
-        .collect();
-    if !missing.is_empty() {
-        eprintln!("skipped: {name} needs {missing:?}, not on PATH");
-        return;
+    if tools.iter().all(|tool| installed(name, tool)) {
+        wins(name);
     }
-    wins(name);
 }
 
 #[test]
@@ -81,6 +74,119 @@ fn kotlin_plays_to_a_win_where_kotlinc_is_installed() {
 #[test]
 fn csharp_plays_to_a_win_where_mono_is_installed() {
     wins_if_installed("virus.cs", &["mcs", "mono"]);
+}
+
+/// A public CodinGame C# bot names a lambda's parameter after a local of the method, which C# 8
+/// allows and Mono's `mcs` (C# 7) refuses with CS0136: the match is `startup_failed`, and its
+/// detail says why and what to do.
+#[test]
+fn csharp_8_that_mcs_refuses_is_startup_failed_with_a_note_on_the_csharp_version() {
+    if !installed("shadowing.cs", "mcs") || !installed("shadowing.cs", "mono") {
+        return;
+    }
+    let folder = tempfile::tempdir().unwrap();
+    let virus = std::fs::read_to_string(source("virus.cs")).unwrap();
+    // `SI` is a local of `Main`; the lambda's `k` becomes `SI` too.
+    let shadowing = virus.replace(
+        "links.First(k => gateways.Contains(k[0]) || gateways.Contains(k[1]))",
+        "links.First(SI => gateways.Contains(SI[0]) || gateways.Contains(SI[1]))",
+    );
+    assert_ne!(shadowing, virus, "the fixture changed: the replacement no longer applies");
+    let bot = folder.path().join("shadowing.cs");
+    std::fs::write(&bot, shadowing).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let s = summary(&play(&cg(&bot), cache.path(), |a| a.args(ROOMY)).success());
+    assert_eq!(s["termination"], "startup_failed", "{s}");
+    let detail = s["detail"].as_str().unwrap();
+    assert!(detail.contains("does not compile (mcs exited with"), "{detail}");
+    assert!(detail.contains("error CS0136"), "{detail}");
+    assert!(detail.contains("; C# 8, which CodinGame's .NET compiles, lets a lambda"), "{detail}");
+    assert!(detail.contains("mcs (Mono) knows C# 7 and refuses it: rename one"), "{detail}");
+    // The compiler names the user's file, not arena's copy of it in the cache.
+    assert!(detail.contains(&format!("{}(41,", bot.display())), "{detail}");
+    assert!(!detail.contains(".tmp-"), "{detail}");
+}
+
+/// Whether `program` is on `PATH`; when not, says the test `name` is skipped and why.
+fn installed(name: &str, program: &str) -> bool {
+    if on_path(program).is_some() {
+        return true;
+    }
+    eprintln!("skipped: {name} needs `{program}`, not on PATH");
+    false
+}
+
+/// Plays `name` under `cg:` with `--sandbox auto` and `--sandbox off`: the virus wins the whole
+/// game, the replay verifies, and it keeps the bot's debug line of its first turn.
+fn wins_sandboxed_and_not(name: &str) {
+    for sandbox in ["auto", "off"] {
+        let cache = tempfile::tempdir().unwrap();
+        let run = play(&cg(&source(name)), cache.path(), |a| {
+            a.args(ROOMY).args(["--sandbox", sandbox, "--replay", "r.jsonl"])
+        })
+        .success();
+        let s = summary(&run);
+        assert_eq!(
+            (&s["termination"], &s["winner"], &s["turns"]),
+            (&"normal".into(), &"virus".into(), &9.into()),
+            "{name}, sandbox {sandbox}: {s}"
+        );
+        let replay = run.dir.join("r.jsonl");
+        let verify =
+            Arena::new().args(["replay", "--verify", replay.to_str().unwrap()]).run().success();
+        assert!(verify.stdout().contains("verified, 9 actions"), "{}", verify.stdout());
+        let text = std::fs::read_to_string(&replay).unwrap();
+        assert!(text.contains(r#""stderr":"agent on 0, cutting 5 9\n""#), "{name}: {text}");
+    }
+}
+
+#[test]
+fn php_plays_to_a_win_sandboxed_and_not() {
+    if installed("virus.php", "php") {
+        wins_sandboxed_and_not("virus.php");
+    }
+}
+
+#[test]
+fn ruby_plays_to_a_win_sandboxed_and_not() {
+    if installed("virus.rb", "ruby") {
+        wins_sandboxed_and_not("virus.rb");
+    }
+}
+
+/// A PHP or Ruby bot split in two files, its main file loading the other from its folder: the
+/// sandbox lets it read only its main file, so it fails in its first turn with the start-up hint,
+/// and plays once its folder is allowed.
+#[test]
+fn a_php_or_ruby_bot_that_loads_a_file_beside_it_is_told_how_to_allow_its_folder() {
+    let bots = [
+        ("php", "main.php", "helpers.php", "<?php\nrequire __DIR__ . '/helpers.php';\n"),
+        ("ruby", "main.rb", "helpers.rb", "require_relative 'helpers'\n"),
+    ];
+    for (program, main, helpers, loader) in bots {
+        if !installed(main, program) {
+            continue;
+        }
+        let folder = tempfile::tempdir().unwrap();
+        let virus = std::fs::read_to_string(source(&format!("virus.{}", &main[5..]))).unwrap();
+        std::fs::write(folder.path().join(helpers), virus).unwrap();
+        std::fs::write(folder.path().join(main), loader).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let bot = cg(&folder.path().join(main));
+        let s = summary(&play(&bot, cache.path(), |a| a.args(ROOMY)).success());
+        if s["termination"] == "normal" {
+            eprintln!("skipped: this machine's sandbox does not limit reads (no Landlock)");
+            return;
+        }
+        assert_eq!(s["termination"], "crash", "{main}: {s}");
+        let detail = s["detail"].as_str().unwrap();
+        assert!(detail.contains("its stderr names a missing or denied file"), "{main}: {detail}");
+        assert!(detail.contains(&format!("`{}`", folder.path().join(main).display())), "{detail}");
+        assert!(detail.contains("--allow-read DIR"), "{detail}");
+        let allow = ["--allow-read", folder.path().to_str().unwrap()];
+        let s = summary(&play(&bot, cache.path(), |a| a.args(ROOMY).args(allow)).success());
+        assert_eq!((&s["termination"], &s["winner"]), (&"normal".into(), &"virus".into()), "{s}");
+    }
 }
 
 #[test]
@@ -471,9 +577,9 @@ fn bad_sources_are_errors_before_any_match() {
     };
     let none = |a: Arena| a;
     expect_error("cg:no/such/virus.py", &none, &["no/such/virus.py", "does not exist"]);
-    let ruby = folder.path().join("virus.rb");
-    std::fs::write(&ruby, "puts 1").unwrap();
-    expect_error(&cg(&ruby), &none, &["unknown extension", ".py", ".cpp", ".java"]);
+    let perl = folder.path().join("virus.pl");
+    std::fs::write(&perl, "print 1").unwrap();
+    expect_error(&cg(&perl), &none, &["unknown extension", ".py", ".cpp", ".rb (Ruby)", ".php"]);
     expect_error(&cg(folder.path()), &none, &["not a regular file"]);
     let huge = folder.path().join("huge.py");
     std::fs::File::create(&huge).unwrap().set_len(64 << 20).unwrap();
@@ -483,6 +589,8 @@ fn bad_sources_are_errors_before_any_match() {
     let no_path = |a: Arena| a.env("PATH", empty.path().display().to_string());
     expect_error(&cg(&source("virus.cpp")), &no_path, &["g++", "not installed", "apt-get"]);
     expect_error(&cg(&source("virus.js")), &no_path, &["node", "not installed"]);
+    expect_error(&cg(&source("virus.php")), &no_path, &["php", "apt-get install php-cli"]);
+    expect_error(&cg(&source("virus.rb")), &no_path, &["ruby", "apt-get install ruby"]);
 }
 
 /// A tournament arena file with a `cg:` virus against the CodinGame agent.

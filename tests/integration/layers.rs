@@ -2,8 +2,8 @@
 //! a file's code (`use` lines and paths written inline; comments and unit tests left out) is an
 //! edge from that file to the file that defines the module it names. The checks: `error.rs` is
 //! a leaf (it names nothing of the crate), external bots never name `cg:` bots (which are built
-//! on them), the files of the process supervisor form no import circle, and only `src/cli` (and
-//! `main.rs`) writes to the terminal.
+//! on them), the files of the process supervisor form no import circle, an arena file's
+//! validation does no I/O, and only `src/cli` (and `main.rs`) writes to the terminal.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -275,6 +275,43 @@ fn the_process_supervisor_has_no_import_circle() {
     files.push(vec!["error".to_string()]);
     files.push(vec!["bot".to_string()]);
     assert_eq!(circles(&edges(), &files), Vec::<String>::new());
+}
+
+/// Reading an arena file in layers: its raw types, its validation, its SPRT settings and its
+/// errors read no file and run no program, so every check of a value is pure and comes before
+/// any map is read or bot compiled. They name neither the layers that do (`files`, `maps`,
+/// `prepare`) nor what those call.
+#[test]
+fn the_arena_files_validation_does_no_io() {
+    let edges = edges();
+    let config = |m: &str| ["tournament", "config", m].map(String::from).to_vec();
+    let loading = [config("files"), config("maps"), config("prepare")];
+    let io_items = [
+        "tournament::bot_files::fingerprint_bot",
+        "bot::codingame",
+        "bot::external::program_problem",
+        "bot::external::spawn",
+        "game::read_input",
+    ];
+    let modules = modules();
+    for pure in ["raw", "validate", "sprt_settings", "error"] {
+        let module = config(pure);
+        for named in &edges[&module] {
+            assert!(!loading.contains(named), "{} names {}", name(&module), name(named));
+        }
+        let code = code(&modules[&module]);
+        for path in named_paths(&module, &code) {
+            let path = name(&path);
+            assert!(
+                !io_items.iter().any(|item| path.starts_with(item)),
+                "{} names {path}",
+                name(&module)
+            );
+        }
+        for word in ["std::fs", "glob::", "std::process"] {
+            assert!(!code.contains(word), "{} uses {word}", name(&module));
+        }
+    }
 }
 
 #[test]

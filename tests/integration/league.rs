@@ -298,6 +298,69 @@ fn a_league_killed_with_kill_9_resumes_to_the_same_rows_as_one_that_was_not() {
     assert_eq!(report["played"].as_u64(), Some(0), "{report}");
 }
 
+/// The Python bot's processes started from this pool, if any are left.
+fn bots_alive(pool: &Pool) -> Vec<String> {
+    // Its command line names the program by its absolute path (sandboxed bots run in a
+    // private directory elsewhere).
+    let program = pool.path().join("v.py").display().to_string();
+    let mut alive = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(&program) {
+            alive.push(text);
+        }
+    }
+    alive
+}
+
+#[test]
+fn a_league_stops_at_its_minutes_and_on_ctrl_c_keeping_every_row_and_leaving_no_bot() {
+    let pool = Pool::new();
+    league_arena(&pool, "l");
+    // --minutes: a budget of matches it cannot reach, a time it can.
+    let timed = league(
+        &pool,
+        &["run", "l.toml", "--matches", "100000", "--minutes", "0.02", "--out", "t", "--json"],
+    )
+    .output()
+    .expect("arena runs");
+    assert!(timed.status.success(), "{}", String::from_utf8_lossy(&timed.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&timed.stdout).unwrap();
+    let played = lines(&pool.path().join("t/matches.csv")) - 1;
+    assert!(played > 0 && played < 100_000, "{played} rows");
+    assert_eq!(report["matches"].as_u64(), Some(played as u64), "{report}");
+
+    // Ctrl-C: exit 130, every row whole, the bots gone; a rerun picks up where it stopped.
+    let matches = pool.path().join("c/matches.csv");
+    let child =
+        league(&pool, &["run", "l.toml", "--matches", "100000", "-j", "2", "--out", "c", "-q"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("arena starts");
+    wait_for("a few rows", || lines(&matches) > 4);
+    wait_for("the Python bot running", || !bots_alive(&pool).is_empty());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .expect("SIGINT");
+    let out = child.wait_with_output().expect("reaped");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert_eq!(bots_alive(&pool), Vec::<String>::new(), "no bot outlives Ctrl-C");
+    let kept = lines(&matches) - 1;
+    let budget = (kept + 3).to_string();
+    let rerun = league(&pool, &["run", "l.toml", "--matches", &budget, "--out", "c", "--json"])
+        .output()
+        .expect("arena runs");
+    assert!(rerun.status.success(), "{}", String::from_utf8_lossy(&rerun.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&rerun.stdout).unwrap();
+    assert_eq!(report["played"].as_u64(), Some(3), "{report}");
+    assert_eq!(lines(&matches) - 1, kept + 3, "the rows kept at Ctrl-C all count");
+}
+
 #[test]
 fn a_bot_added_to_a_running_league_plays_at_once_and_a_retired_one_stops() {
     let pool = Pool::new();

@@ -26,6 +26,8 @@ pub(crate) enum Language {
     Go,
     Kotlin,
     CSharp,
+    Php,
+    Ruby,
 }
 
 /// The extensions `cg:` knows (compared without case), with their language.
@@ -41,6 +43,8 @@ pub(crate) const EXTENSIONS: &[(&str, Language)] = &[
     ("go", Language::Go),
     ("kt", Language::Kotlin),
     ("cs", Language::CSharp),
+    ("php", Language::Php),
+    ("rb", Language::Ruby),
 ];
 
 /// CodinGame's C and C++ flags, as its "languages update" announcement gives them (g++ 11,
@@ -50,6 +54,40 @@ pub(crate) const EXTENSIONS: &[(&str, Language)] = &[
 const C_FLAGS: &[&str] = &["-std=gnu17", "-Werror=return-type", "-g", "-pthread"];
 const CPP_FLAGS: &[&str] = &["-std=gnu++17", "-Werror=return-type", "-g", "-pthread"];
 const C_LIBS: &[&str] = &["-lm", "-lpthread", "-ldl"];
+
+/// PHP's settings for a bot: warnings go to standard error, once. PHP's built-in default (no
+/// php.ini, as in many container images) and php.ini-development print them on standard output,
+/// where the referee would read them as the bot's answer; Debian's php.ini logs them to stderr.
+/// Set on the command line, they are the same on every machine.
+const PHP_SETTINGS: &[&str] = &["display_errors=stderr", "log_errors=0"];
+
+/// The C# compiler's errors that most often mean a source written for CodinGame's .NET (C# 8
+/// and later) meets Mono's `mcs` (C# 7.2 at most, and without local functions or `case ...
+/// when`), each with what to tell the user.
+const CSHARP_NOTES: &[(&str, &str)] = &[
+    (
+        "error CS0136",
+        "C# 8, which CodinGame's .NET compiles, lets a lambda parameter or a local reuse the \
+         name of an enclosing local; mcs (Mono) knows C# 7 and refuses it: rename one of them",
+    ),
+    (
+        "error CS0453",
+        "`string?` and other nullable reference types are C# 8, which CodinGame's .NET \
+         compiles; mcs (Mono) knows C# 7 and reads them as `Nullable<T>`: drop the `?`",
+    ),
+    (
+        "error CS1644",
+        "the feature named is newer than mcs (Mono) knows, C# 7.2 at most; CodinGame compiles \
+         with .NET's current C#",
+    ),
+    (
+        "error CS1525",
+        "if this source compiles on CodinGame, it uses syntax newer than mcs (Mono) knows, C# \
+         7.2 without local functions or `case ... when`: switch expressions, `??=`, `using \
+         var`, `^1` and ranges, target-typed `new()`, records, `is not`, property patterns, \
+         raw strings; rewrite it in C# 7 (docs/external-bots.md lists what mcs refuses)",
+    ),
+];
 
 /// The address space of a native compiler: far beyond what compiling a bot takes (g++, rustc,
 /// go and mcs compile the test bots in 1 GiB).
@@ -87,6 +125,8 @@ impl Language {
             Language::Go => "Go",
             Language::Kotlin => "Kotlin",
             Language::CSharp => "C#",
+            Language::Php => "PHP",
+            Language::Ruby => "Ruby",
         }
     }
 
@@ -102,6 +142,8 @@ impl Language {
             Language::Go => "go",
             Language::Kotlin => "kt",
             Language::CSharp => "cs",
+            Language::Php => "php",
+            Language::Ruby => "rb",
         }
     }
 
@@ -109,7 +151,7 @@ impl Language {
     pub(crate) fn compiler(self) -> Option<Tool> {
         let tool = |program, install| Some(Tool { program, install });
         match self {
-            Language::Python | Language::JavaScript => None,
+            Language::Python | Language::JavaScript | Language::Php | Language::Ruby => None,
             Language::C => tool("gcc", "`apt-get install gcc` (Debian, Ubuntu)"),
             Language::Cpp => tool("g++", "`apt-get install g++` (Debian, Ubuntu)"),
             Language::Java => {
@@ -136,6 +178,8 @@ impl Language {
                 tool("java", "`apt-get install default-jre-headless` (Debian, Ubuntu)")
             }
             Language::CSharp => tool("mono", "`apt-get install mono-runtime` (Debian, Ubuntu)"),
+            Language::Php => tool("php", "`apt-get install php-cli` (Debian, Ubuntu)"),
+            Language::Ruby => tool("ruby", "`apt-get install ruby` (Debian, Ubuntu)"),
             Language::C | Language::Cpp | Language::Rust | Language::Go => None,
         }
     }
@@ -145,16 +189,29 @@ impl Language {
     pub(crate) fn compile_args(self, source: &str) -> Vec<OsString> {
         let csharp_out = format!("-out:{CSHARP_EXE}");
         let words: Vec<&str> = match self {
-            Language::Python | Language::JavaScript => vec![],
+            Language::Python | Language::JavaScript | Language::Php | Language::Ruby => vec![],
             Language::C => [C_FLAGS, &["-o", BINARY, source], C_LIBS].concat(),
             Language::Cpp => [CPP_FLAGS, &["-o", BINARY, source], C_LIBS].concat(),
             Language::Java => vec!["-encoding", "UTF-8", "-d", JAVA_CLASSES, source],
             Language::Rust => vec!["--edition", "2021", "-O", "-o", BINARY, source],
             Language::Go => vec!["build", "-o", BINARY, source],
             Language::Kotlin => vec![source, "-include-runtime", "-d", KOTLIN_JAR],
-            Language::CSharp => vec!["-optimize+", &csharp_out, source],
+            // `latest`: every C# version mcs knows (7.2), as CodinGame compiles with the latest.
+            Language::CSharp => vec!["-langversion:latest", "-optimize+", &csharp_out, source],
         };
         words.into_iter().map(OsString::from).collect()
+    }
+
+    /// What to add to the message of a compile that failed with `output`, when the failure
+    /// likely comes from arena's compiler being older than CodinGame's (C#: Mono's `mcs`): the
+    /// note of the first such error in the output.
+    pub(crate) fn compile_note(self, output: &str) -> Option<&'static str> {
+        let notes = match self {
+            Language::CSharp => CSHARP_NOTES,
+            _ => return None,
+        };
+        let first = notes.iter().filter_map(|&(code, note)| Some((output.find(code)?, note)));
+        first.min_by_key(|&(at, _)| at).map(|(_, note)| note)
     }
 
     /// The address space a compile may use. A hostile source can make a compiler read without
@@ -166,7 +223,12 @@ impl Language {
             Language::C | Language::Cpp | Language::Rust | Language::Go | Language::CSharp => {
                 Some(COMPILE_ADDRESS_SPACE)
             }
-            Language::Python | Language::JavaScript | Language::Java | Language::Kotlin => None,
+            Language::Python
+            | Language::JavaScript
+            | Language::Java
+            | Language::Kotlin
+            | Language::Php
+            | Language::Ruby => None,
         }
     }
 
@@ -221,6 +283,13 @@ impl Language {
             ],
             Language::Kotlin => vec![runner, "-jar".into(), text(&build.join(KOTLIN_JAR))],
             Language::CSharp => vec![runner, text(&build.join(CSHARP_EXE))],
+            Language::Php => {
+                let mut words = vec![runner];
+                words.extend(PHP_SETTINGS.iter().map(|s| format!("-d{s}")));
+                words.push(text(source));
+                words
+            }
+            Language::Ruby => vec![runner, text(source)],
         }
     }
 }
@@ -228,13 +297,17 @@ impl Language {
 /// The folder of a Go compile's build cache and module folder, in the compile's folder.
 pub(crate) const GO_SCRATCH: &str = ".go";
 
-/// The folders a compiler reads besides the system: its installation (the folder above the one
-/// its real program is in: `/opt/kotlinc` for `/opt/kotlinc/bin/kotlinc`) and, for Rust, rustup's
-/// and cargo's homes (`~/.cargo/bin/rustc` is rustup's proxy, which reads its toolchains there).
-pub(crate) fn toolchain(language: Language, compiler: &Path) -> Vec<PathBuf> {
+/// The folders a compiler or interpreter reads besides the system: its installation (the folder
+/// above the one its program is in, as found on `PATH` and after symlinks: `/opt/kotlinc` for
+/// `/opt/kotlinc/bin/kotlinc`, `~/.rubies/ruby-3.3.0` for chruby's Ruby, a virtualenv for its
+/// `bin/python3`) and, for Rust, rustup's and cargo's homes (`~/.cargo/bin/rustc` is rustup's
+/// proxy, which reads its toolchains there).
+pub(crate) fn toolchain(language: Language, program: &Path) -> Vec<PathBuf> {
     let mut folders = Vec::new();
-    let real = std::fs::canonicalize(compiler).unwrap_or_else(|_| compiler.to_path_buf());
-    folders.extend(real.parent().and_then(Path::parent).map(Path::to_path_buf));
+    let real = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
+    for path in [program, &real] {
+        folders.extend(path.parent().and_then(Path::parent).map(Path::to_path_buf));
+    }
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let var_or_home = |var: &str, default: &str| {
         std::env::var_os(var).map(PathBuf::from).or_else(|| home.as_ref().map(|h| h.join(default)))
@@ -277,7 +350,9 @@ mod tests {
         assert_eq!(Language::of(Path::new("a/b.cpp")), Some(Language::Cpp));
         assert_eq!(Language::of(Path::new("Player.JAVA")), Some(Language::Java));
         assert_eq!(Language::of(Path::new("my bot.py")), Some(Language::Python));
-        assert_eq!(Language::of(Path::new("bot.rb")), None);
+        assert_eq!(Language::of(Path::new("bot.rb")), Some(Language::Ruby));
+        assert_eq!(Language::of(Path::new("Bot.PHP")), Some(Language::Php));
+        assert_eq!(Language::of(Path::new("bot.pl")), None);
         assert_eq!(Language::of(Path::new("Makefile")), None);
         assert!(Language::supported().contains(".cpp (C++)"));
     }
@@ -299,5 +374,60 @@ mod tests {
         assert!(at("x.cpp") < at("-lm"), "{args:?}");
         assert!(args.iter().any(|a| a == "-std=gnu++17"));
         assert!(!args.iter().any(|a| a.to_string_lossy().starts_with("-O")), "CodinGame uses -O0");
+    }
+
+    #[test]
+    fn php_sends_its_warnings_to_stderr_whatever_the_machines_php_ini() {
+        let command = Language::Php.command(
+            Some(Path::new("/usr/bin/php")),
+            Path::new("/b/x.php"),
+            Path::new(""),
+            None,
+            None,
+        );
+        assert_eq!(
+            command,
+            ["/usr/bin/php", "-ddisplay_errors=stderr", "-dlog_errors=0", "/b/x.php"]
+        );
+    }
+
+    /// mcs's own words (Mono 6.8), for sources CodinGame's .NET compiles.
+    #[test]
+    fn a_csharp_error_from_newer_syntax_gets_a_note_naming_mcs_and_the_fix() {
+        let shadow = "t.cs(8,27): error CS0136: A local variable named `x' cannot be declared in \
+                      this scope because it would give a different meaning to `x', which is \
+                      already used in a `parent or current' scope to denote something else\n\
+                      Compilation failed: 1 error(s), 0 warnings";
+        let note = Language::CSharp.compile_note(shadow).unwrap();
+        assert!(note.contains("C# 8") && note.contains("rename"), "{note}");
+        let switch = "t.cs(8,18): error CS1525: Unexpected symbol `switch'";
+        assert!(Language::CSharp.compile_note(switch).unwrap().contains("switch expressions"));
+        let nullable = "t.cs(8,9): error CS0453: The type `string' must be a non-nullable value \
+                        type in order to use it as type parameter `T'";
+        assert!(Language::CSharp.compile_note(nullable).unwrap().contains("`string?`"));
+        // The first error decides.
+        let both = format!("{switch}\n{shadow}");
+        assert!(Language::CSharp.compile_note(&both).unwrap().contains("switch expressions"));
+        // A plain mistake, and other languages, get none.
+        let typo = "t.cs(8,9): error CS0103: The name `y' does not exist in the current context";
+        assert_eq!(Language::CSharp.compile_note(typo), None);
+        assert_eq!(Language::Java.compile_note(shadow), None);
+    }
+
+    #[test]
+    fn an_interpreters_installation_is_readable_before_and_after_symlinks() {
+        // chruby's layout: `~/.rubies/ruby-3.3.0/bin/ruby`, reached through a `bin` of links.
+        let dir = tempfile::tempdir().unwrap();
+        let install = dir.path().join("rubies/ruby-3.3.0");
+        std::fs::create_dir_all(install.join("bin")).unwrap();
+        std::fs::write(install.join("bin/ruby"), "").unwrap();
+        let links = dir.path().join("links");
+        std::fs::create_dir_all(links.join("bin")).unwrap();
+        std::os::unix::fs::symlink(install.join("bin/ruby"), links.join("bin/ruby")).unwrap();
+        let folders = toolchain(Language::Ruby, &links.join("bin/ruby"));
+        let install = std::fs::canonicalize(install).unwrap();
+        assert!(folders.contains(&install), "{folders:?}");
+        assert!(folders.contains(&links), "{folders:?}");
+        assert_eq!(folders.len(), 2, "{folders:?}");
     }
 }

@@ -2,9 +2,10 @@
 //!
 //! CodinGame picks a runtime from the language of the code in its editor; arena picks it from the
 //! source's extension ([`language`]): Python unbuffered, JavaScript with CodinGame's `readline()`
-//! and `print()` globals (a preload arena ships), compiled languages compiled once with
-//! CodinGame's flags into a content-addressed [`cache`]. Resolution happens while a match is set
-//! up (or a tournament's arena file is loaded), so compile time never counts against a turn.
+//! and `print()` globals (a preload arena ships), PHP with its warnings on standard error, Ruby
+//! as it is, compiled languages compiled once with CodinGame's flags into a content-addressed
+//! [`cache`]. Resolution happens while a match is set up (or a tournament's arena file is
+//! loaded), so compile time never counts against a turn.
 //!
 //! A source that does not compile is the bot's fault, so a result of its matches
 //! (`startup_failed`, with the compiler's message); a missing file, an unknown extension or a
@@ -81,11 +82,11 @@ pub(crate) enum CgError {
 impl CgError {
     /// The harness's error: input errors through `input` (which names the bot), the machine's
     /// as I/O errors.
-    pub(crate) fn into_error(self, input: impl FnOnce(String) -> Error) -> Error {
+    pub(crate) fn into_error(self, input: impl FnOnce(CgError) -> Error) -> Error {
         match self {
             CgError::Io { context, source } => Error::Io { context, source },
             CgError::Interrupted => Error::Interrupted,
-            other => input(other.to_string()),
+            other => input(other),
         }
     }
 }
@@ -123,6 +124,12 @@ pub(crate) fn bot<G: Game + 'static>(
             if let Some(root) = cache::root() {
                 let builds = words.iter().map(PathBuf::from).filter(|w| w.starts_with(&root));
                 options.files.extend(builds.filter(|w| w.is_dir()));
+            }
+            // An interpreter reads its libraries from its installation, which need not be
+            // under the system's folders (chruby's `~/.rubies`, nvm's `~/.nvm`, a virtualenv).
+            let runner = Language::of(source).filter(|l| l.runner().is_some()).zip(words.first());
+            if let Some((language, program)) = runner {
+                options.files.extend(language::toolchain(language, Path::new(program)));
             }
             Box::new(ExternalBot::<G>::spawn(&words, identity, options, supervisor))
         }
@@ -432,7 +439,11 @@ impl Compile<'_> {
         let args = self.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let run =
             run_tool(self.language, self.compiler, args, temp.path(), timeout, memory, supervisor)?;
-        let output: Vec<String> = run.output.lines().map(str::to_string).collect();
+        // Compilers that name the file by its full path (mcs) name arena's copy in the cache:
+        // the user knows it by the path they gave.
+        let text =
+            run.output.replace(&copy.display().to_string(), &self.source.display().to_string());
+        let output: Vec<String> = text.lines().map(str::to_string).collect();
         if run.status.is_none() {
             return Ok(Build::Failed(CompileFailure {
                 message: format!(
@@ -450,11 +461,13 @@ impl Compile<'_> {
                 .or_else(|| output.iter().find(|l| !l.trim().is_empty()))
                 .map(|l| format!(": {}", l.trim()))
                 .unwrap_or_default();
+            let note = self.language.compile_note(&text).map(|n| format!("; {n}"));
             return Ok(Build::Failed(CompileFailure {
                 message: format!(
-                    "`{}` does not compile ({program} {}){first_error}",
+                    "`{}` does not compile ({program} {}){first_error}{}",
                     self.source.display(),
-                    run.how_it_ended()
+                    run.how_it_ended(),
+                    note.unwrap_or_default()
                 ),
                 output,
             }));

@@ -18,6 +18,7 @@ const SIGNS: &[&str] = &[
     "EACCES",
     "ENOENT",
     "Could not find or load main class",
+    "cannot load such file",
 ];
 
 /// The most paths the hint lists.

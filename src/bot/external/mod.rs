@@ -23,7 +23,8 @@
 //!   every live bot at once (Ctrl-C);
 //! - `runtime`: the tokio runtime, and why there is one per process;
 //! - `job`: a one-off command (a `cg:` compile) started and stopped the same way, its output
-//!   captured.
+//!   captured;
+//! - `parent_only`: descriptors (a results folder's lock) a forked child drops before anything.
 //!
 //! This file ties them into [`ExternalBot`], the [`Bot`] the referee talks to.
 
@@ -33,6 +34,7 @@ mod io;
 pub(crate) mod job;
 pub(crate) use io::EXTRA_LINE_REASON;
 mod options;
+pub(crate) mod parent_only;
 mod procfs;
 mod runtime;
 pub mod sandbox;

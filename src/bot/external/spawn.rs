@@ -18,6 +18,7 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 use super::exit::{ExitSocket, ExitWatch};
 use super::io::Pipes;
 use super::options::{DEFAULT_PATH, ExternalOptions, Rlimits, SandboxMode};
+use super::parent_only;
 use super::runtime::runtime;
 use super::sandbox::{self, Confinement, CpuClock, Prepared};
 pub use super::spawn_error::SpawnError;
@@ -257,7 +258,10 @@ fn confine(cmd: &mut Command, limits: Rlimits, sandbox: Option<&Prepared>, die_w
         // SAFETY: the closure runs in the forked child before exec; `Plan::run` only makes
         // system calls on what the parent prepared, and allocates nothing.
         unsafe {
-            cmd.pre_exec(move || plan.run(&limits));
+            cmd.pre_exec(move || {
+                parent_only::close_in_child();
+                plan.run(&limits)
+            });
         }
         return;
     }
@@ -274,6 +278,7 @@ fn confine(cmd: &mut Command, limits: Rlimits, sandbox: Option<&Prepared>, die_w
     // setrlimit system calls (async-signal-safe) and allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
+            parent_only::close_in_child();
             #[cfg(target_os = "linux")]
             if die_with_arena {
                 nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)?;

@@ -42,6 +42,8 @@ impl GameDef for Skynet {
     const VARIANTS: &'static [&'static str] = &["ep2", "ep1"];
     const CHANCE: bool = false;
     const STRICT_OPTIONS: &'static [(&'static str, &'static str)] = &[("invalid_cut", "lose")];
+    // Before replay version 2 both episodes lost on an invalid cut.
+    const REPLAY_V1_OPTIONS: &'static [(&'static str, &'static str)] = &[("invalid_cut", "lose")];
     const INIT: &'static str = include_str!("init.toml");
     const SEPARATING: Option<Separating> = Some(Separating {
         variants: &["ep2"],

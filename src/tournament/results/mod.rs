@@ -27,6 +27,7 @@ pub(crate) mod summaries;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use self::matches::MatchRow;
@@ -36,6 +37,7 @@ use super::bot_files::changed_bots;
 use super::inputs::{BotInputs, RunInputs};
 use super::stats::standings::Standings;
 use super::stats::tally::Tally;
+use crate::bot::external::parent_only::ParentOnly;
 use crate::error::{Error, Result};
 
 pub(crate) const MATCHES_FILE: &str = "matches.csv";
@@ -97,6 +99,8 @@ pub(crate) fn write_summaries(dir: &Path, standings: &Standings) -> Result<()> {
 /// missing matches twice. An advisory `flock` on the folder, so the kernel releases it when the
 /// process ends, even by `kill -9`.
 pub(crate) struct DirLock {
+    // Declared first so that it drops first: unregistered before the descriptor closes.
+    _parent_only: Option<ParentOnly>,
     _lock: Option<nix::fcntl::Flock<File>>,
 }
 
@@ -104,13 +108,18 @@ pub(crate) struct DirLock {
 pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock> {
     let folder = File::open(dir).map_err(|e| Error::read(dir, e))?;
     match nix::fcntl::Flock::lock(folder, nix::fcntl::FlockArg::LockExclusiveNonblock) {
-        Ok(lock) => Ok(DirLock { _lock: Some(lock) }),
+        // A bot's child forked while this is held must not keep the folder locked after a
+        // `kill -9` of arena.
+        Ok(lock) => Ok(DirLock {
+            _parent_only: Some(ParentOnly::register(lock.as_raw_fd())),
+            _lock: Some(lock),
+        }),
         Err((_, nix::errno::Errno::EWOULDBLOCK)) => Err(Error::Busy(format!(
             "`{}` is in use by another arena run; wait for it to end (or stop it) first",
             dir.display()
         ))),
         // A filesystem without locks (some network mounts) must not stop a run: go unguarded.
-        Err(_) => Ok(DirLock { _lock: None }),
+        Err(_) => Ok(DirLock { _parent_only: None, _lock: None }),
     }
 }
 

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::REPLAYS_DIR;
 use crate::bot::Termination;
@@ -19,8 +19,8 @@ use crate::error::{Error, Result};
 use crate::matches::PlayedMatch;
 
 /// Which matches of a tournament keep their replay.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", try_from = "String")]
 pub enum ReplayPolicy {
     /// None.
     None,
@@ -55,6 +55,14 @@ impl ReplayPolicy {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}` is not `none`, `faults` or `all`")]
 pub struct BadReplayPolicy(pub String);
+
+impl TryFrom<String> for ReplayPolicy {
+    type Error = BadReplayPolicy;
+
+    fn try_from(s: String) -> std::result::Result<ReplayPolicy, BadReplayPolicy> {
+        s.parse()
+    }
+}
 
 impl std::str::FromStr for ReplayPolicy {
     type Err = BadReplayPolicy;
