@@ -173,6 +173,19 @@ pub enum BotFailure {
     /// The bot could not be started; the text says why.
     #[error("the bot could not be started: {0}")]
     StartupFailed(String),
+    /// The bot's processes together used more memory than its limit (`memory_mb`).
+    #[error("the bot used more than its {limit_mb} MiB of memory (all its processes together)")]
+    MemoryLimit {
+        /// The limit, in MiB.
+        limit_mb: u64,
+    },
+    /// The bot's processes together used more CPU time than its limit for the match
+    /// (`cpu_seconds`).
+    #[error("the bot used up its {seconds} CPU seconds for the match (all its processes together)")]
+    CpuLimit {
+        /// The limit, in seconds.
+        seconds: u64,
+    },
     /// While its answer was due, the bot was blocked reading its input, every line of which it
     /// had read, and used no CPU time: it waits for a line that will never come (it reads more
     /// lines than a turn sends, or its answer sits in an output buffer it did not flush: the
@@ -202,6 +215,8 @@ impl BotFailure {
             BotFailure::Garbage { .. } => Termination::Garbage,
             BotFailure::OutputLimit { .. } => Termination::OutputLimit,
             BotFailure::StartupFailed(_) => Termination::StartupFailed,
+            BotFailure::MemoryLimit { .. } => Termination::MemoryLimit,
+            BotFailure::CpuLimit { .. } => Termination::CpuLimit,
         }
     }
 }
@@ -226,6 +241,10 @@ pub enum Termination {
     OutputLimit,
     /// See [`BotFailure::StartupFailed`].
     StartupFailed,
+    /// See [`BotFailure::MemoryLimit`].
+    MemoryLimit,
+    /// See [`BotFailure::CpuLimit`].
+    CpuLimit,
     /// The rules ended the game at their turn cap (Risk's `max_rounds`) rather than by a win:
     /// no bot's fault, but not a win either, so results count it apart.
     TurnLimit,
@@ -244,6 +263,8 @@ impl Termination {
             Termination::Garbage => "garbage",
             Termination::OutputLimit => "output_limit",
             Termination::StartupFailed => "startup_failed",
+            Termination::MemoryLimit => "memory_limit",
+            Termination::CpuLimit => "cpu_limit",
             Termination::TurnLimit => "turn_limit",
         }
     }

@@ -64,12 +64,21 @@ pub(super) struct ExternalArgs {
     /// The working directory of external bots (default: the current directory).
     #[arg(long, value_name = "DIR")]
     workdir: Option<PathBuf>,
-    /// An address-space limit for external bots, in MiB.
+    /// An address-space limit for each process of an external bot, in MiB.
     #[arg(long, value_name = "MIB")]
     address_space_mb: Option<u64>,
-    /// A CPU-time limit for external bots, in seconds for the whole match.
+    /// A memory limit for all of an external bot's processes together, in MiB (past it the bot
+    /// ends with `memory_limit`).
+    #[arg(long, value_name = "MIB")]
+    memory_mb: Option<u64>,
+    /// A CPU-time limit for all of an external bot's processes together, in seconds for the
+    /// whole match (past it the bot ends with `cpu_limit`).
     #[arg(long, value_name = "SECONDS")]
     cpu_seconds: Option<u64>,
+    /// Let external bots run between their turns (by default their processes are stopped from
+    /// their answer to their next turn); what they use then counts in `--cpu-seconds`.
+    #[arg(long)]
+    ponder: bool,
     /// Run external bots in the sandbox: `auto` (every layer this machine offers), `require`
     /// (all of them, or refuse) or `off` (docs/security.md) [default: auto].
     #[arg(long, value_name = "MODE")]
@@ -103,6 +112,8 @@ impl ExternalArgs {
             kill_grace_ms: self.kill_grace_ms.unwrap_or(d.kill_grace_ms),
             workdir: self.workdir.clone(),
             address_space_mb: self.address_space_mb,
+            memory_mb: self.memory_mb,
+            ponder: self.ponder,
             cpu_seconds: self.cpu_seconds,
             sandbox: self.sandbox,
             files: self.allow_read.clone(),

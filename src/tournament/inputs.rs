@@ -172,7 +172,9 @@ pub(crate) fn external_digest(external: &ExternalOptions) -> String {
         // After the end of the match: how long a bot has to exit.
         kill_grace_ms: _,
         address_space_mb,
+        memory_mb,
         cpu_seconds,
+        ponder,
         // Whether a crash leaves a core file, not whether it crashes.
         core_dumps: _,
         env,
@@ -186,7 +188,12 @@ pub(crate) fn external_digest(external: &ExternalOptions) -> String {
         network: bool,
         max_processes: u32,
         address_space_mb: Option<u64>,
+        // Left out while unset, so that the digests of arenas that do not use them stay.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        memory_mb: Option<u64>,
         cpu_seconds: Option<u64>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        ponder: bool,
         env: &'a BTreeMap<String, String>,
     }
     digest(&Held {
@@ -197,7 +204,9 @@ pub(crate) fn external_digest(external: &ExternalOptions) -> String {
         network: *network,
         max_processes: *max_processes,
         address_space_mb: *address_space_mb,
+        memory_mb: *memory_mb,
         cpu_seconds: *cpu_seconds,
+        ponder: *ponder,
         env,
     })
 }

@@ -25,7 +25,7 @@ const OFF: [&str; 2] = ["--sandbox", "off"];
 const ROOMY: [&str; 4] = ["--first-turn-ms", "30000", "--turn-ms", "5000"];
 
 /// The hostile bot's report: its garbage line.
-fn report(o: &Outcome) -> &str {
+pub(crate) fn report(o: &Outcome) -> &str {
     let detail = o.detail();
     let start = detail.find("REPORT").unwrap_or_else(|| panic!("no report: {}", o.stdout));
     let rest = &detail[start..];
@@ -35,7 +35,21 @@ fn report(o: &Outcome) -> &str {
 /// Plays the default Skynet map with `virus` against `agent` (specs made from the marker), with
 /// `extra` flags; checks that no process with the marker is left.
 fn play(dir: &Path, virus: &str, agent: &str, extra: &[&str]) -> Outcome {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+    let outcome = play_with(Path::new(env!("CARGO_BIN_EXE_arena")), dir, virus, agent, extra);
+    assert_no_process_left(&marker_in(dir));
+    outcome
+}
+
+/// Plays the default Skynet map with `virus` against `agent` by the arena binary `arena`, in
+/// `dir`, with roomy limits and `extra` flags.
+pub(crate) fn play_with(
+    arena: &Path,
+    dir: &Path,
+    virus: &str,
+    agent: &str,
+    extra: &[&str],
+) -> Outcome {
+    let output = std::process::Command::new(arena)
         .args(["play", "skynet", "--json", "--bot", &format!("virus={virus}")])
         .args(["--bot", &format!("agent={agent}")])
         .args(ROOMY)
@@ -48,7 +62,6 @@ fn play(dir: &Path, virus: &str, agent: &str, extra: &[&str]) -> Outcome {
     assert!(output.status.success(), "arena failed ({}): {stdout}\n{stderr}", output.status);
     let summary: Value = serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("a JSON summary ({e}): {stdout}\n{stderr}"));
-    assert_no_process_left(&marker_in(dir));
     Outcome::new(summary, stdout)
 }
 
@@ -127,7 +140,11 @@ fn a_bot_cannot_write_outside_its_private_directory() {
     let o = play_virus(|_| writer.clone(), &[&REQUIRE[..], &ROOMY].concat());
     o.expect("garbage", Some("virus"));
     let found = forged_files(&token, &[&dir, &dir.join("results/t")]);
-    assert_eq!(report(&o).trim_end(), "REPORT wrote=0", "files: {found:?}");
+    // Its `/tmp` is its private directory: what it wrote there, it wrote to itself.
+    let line = report(&o);
+    let wrote: Vec<&str> = line.split_whitespace().skip(2).collect();
+    assert!(line.starts_with("REPORT wrote="), "{line}");
+    assert!(wrote.iter().all(|p| p.starts_with("/tmp/forged-")), "{line}; files: {found:?}");
     assert!(found.is_empty(), "the writer wrote {found:?}");
 
     // Without the sandbox (and trying the test's folders only), the same writer succeeds.
@@ -158,7 +175,9 @@ fn a_bot_killing_everything_it_sees_kills_nothing_and_its_opponent_plays_on() {
         .and_then(|r| r.split_once(" of "))
         .unwrap_or_else(|| panic!("{report}"));
     assert_eq!(killed, "0", "{report}");
-    assert!(tried.trim().parse::<u32>().unwrap_or(0) > 10, "it saw processes to kill: {report}");
+    // It sees its own processes only: its init, itself and its interpreter's.
+    let tried: u32 = tried.trim().parse().unwrap_or(0);
+    assert!((1..=4).contains(&tried), "{report}");
 }
 
 #[test]

@@ -73,6 +73,11 @@ impl ExitWatch {
         self.signal.as_fd()
     }
 
+    /// Whether the leader has exited, killed by `signal`.
+    pub(super) fn killed_by(&self, signal: Signal) -> bool {
+        matches!(self.exit(), Some(Exit::Status(s)) if s.signal() == Some(signal as i32))
+    }
+
     /// Waits up to `limit` for the leader to exit; whether it has.
     pub(super) fn wait(&self, limit: Duration) -> bool {
         if self.exit().is_some() {

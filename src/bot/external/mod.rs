@@ -35,6 +35,7 @@ pub(crate) mod job;
 pub(crate) use io::EXTRA_LINE_REASON;
 mod options;
 pub(crate) mod parent_only;
+mod pause;
 mod procfs;
 mod runtime;
 pub mod sandbox;
@@ -105,6 +106,8 @@ impl<G: Game> ExternalBot<G> {
         supervisor: &Supervisor,
     ) -> ExternalBot<G> {
         let state = match spawn::spawn(command, identity, &options, supervisor) {
+            // Its start-up runs before its first turn, as other bots start: it is stopped from
+            // its first answer on.
             Ok(process) => State::Running(Box::new(process)),
             Err(error) => State::NotStarted(error),
         };
@@ -152,21 +155,33 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             State::NotStarted(error) => return Err(BotFailure::StartupFailed(error.to_string())),
             State::Finished => return Err(BotFailure::Crash("the bot was already stopped".into())),
         };
+        let limits = Limits::of(&self.options);
         let mut input = String::new();
         if !process.pipes.init_sent() {
             input.push_str(&G::init_input(view));
         }
         input.push_str(&G::turn_input(view));
-        let cpu = match ctx.clock {
-            TurnClock::Wall => None,
-            TurnClock::Cpu => process.cpu.read().map(|start| CpuAllowance {
+        process.resume();
+        let start = process.cpu.read();
+        // CPU time spent since its last turn (pondering) counts against the match's seconds.
+        if let Some(failure) = limits.spent(process, start) {
+            return Err(failure);
+        }
+        let match_left = limits.cpu_left(start);
+        let cpu = match (ctx.clock, start) {
+            (TurnClock::Cpu, Some(start)) => Some(CpuAllowance {
                 clock: &process.cpu,
                 start,
-                hard: ctx.cpu_hard_allowance,
+                hard: match_left.map_or(ctx.cpu_hard_allowance, |l| l.min(ctx.cpu_hard_allowance)),
             }),
+            (TurnClock::Wall, Some(start)) => {
+                match_left.map(|hard| CpuAllowance { clock: &process.cpu, start, hard })
+            }
+            (_, None) => None,
         };
         let stall = stall::StallWatch {
             leader: process.group.id().as_raw(),
+            arenas_own: process.confinement.as_ref().map_or(0, sandbox::Confinement::arenas_own),
             clock: &process.cpu,
             every: stall::interval(ctx.allowance()),
         };
@@ -180,6 +195,14 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
         // Everything it wrote before its answer is this decision's: read before anything else
         // happens to the bot.
         self.log = process.stderr.end_decision();
+        // Over a limit of its own, whatever its answer: the limit is the reason.
+        if let Some(failure) = limits.spent(process, process.cpu.read()) {
+            process.group.kill();
+            return Err(failure);
+        }
+        if !self.options.ponder {
+            process.pause();
+        }
         let line = match exchanged {
             Ok(line) => line,
             Err(NoAnswer::Failure(failure)) => return Err(failure),
@@ -239,10 +262,51 @@ impl<G: Game> Drop for ExternalBot<G> {
     }
 }
 
+/// A bot's limits for the whole match, beyond a turn's: the CPU seconds and the memory of all
+/// its processes together.
+struct Limits {
+    cpu_seconds: Option<u64>,
+    memory_mb: Option<u64>,
+}
+
+impl Limits {
+    fn of(options: &ExternalOptions) -> Limits {
+        Limits { cpu_seconds: options.cpu_seconds, memory_mb: options.memory_mb }
+    }
+
+    /// The CPU time the bot may still use in the match, given what it used (`None`: no limit).
+    fn cpu_left(&self, used: Option<Duration>) -> Option<Duration> {
+        let limit = Duration::from_secs(self.cpu_seconds?);
+        Some(limit.saturating_sub(used.unwrap_or_default()))
+    }
+
+    /// The failure of a bot past one of its limits: its CPU seconds (its clock reads `used`,
+    /// or `RLIMIT_CPU`, the backstop, ended it), its memory (the kernel's cap killed one of its
+    /// processes, or they hold more than the limit together).
+    fn spent(&self, process: &Process, used: Option<Duration>) -> Option<BotFailure> {
+        if let Some(seconds) = self.cpu_seconds {
+            let over = used.is_some_and(|u| u >= Duration::from_secs(seconds));
+            if over || process.exit.killed_by(nix::sys::signal::Signal::SIGXCPU) {
+                return Some(BotFailure::CpuLimit { seconds });
+            }
+        }
+        let limit_mb = self.memory_mb?;
+        let confinement = process.confinement.as_ref();
+        let over = if confinement.is_some_and(sandbox::Confinement::caps_memory) {
+            confinement.is_some_and(sandbox::Confinement::hit_memory_cap)
+        } else {
+            sandbox::tree_memory(process.group.id().as_raw()) > limit_mb.saturating_mul(1 << 20)
+        };
+        over.then_some(BotFailure::MemoryLimit { limit_mb })
+    }
+}
+
 /// Ends a bot: its input closes, then its group is stopped (`ProcessGroup::stop`). Returns the
 /// stderr tail, how the bot ended and its memory peak.
-fn stop(process: Process, grace: Duration, stderr_lines: usize) -> BotReport {
-    let Process { group, mut pipes, exit, stderr, cpu: _, confinement } = process;
+fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport {
+    // A stopped bot could neither read its end of input nor act on SIGTERM.
+    process.resume();
+    let Process { group, mut pipes, exit, stderr, cpu: _, confinement, paused: _ } = process;
     let exited_before = exit.exit().is_some();
     // What it wrote until now explains the match; what it writes on being stopped does not.
     if exited_before {

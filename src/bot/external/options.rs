@@ -73,10 +73,18 @@ pub struct ExternalOptions {
     /// The grace period of the end of a match, in ms: after the end of input, before `SIGTERM`,
     /// and again after `SIGTERM`, before `SIGKILL`.
     pub kill_grace_ms: u64,
-    /// `RLIMIT_AS`: the bot's address space, in MiB.
+    /// `RLIMIT_AS`: the address space of each of the bot's processes, in MiB.
     pub address_space_mb: Option<u64>,
+    /// The memory of all the bot's processes together, in MiB (resident and swapped): past it
+    /// the bot ends with `memory_limit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_mb: Option<u64>,
     /// `RLIMIT_CPU`: the CPU seconds the bot may use in the whole match.
     pub cpu_seconds: Option<u64>,
+    /// Let the bot run between its turns (pondering); by default its processes are stopped from
+    /// its answer to its next turn. What it uses then counts in its `cpu_seconds`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ponder: bool,
     /// Allow core dumps (`RLIMIT_CORE` is 0 unless this is set).
     pub core_dumps: bool,
     /// Extra environment variables, on top of the allow-list and the `ARENA_` variables.
@@ -101,6 +109,7 @@ impl ExternalOptions {
         }
         let zero = [
             ("address_space_mb", self.address_space_mb == Some(0), "MiB"),
+            ("memory_mb", self.memory_mb == Some(0), "MiB"),
             ("cpu_seconds", self.cpu_seconds == Some(0), "second"),
             ("max_processes", self.max_processes == 0, "process"),
         ];
@@ -127,6 +136,8 @@ impl Default for ExternalOptions {
             max_processes: DEFAULT_MAX_PROCESSES,
             kill_grace_ms: 100,
             address_space_mb: None,
+            memory_mb: None,
+            ponder: false,
             cpu_seconds: None,
             core_dumps: false,
             env: BTreeMap::new(),
@@ -248,8 +259,9 @@ impl Rlimits {
             set(Resource::RLIMIT_AS, bytes, bytes)?;
         }
         if let Some(seconds) = self.cpu_seconds {
-            // The soft limit sends SIGXCPU; the hard limit one second later, SIGKILL.
-            set(Resource::RLIMIT_CPU, seconds, seconds.saturating_add(1))?;
+            // A backstop per process: arena ends a bot whose processes together used its
+            // seconds first. The soft limit sends SIGXCPU, the hard one a second later SIGKILL.
+            set(Resource::RLIMIT_CPU, seconds.saturating_add(1), seconds.saturating_add(2))?;
         }
         if !self.core_dumps {
             set(Resource::RLIMIT_CORE, 0, 0)?;

@@ -52,6 +52,8 @@ pub(super) struct Process {
     pub(super) cpu: CpuClock,
     /// Its sandbox's private directory and cgroup, released once its processes are gone.
     pub(super) confinement: Option<Confinement>,
+    /// Whether its processes are stopped (between its turns: `super::pause`).
+    pub(super) paused: bool,
 }
 
 /// Starts `command` (program and arguments) as a bot: the leader of a new process group, its
@@ -87,7 +89,9 @@ pub(super) fn spawn(
         Ok((pipes, stderr))
     });
     match connected {
-        Ok((pipes, stderr)) => Ok(Process { group, pipes, exit, stderr, cpu, confinement }),
+        Ok((pipes, stderr)) => {
+            Ok(Process { group, pipes, exit, stderr, cpu, confinement, paused: false })
+        }
         // It runs and cannot be talked to: it must not outlive this call.
         Err(e) => {
             group.kill();

@@ -45,6 +45,10 @@ pub(super) fn interval(allowance: Duration) -> Duration {
 pub(super) struct StallWatch<'a> {
     /// The process arena started; the bot's processes are it and its descendants.
     pub(super) leader: i32,
+    /// How many generations from the leader down are arena's own (the sandbox's relay and the
+    /// init of the bot's PID namespace: they never answer, and as they may not be read by
+    /// arena's user, they are not judged, only walked through).
+    pub(super) arenas_own: usize,
     /// The CPU time of all of them.
     pub(super) clock: &'a CpuClock,
     /// The time between two looks.
@@ -86,7 +90,7 @@ impl<'a> StallState<'a> {
         }
         self.next = now + self.watch.every;
         let cpu = self.watch.clock.read()?;
-        if !waiting_for_input(self.watch.leader, stdin) {
+        if !waiting_for_input(self.watch.leader, self.watch.arenas_own, stdin) {
             self.waiting_since = None;
             return None;
         }
@@ -104,17 +108,18 @@ impl<'a> StallState<'a> {
 }
 
 /// One look: whether every byte sent was read, a thread of the bot is blocked reading `stdin`'s
-/// pipe and nothing else of the bot can make progress.
-pub(super) fn waiting_for_input(leader: i32, stdin: &File) -> bool {
+/// pipe and nothing else of the bot can make progress (the first `arenas_own` generations
+/// from `leader` down are arena's, not the bot's).
+pub(super) fn waiting_for_input(leader: i32, arenas_own: usize, stdin: &File) -> bool {
     if unread_bytes(stdin) != Some(0) {
         return false;
     }
     let Ok(meta) = stdin.metadata() else { return false };
     let pipe = format!("pipe:[{}]", meta.ino());
     let mut witness = false;
-    let mut pending = vec![leader];
+    let mut pending = vec![(leader, 0)];
     let mut seen = 0;
-    while let Some(pid) = pending.pop() {
+    while let Some((pid, generation)) = pending.pop() {
         seen += 1;
         // A bot of thousands of processes is not one that waits for a line.
         if seen > 512 {
@@ -126,13 +131,16 @@ pub(super) fn waiting_for_input(leader: i32, stdin: &File) -> bool {
         };
         for task in tasks.flatten() {
             let Ok(tid) = task.file_name().to_string_lossy().parse::<i32>() else { continue };
-            match task_wait(pid, tid, &pipe) {
-                Wait::Input => witness = true,
-                Wait::Indefinite | Wait::Gone => {}
-                Wait::Progress => return false,
+            if generation >= arenas_own {
+                match task_wait(pid, tid, &pipe) {
+                    Wait::Input => witness = true,
+                    Wait::Indefinite | Wait::Gone => {}
+                    Wait::Progress => return false,
+                }
             }
             if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
-                pending.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+                let children = list.split_whitespace().filter_map(|p| p.parse::<i32>().ok());
+                pending.extend(children.map(|child| (child, generation + 1)));
             }
         }
     }
@@ -384,7 +392,7 @@ mod tests {
         let mut seen = false;
         while started.elapsed() < limit && !seen {
             std::thread::sleep(Duration::from_millis(20));
-            seen = waiting_for_input(pid, &stdin);
+            seen = waiting_for_input(pid, 0, &stdin);
         }
         let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
         let _ = child.wait();

@@ -28,6 +28,8 @@ pub(crate) const ENDINGS: &[(&str, &str)] = &[
     ("own illegal", "#c51b7d"),
     ("own garbage", "#8c510a"),
     ("own output_limit", "#01665e"),
+    ("own memory_limit", "#35978f"),
+    ("own cpu_limit", "#bf812d"),
     ("own startup_failed", "#8a8a8a"),
 ];
 

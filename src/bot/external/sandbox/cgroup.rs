@@ -1,12 +1,13 @@
 //! Per-bot cgroups (cgroup v1, where root may create them): `pids` caps the processes and
 //! threads of a bot, which `RLIMIT_NPROC` cannot do for root; `cpuacct`, when mounted, counts
-//! the CPU time of all of them, exited ones included, in one read.
+//! the CPU time of all of them, exited ones included, in one read; `memory`, when mounted, caps
+//! the memory of all of them together, and its OOM killer then picks among them only.
 //!
-//! Each arena process makes `arena-<pid>` under its own cgroup of each hierarchy, and `bot-<n>`
-//! folders in it, one per bot running at a time: a bot's folders are empty once its processes
-//! are gone, and the next bot reuses them (creating and removing cgroup folders is not free).
-//! Folders left by an arena that ended or was killed are removed by the next one (a cgroup can
-//! only be removed once empty, so a folder in use is never touched).
+//! Each arena process makes `arena-<pid>` under its own cgroup of each hierarchy, and one
+//! `bot-<n>` folder in it per slot (`super::slots`: a bot running now; the next bot in the slot
+//! reuses its folders once its processes are gone, as creating and removing cgroup folders is
+//! not free). Folders left by an arena that ended or was killed are removed by the next one (a
+//! cgroup can only be removed once empty, so a folder in use is never touched).
 //!
 //! Joining a v1 cgroup waits for an RCU grace period when no process joined one just before
 //! (milliseconds on a busy machine); the second join, right after the first, does not.
@@ -15,11 +16,9 @@
 //! delegated, empty cgroup of its own.
 
 use std::fs::File;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 use super::cpu::CpuClock;
 
@@ -27,16 +26,15 @@ fn open(path: &Path) -> std::io::Result<File> {
     std::fs::OpenOptions::new().read(true).write(true).open(path)
 }
 
-/// This arena's folders in the `pids` (and `cpuacct`) hierarchy, and the bot folders free for
-/// reuse.
+/// This arena's folders in the `pids` (and `cpuacct`, `memory`) hierarchies.
 pub(super) struct Roots {
     pids: PathBuf,
     cpuacct: Option<PathBuf>,
-    free: Mutex<Vec<BotCgroup>>,
+    memory: Option<PathBuf>,
 }
 
 impl Roots {
-    /// Finds the v1 `pids` and `cpuacct` hierarchies and creates this arena's folders.
+    /// Finds the v1 `pids` (`cpuacct`, `memory`) hierarchies and creates this arena's folders.
     pub(super) fn create() -> Result<Roots, String> {
         let mounts = std::fs::read_to_string("/proc/self/mountinfo")
             .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
@@ -60,7 +58,8 @@ impl Roots {
         };
         let pids = folder("pids")?;
         let cpuacct = folder("cpuacct").ok();
-        Ok(Roots { pids, cpuacct, free: Mutex::new(Vec::new()) })
+        let memory = folder("memory").ok();
+        Ok(Roots { pids, cpuacct, memory })
     }
 }
 
@@ -113,49 +112,96 @@ fn sweep_stale(base: &Path) {
     }
 }
 
-/// One bot's cgroups.
+/// One slot's cgroups.
 pub(super) struct BotCgroup {
     dir: PathBuf,
     /// `cgroup.procs` of each, for the bot's relay to join.
     procs: Vec<OwnedFd>,
     /// `cpuacct.usage`, open for reading and resetting.
     usage: Option<File>,
-    /// The cap it was made with.
+    memory: Option<MemoryCgroup>,
+    /// The cap it has now.
     max_pids: u32,
 }
 
+/// A bot's `memory` cgroup.
+struct MemoryCgroup {
+    dir: PathBuf,
+    /// `memory.oom_control`, whose `oom_kill` counts the processes its OOM killer killed.
+    oom_control: File,
+    /// `oom_kill` when the bot started.
+    kills_before: u64,
+    /// The cap it has now, in bytes.
+    limit: Option<u64>,
+    /// An eventfd the kernel signals each time the cgroup runs out of memory (`None`: the
+    /// kernel would not register it).
+    oom_event: Option<OwnedFd>,
+}
+
 impl BotCgroup {
-    /// A cgroup capped at `max_pids` processes and threads: a free one, or a new one.
-    pub(super) fn take(roots: &Roots, max_pids: u32) -> std::io::Result<BotCgroup> {
-        let free = roots.free.lock().unwrap_or_else(PoisonError::into_inner).pop();
-        let mut cgroup = match free {
-            Some(cgroup) => cgroup,
-            None => {
-                static NEXT: AtomicU64 = AtomicU64::new(0);
-                let name = format!("bot-{}", NEXT.fetch_add(1, Ordering::Relaxed));
-                let dir = roots.pids.join(&name);
-                std::fs::create_dir(&dir)?;
-                let procs = vec![open(&dir.join("cgroup.procs"))?.into()];
-                let mut cgroup = BotCgroup { procs, dir, usage: None, max_pids: 0 };
-                if let Some(cpuacct) = &roots.cpuacct {
-                    let dir = cpuacct.join(&name);
-                    if std::fs::create_dir(&dir).is_ok() {
-                        cgroup.procs.push(open(&dir.join("cgroup.procs"))?.into());
-                        cgroup.usage = Some(open(&dir.join("cpuacct.usage"))?);
-                    }
-                }
-                cgroup
-            }
+    /// The cgroups of slot `index`, made empty and without limits.
+    pub(super) fn create(roots: &Roots, index: u32) -> std::io::Result<BotCgroup> {
+        let name = format!("bot-{index}");
+        let dir = roots.pids.join(&name);
+        make_dir(&dir)?;
+        let mut cgroup = BotCgroup {
+            procs: vec![open(&dir.join("cgroup.procs"))?.into()],
+            dir,
+            usage: None,
+            memory: None,
+            max_pids: 0,
         };
-        if cgroup.max_pids != max_pids {
-            std::fs::write(cgroup.dir.join("pids.max"), max_pids.to_string())?;
-            cgroup.max_pids = max_pids;
+        if let Some(cpuacct) = &roots.cpuacct {
+            let dir = cpuacct.join(&name);
+            if make_dir(&dir).is_ok() {
+                cgroup.procs.push(open(&dir.join("cgroup.procs"))?.into());
+                cgroup.usage = Some(open(&dir.join("cpuacct.usage"))?);
+            }
         }
-        if let Some(usage) = &cgroup.usage {
-            // A reused cgroup counts from zero again.
-            usage.write_at(b"0", 0)?;
+        if let Some(memory) = &roots.memory {
+            let dir = memory.join(&name);
+            if make_dir(&dir).is_ok() {
+                cgroup.procs.push(open(&dir.join("cgroup.procs"))?.into());
+                let oom_control = open(&dir.join("memory.oom_control"))?;
+                let oom_event = oom_event(&dir, &oom_control).ok();
+                cgroup.memory = Some(MemoryCgroup {
+                    dir,
+                    oom_control,
+                    kills_before: 0,
+                    limit: None,
+                    oom_event,
+                });
+            }
         }
         Ok(cgroup)
+    }
+
+    /// Sets up the cgroups for the slot's next bot: at most `max_pids` processes and threads,
+    /// at most `memory` bytes together (`None`: no cap), its CPU time counted from zero.
+    pub(super) fn reset(&mut self, max_pids: u32, memory: Option<u64>) -> std::io::Result<()> {
+        if self.max_pids != max_pids {
+            std::fs::write(self.dir.join("pids.max"), max_pids.to_string())?;
+            self.max_pids = max_pids;
+        }
+        if let Some(usage) = &self.usage {
+            usage.write_at(b"0", 0)?;
+        }
+        if let Some(cgroup) = &mut self.memory {
+            cgroup.set_limit(memory)?;
+            cgroup.kills_before = cgroup.kills();
+            if let Some(event) = &cgroup.oom_event {
+                // What an earlier bot of the slot ran into is not this one's.
+                let mut count = [0u8; 8];
+                let _ = File::from(event.try_clone()?).read_at(&mut count, 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// The eventfd signalled when the bot runs out of memory, while its memory is capped.
+    pub(super) fn oom_event(&self) -> Option<RawFd> {
+        let memory = self.memory.as_ref().filter(|m| m.limit.is_some())?;
+        memory.oom_event.as_ref().map(AsRawFd::as_raw_fd)
     }
 
     /// The descriptors the relay writes itself into.
@@ -168,13 +214,83 @@ impl BotCgroup {
         Some(CpuClock::Cgroup(self.usage.as_ref()?.try_clone().ok()?))
     }
 
-    /// Gives the cgroup back for the next bot once its processes are gone (one that still
-    /// counts some is left for a later arena's sweep).
-    pub(super) fn give_back(self, roots: &Roots) {
+    /// Whether the `memory` cgroup caps the bot's memory.
+    pub(super) fn caps_memory(&self) -> bool {
+        self.memory.as_ref().is_some_and(|m| m.limit.is_some())
+    }
+
+    /// Whether the bot ran out of memory: its cgroup's OOM killer killed one of its processes,
+    /// or the kernel signalled the event (the relay then ended the bot, maybe before the OOM
+    /// killer chose).
+    pub(super) fn ran_out_of_memory(&self) -> bool {
+        let Some(memory) = &self.memory else { return false };
+        let signalled = memory.oom_event.as_ref().is_some_and(|event| {
+            let mut fd = [nix::poll::PollFd::new(event.as_fd(), nix::poll::PollFlags::POLLIN)];
+            nix::poll::poll(&mut fd, nix::poll::PollTimeout::ZERO).is_ok_and(|n| n > 0)
+        });
+        signalled || memory.kills() > memory.kills_before
+    }
+
+    /// Whether no process is left in it (the slot can take its next bot).
+    pub(super) fn is_empty(&self) -> bool {
         let current = std::fs::read_to_string(self.dir.join("pids.current"));
-        if current.is_ok_and(|n| n.trim() == "0") {
-            roots.free.lock().unwrap_or_else(PoisonError::into_inner).push(self);
+        current.is_ok_and(|n| n.trim() == "0")
+    }
+}
+
+impl MemoryCgroup {
+    /// `oom_kill` of `memory.oom_control` (0 on kernels that do not count).
+    fn kills(&self) -> u64 {
+        let mut buf = [0u8; 256];
+        let n = self.oom_control.read_at(&mut buf, 0).unwrap_or(0);
+        let text = String::from_utf8_lossy(&buf[..n]);
+        text.lines()
+            .find_map(|l| l.strip_prefix("oom_kill "))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Caps the memory and memory-plus-swap of the cgroup at `limit` bytes (`None`: no cap),
+    /// so that swapping does not take the bot around its cap.
+    fn set_limit(&mut self, limit: Option<u64>) -> std::io::Result<()> {
+        if self.limit == limit {
+            return Ok(());
         }
+        let memsw = self.dir.join("memory.memsw.limit_in_bytes");
+        let with_swap = memsw.exists();
+        let write = |file: &Path, value: &str| std::fs::write(file, value);
+        let plain = self.dir.join("memory.limit_in_bytes");
+        // memory-plus-swap may never be below memory: lift both, then lower them in order.
+        if with_swap {
+            write(&memsw, "-1")?;
+        }
+        write(&plain, "-1")?;
+        if let Some(bytes) = limit {
+            write(&plain, &bytes.to_string())?;
+            if with_swap {
+                write(&memsw, &bytes.to_string())?;
+            }
+        }
+        self.limit = limit;
+        Ok(())
+    }
+}
+
+/// An eventfd registered (`cgroup.event_control`) for the OOM notifications of the `memory`
+/// cgroup at `dir`.
+fn oom_event(dir: &Path, oom_control: &File) -> std::io::Result<OwnedFd> {
+    use nix::sys::eventfd::{EfdFlags, EventFd};
+    let event = EventFd::from_flags(EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)?;
+    let line = format!("{} {}", event.as_fd().as_raw_fd(), oom_control.as_raw_fd());
+    std::fs::write(dir.join("cgroup.event_control"), line)?;
+    Ok(event.into())
+}
+
+/// Creates a cgroup folder, or finds it there (a slot's, left empty by an earlier bot).
+fn make_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::create_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        other => other,
     }
 }
 

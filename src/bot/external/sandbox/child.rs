@@ -13,8 +13,12 @@
 //!   namespace, passes `SIGTERM` on to all of it, reports the bot's exit status to the relay and
 //!   exits. When it exits, however it exits, the kernel kills everything left in the namespace,
 //!   `setsid` and double forks included. It dies with the relay (`PR_SET_PDEATHSIG`);
-//! - the **bot** (PID 2): confines itself (resource limits, no new privileges, no capabilities,
-//!   Landlock, seccomp) and `exec`s the program.
+//! - the **bot** (PID 2): confines itself (resource limits, its own uid when arena is root, no
+//!   new privileges, no capabilities, Landlock, seccomp) and `exec`s the program.
+//!
+//! With a mount namespace the relay also makes the bot's view of the filesystem before it starts
+//! the init ([`View`]): everything read-only, its private directory bound read-write at `/tmp`,
+//! the cgroup hierarchies hidden; the init mounts a `/proc` of the bot's own PID namespace.
 //!
 //! The init and the bot are started with `clone(CLONE_VM)` on stacks of their own, sharing the
 //! relay's memory (the bot with `CLONE_VFORK`, until its `exec`): copying a copy of arena's
@@ -54,10 +58,22 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) startup: RawFd,
     /// `cgroup.procs` of the bot's cgroups, open for writing.
     pub(in crate::bot::external) cgroup_procs: Vec<RawFd>,
-    /// The Landlock rulesets to enforce (the bot's own, and the one hiding `/etc`'s secrets).
-    pub(in crate::bot::external) rulesets: [Option<RawFd>; 2],
+    /// The Landlock ruleset to enforce.
+    pub(in crate::bot::external) ruleset: Option<RawFd>,
+    /// An eventfd the kernel signals when the bot's `memory` cgroup runs out: the relay then
+    /// ends the whole bot at once (the OOM killer alone would kill one of its processes and
+    /// leave the others waiting for it).
+    pub(in crate::bot::external) oom_event: Option<RawFd>,
+    /// The read end of the bot's control pipe, on which arena asks the relay to stop
+    /// ([`PAUSE`]) or continue ([`RESUME`]) the bot's processes.
+    pub(in crate::bot::external) control: Option<RawFd>,
+    /// The write end of the pipe on which the init acknowledges each stop or continue, once
+    /// it has signalled every process (arena waits for it: a stop done late is CPU stolen).
+    pub(in crate::bot::external) pause_ack: Option<RawFd>,
+    /// The access the bot's own `/proc` gets in its ruleset (in its view).
+    pub(in crate::bot::external) proc_access: u64,
     /// The seccomp filter to install.
-    pub(in crate::bot::external) seccomp: Option<&'static [seccompiler::sock_filter]>,
+    pub(in crate::bot::external) seccomp: &'static [seccompiler::BpfProgram],
     /// `RLIMIT_NPROC` for the bot (in its own user namespace only).
     pub(in crate::bot::external) max_processes: Option<u64>,
     /// Empty the bot's capability sets and bounding set.
@@ -66,6 +82,199 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) root: bool,
     /// The program, its arguments and its environment, for the bot's own `exec`.
     pub(in crate::bot::external) image: Option<Arc<Image>>,
+    /// The bot's view of the filesystem, made in its mount namespace.
+    pub(in crate::bot::external) view: Option<View>,
+    /// The user the bot runs as (a root arena's bots).
+    pub(in crate::bot::external) user: Option<BotUser>,
+}
+
+/// An unprivileged user of a root arena's bot: a uid and gid of its own (no supplementary
+/// groups), and, when its uid cannot reach its own files through the folders' modes,
+/// `CAP_DAC_READ_SEARCH` (reading without the modes' consent: Landlock still decides what).
+#[derive(Clone, Copy, Debug)]
+pub(in crate::bot::external) struct BotUser {
+    pub(in crate::bot::external) uid: libc::uid_t,
+    pub(in crate::bot::external) gid: libc::gid_t,
+    pub(in crate::bot::external) read_search: bool,
+}
+
+/// A bot's view of the filesystem, made by the relay in the bot's mount namespace: every mount
+/// read-only (no write, mode, owner, time or extended attribute of a file outside its private
+/// directory, and no access time another bot could read), its private directory bound
+/// read-write at `at` (`/tmp` for a bot; its own path for a job's workspace), `/sys/fs/cgroup`
+/// under an empty read-only tmpfs (no other bot's counters), its working directory `cwd`. The
+/// init then mounts a `/proc` of the bot's PID namespace over the machine's.
+///
+/// What of the machine's `/tmp` the bot may read (its own files in a test's temporary folder)
+/// stays where it is: each such path is first bound onto a mount point at the same place in the
+/// private directory (`keep`: the path, the mount point), which then goes to `/tmp` with them.
+#[derive(Clone, Debug)]
+pub(in crate::bot::external) struct View {
+    pub(in crate::bot::external) private: CString,
+    pub(in crate::bot::external) at: CString,
+    pub(in crate::bot::external) cwd: CString,
+    pub(in crate::bot::external) hide_cgroups: bool,
+    pub(in crate::bot::external) keep: Vec<(CString, CString)>,
+}
+
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+
+/// `struct mount_attr` of `mount_setattr(2)`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+impl View {
+    /// Makes the view in the calling process's (new, unshared) mount namespace.
+    ///
+    /// # Safety
+    ///
+    /// In a forked child that has its own mount namespace.
+    pub(super) unsafe fn make(&self) -> io::Result<()> {
+        let null = std::ptr::null::<c_char>();
+        // SAFETY: mount system calls on NUL-terminated paths; they change this namespace only.
+        unsafe {
+            check(libc::mount(
+                null,
+                c"/".as_ptr(),
+                null,
+                libc::MS_REC | libc::MS_PRIVATE,
+                null.cast(),
+            ))?;
+            let bind = libc::MS_BIND | libc::MS_REC;
+            for (entry, mount_point) in &self.keep {
+                check(libc::mount(entry.as_ptr(), mount_point.as_ptr(), null, bind, null.cast()))?;
+            }
+            check(libc::mount(self.private.as_ptr(), self.at.as_ptr(), null, bind, null.cast()))?;
+            if self.hide_cgroups {
+                let flags = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+                let options = c"size=4k,mode=555";
+                check(libc::mount(
+                    c"none".as_ptr(),
+                    c"/sys/fs/cgroup".as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    flags,
+                    options.as_ptr().cast(),
+                ))?;
+            }
+            set_mount_attr(c"/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0)?;
+            set_mount_attr(&self.at, 0, 0, MOUNT_ATTR_RDONLY)?;
+            check(libc::chdir(self.cwd.as_ptr()))
+        }
+    }
+}
+
+/// `mount_setattr(2)` of the mount at `path`.
+///
+/// # Safety
+///
+/// Any process; it changes its mount namespace's mounts.
+unsafe fn set_mount_attr(
+    path: &std::ffi::CStr,
+    flags: libc::c_uint,
+    set: u64,
+    clear: u64,
+) -> io::Result<()> {
+    let attr = MountAttr { attr_set: set, attr_clr: clear, propagation: 0, userns_fd: 0 };
+    // SAFETY: a NUL-terminated path and an attribute structure of the size given.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags,
+            &raw const attr,
+            size_of::<MountAttr>(),
+        )
+    };
+    check(result as libc::c_int)
+}
+
+/// Overwrites this process's command line (arena's, in a forked copy) with zeros, so that
+/// `/proc/PID/cmdline` shows nothing of it.
+///
+/// # Safety
+///
+/// In a forked child: the memory is this process's own copy.
+unsafe fn wipe_command_line() {
+    let mut stat = [0u8; 1024];
+    // SAFETY: a read of /proc into a local buffer, then zeros written over the command line's
+    // own pages, whose bounds the kernel gave.
+    unsafe {
+        let fd = libc::open(c"/proc/self/stat".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return;
+        }
+        let n = read_retrying(fd, stat.as_mut_ptr().cast(), stat.len());
+        libc::close(fd);
+        let Ok(n) = usize::try_from(n) else { return };
+        // `pid (comm) state ...`: field 3 follows the last `)`; arg_start and arg_end are the
+        // fields 48 and 49.
+        let Some(close) = stat[..n].iter().rposition(|&b| b == b')') else { return };
+        let mut fields = stat[close + 1..n].split(|&b| b == b' ').filter(|f| !f.is_empty());
+        let mut number = |k: usize| -> Option<usize> {
+            let field = fields.nth(k)?;
+            field.iter().try_fold(0usize, |acc, &d| {
+                d.is_ascii_digit().then(|| acc * 10 + usize::from(d - b'0'))
+            })
+        };
+        // After the `)`, field 3 is the first: field 48 is the 46th after it.
+        let (Some(start), Some(end)) = (number(45), number(0)) else { return };
+        if start != 0 && end > start {
+            std::ptr::write_bytes(start as *mut u8, 0, end - start);
+        }
+    }
+}
+
+/// Adds to `ruleset` a rule giving `access` beneath `/proc` (the bot's own `/proc`, which the
+/// parent could not name).
+///
+/// # Safety
+///
+/// In the bot, in its view, before it enforces `ruleset`.
+unsafe fn allow_own_proc(ruleset: RawFd, access: u64) -> io::Result<()> {
+    const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+    #[repr(C, packed)]
+    struct PathBeneath {
+        allowed_access: u64,
+        parent_fd: i32,
+    }
+    // SAFETY: an O_PATH open of a NUL-terminated path, a rule structure of the kernel's layout,
+    // and a close of the descriptor opened here.
+    unsafe {
+        let proc =
+            libc::open(c"/proc".as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC);
+        check(proc)?;
+        let rule = PathBeneath { allowed_access: access, parent_fd: proc };
+        let added = libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            LANDLOCK_RULE_PATH_BENEATH,
+            &raw const rule,
+            0,
+        );
+        libc::close(proc);
+        check(added as libc::c_int)
+    }
+}
+
+/// Mounts a `/proc` of the calling process's PID namespace over `/proc`.
+///
+/// # Safety
+///
+/// In the first process of a new PID namespace, in a mount namespace of its own.
+unsafe fn mount_own_proc() -> io::Result<()> {
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    // SAFETY: NUL-terminated strings.
+    check(unsafe {
+        libc::mount(c"proc".as_ptr(), c"/proc".as_ptr(), c"proc".as_ptr(), flags, std::ptr::null())
+    })
 }
 
 /// The namespaces of a bot.
@@ -144,6 +353,9 @@ impl Plan {
         // memory mappings and the namespaces of this process are ours to change.
         unsafe {
             default_signals();
+            // The init's stop and continue signal waits until it can handle it (the init starts
+            // with this mask): its default action would end it.
+            block_pause_signal(libc::SIG_BLOCK);
             for &fd in &self.cgroup_procs {
                 // `0` moves the writer: the relay, and so everything it starts.
                 check(libc::write(fd, b"0".as_ptr().cast(), 1) as libc::c_int)?;
@@ -156,6 +368,17 @@ impl Plan {
                 write_file(c"/proc/self/setgroups", b"deny")?;
                 write_file(c"/proc/self/uid_map", uid_map)?;
                 write_file(c"/proc/self/gid_map", gid_map)?;
+            }
+            // The kernel's OOM killer picks the bots before any other process (raising one's
+            // own score needs no privilege; the bot's processes inherit it).
+            let _ = write_file(c"/proc/self/oom_score_adj", b"1000");
+            // The init, which the bot sees, shares this copy of arena's memory: arena's command
+            // line (its seed among its flags) is wiped from it, and nothing else of it can be
+            // read (a process that is not dumpable keeps its environment and memory to root).
+            wipe_command_line();
+            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+            if let Some(view) = &self.view {
+                view.make()?;
             }
             let stacks = libc::mmap(
                 std::ptr::null_mut(),
@@ -184,7 +407,14 @@ impl Plan {
             libc::close(handover.status.1);
             libc::close(handover.ready.1);
             // The standard library's error pipe is among these: the spawn in arena returns.
-            close_all_but(&[handover.status.0, handover.ready.0, self.lifeline, self.startup]);
+            close_all_but(&[
+                handover.status.0,
+                handover.ready.0,
+                self.lifeline,
+                self.startup,
+                self.oom_event.unwrap_or(self.lifeline),
+                self.control.unwrap_or(self.lifeline),
+            ]);
             // End of file: the bot exec'd (its end is close-on-exec). An error number: it could
             // not, and the init is ending.
             let mut errno: libc::c_int = 0;
@@ -196,7 +426,7 @@ impl Plan {
                 libc::_exit(127);
             }
             libc::close(self.startup);
-            relay_bot(init, handover.status.0, self.lifeline)
+            relay_bot(init, handover.status.0, self.lifeline, self.oom_event, self.control)
         }
     }
 
@@ -215,15 +445,18 @@ impl Plan {
             }
             check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
             if self.drop_capabilities {
-                let dropped = drop_capabilities();
+                let dropped = drop_capabilities(self.user.as_ref());
                 if self.root {
                     dropped?;
                 }
             }
-            for ruleset in self.rulesets.iter().flatten() {
-                check(libc::syscall(libc::SYS_landlock_restrict_self, *ruleset, 0) as libc::c_int)?;
+            if let Some(ruleset) = self.ruleset {
+                if self.view.is_some() {
+                    allow_own_proc(ruleset, self.proc_access)?;
+                }
+                check(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0) as libc::c_int)?;
             }
-            if let Some(filter) = self.seccomp {
+            for filter in self.seccomp {
                 if seccompiler::apply_filter(filter).is_err() {
                     return Err(io::Error::last_os_error());
                 }
@@ -239,8 +472,13 @@ impl Plan {
     }
 }
 
-/// Tries to create namespaces with `flags` (and write the id maps) in a throw-away child.
-pub(super) fn probe(flags: libc::c_int, id_maps: Option<(&[u8], &[u8])>) -> io::Result<()> {
+/// Tries to create namespaces with `flags` (and write the id maps, and make `view`, with its
+/// `/proc`) in a throw-away child.
+pub(super) fn probe(
+    flags: libc::c_int,
+    id_maps: Option<(&[u8], &[u8])>,
+    view: Option<&View>,
+) -> io::Result<()> {
     // SAFETY: the child only makes system calls on prepared data and exits.
     unsafe {
         match libc::fork() {
@@ -252,15 +490,25 @@ pub(super) fn probe(flags: libc::c_int, id_maps: Option<(&[u8], &[u8])>) -> io::
                         .and_then(|()| write_file(c"/proc/self/uid_map", uid_map))
                         .and_then(|()| write_file(c"/proc/self/gid_map", gid_map));
                 }
+                if let (Ok(()), Some(view)) = (&result, view) {
+                    result = view.make();
+                }
                 if result.is_ok() && flags & libc::CLONE_NEWPID != 0 {
-                    // The namespace's first process must be able to start.
+                    // The namespace's first process must be able to start (and mount its /proc).
                     result = match libc::fork() {
                         -1 => Err(io::Error::last_os_error()),
-                        0 => libc::_exit(0),
+                        0 => {
+                            let mounted = if view.is_some() { mount_own_proc() } else { Ok(()) };
+                            libc::_exit(mounted.err().and_then(|e| e.raw_os_error()).unwrap_or(0))
+                        }
                         pid => {
                             let mut status = 0;
                             libc::waitpid(pid, &mut status, 0);
-                            Ok(())
+                            match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
+                                (true, 0) => Ok(()),
+                                (true, errno) => Err(io::Error::from_raw_os_error(errno)),
+                                _ => Err(io::Error::other("the probe was killed")),
+                            }
                         }
                     };
                 }
@@ -283,16 +531,96 @@ pub(super) fn probe(flags: libc::c_int, id_maps: Option<(&[u8], &[u8])>) -> io::
     }
 }
 
-/// The relay, once the bot's program runs: closes everything but its status pipe and the
-/// lifeline, and ends as the bot ended.
+/// What arena writes on a bot's control pipe to stop every process of the bot (between its
+/// turns); the relay passes the request to the init, which stops everything else in the bot's
+/// PID namespace.
+pub(in crate::bot::external) const PAUSE: u8 = b'S';
+/// What continues them (at the start of its turn).
+pub(in crate::bot::external) const RESUME: u8 = b'C';
+
+/// The signal by which the relay tells the init to look at [`PAUSED`].
+const PAUSE_SIGNAL: libc::c_int = libc::SIGUSR1;
+
+/// Whether the bot is to be stopped: set by the relay, read by the init (they share memory).
+/// A state rather than two signals: signals are not delivered in the order they were sent, a
+/// state read after the last signal is always the last one asked for.
+static PAUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The init's end of the acknowledgement pipe (`Plan::pause_ack`), for its signal handler.
+static PAUSE_ACK: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// Blocks (`SIG_BLOCK`) or unblocks (`SIG_UNBLOCK`) [`PAUSE_SIGNAL`].
+///
+/// # Safety
+///
+/// In a process of the sandbox.
+unsafe fn block_pause_signal(how: libc::c_int) {
+    // SAFETY: this thread's own signal mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, PAUSE_SIGNAL);
+        libc::sigprocmask(how, &set, std::ptr::null_mut());
+    }
+}
+
+/// The init's handler of [`PAUSE_SIGNAL`]: stops or continues every other process of the
+/// namespace, as [`PAUSED`] says. (`kill(-1)` reaches a process being forked too: the fork
+/// starts again once its parent continues, so no new process escapes a stop.)
+extern "C" fn init_pause(_: libc::c_int) {
+    let paused = PAUSED.load(std::sync::atomic::Ordering::SeqCst);
+    let to = if paused { libc::SIGSTOP } else { libc::SIGCONT };
+    let ack = PAUSE_ACK.load(std::sync::atomic::Ordering::SeqCst);
+    // SAFETY: kill and write are async-signal-safe; -1 from a namespace's init is everything
+    // else in it.
+    unsafe {
+        libc::kill(-1, to);
+        if ack >= 0 {
+            libc::write(ack, b"x".as_ptr().cast(), 1);
+        }
+    }
+}
+
+/// Reads what arena wrote on the control pipe and passes the last request to the init; whether
+/// the pipe is still open.
+///
+/// # Safety
+///
+/// In the relay, `control` the control pipe's read end.
+unsafe fn pass_pause_on(control: RawFd, init: libc::pid_t) -> bool {
+    let mut buf = [0u8; 64];
+    // SAFETY: a read into a local buffer, a signal to the relay's own child.
+    unsafe {
+        let n = read_retrying(control, buf.as_mut_ptr().cast(), buf.len());
+        let Ok(n @ 1..) = usize::try_from(n) else { return false };
+        PAUSED.store(buf[n - 1] == PAUSE, std::sync::atomic::Ordering::SeqCst);
+        libc::kill(init, PAUSE_SIGNAL);
+    }
+    true
+}
+
+/// The relay, once the bot's program runs: closes everything but its status pipe, the lifeline,
+/// the OOM event and the control pipe, passes stop and continue on to the init, and ends as the
+/// bot ended.
 ///
 /// # Safety
 ///
 /// Only in the relay process.
-unsafe fn relay_bot(init: libc::pid_t, status_r: RawFd, lifeline: RawFd) -> ! {
+unsafe fn relay_bot(
+    init: libc::pid_t,
+    status_r: RawFd,
+    lifeline: RawFd,
+    oom_event: Option<RawFd>,
+    mut control: Option<RawFd>,
+) -> ! {
     // SAFETY: the relay's own descriptors and signals.
     unsafe {
-        close_all_but(&[status_r, lifeline]);
+        close_all_but(&[
+            status_r,
+            lifeline,
+            oom_event.unwrap_or(lifeline),
+            control.unwrap_or(lifeline),
+        ]);
         // The end of a match sends SIGTERM to the group: the init passes it on; the relay
         // must stay to report the exit.
         libc::signal(libc::SIGTERM, libc::SIG_IGN);
@@ -301,12 +629,18 @@ unsafe fn relay_bot(init: libc::pid_t, status_r: RawFd, lifeline: RawFd) -> ! {
             let mut fds = [
                 libc::pollfd { fd: status_r, events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: lifeline, events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: oom_event.unwrap_or(-1), events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: control.unwrap_or(-1), events: libc::POLLIN, revents: 0 },
             ];
-            if libc::poll(fds.as_mut_ptr(), 2, -1) < 0 {
+            if libc::poll(fds.as_mut_ptr(), 4, -1) < 0 {
                 continue;
             }
-            if fds[1].revents != 0 {
-                // arena is gone: so is the bot.
+            if fds[3].revents != 0 && !pass_pause_on(fds[3].fd, init) {
+                // arena closed it: no more requests.
+                control = None;
+            }
+            if fds[1].revents != 0 || fds[2].revents != 0 {
+                // arena is gone, or the bot ran out of memory: so is the bot.
                 libc::kill(init, libc::SIGKILL);
                 break;
             }
@@ -367,11 +701,18 @@ extern "C" fn init_main(arg: *mut c_void) -> libc::c_int {
     // which the init is suspended (`CLONE_VFORK`).
     unsafe {
         die_with_relay(status_w);
+        if handover.plan.view.is_some() {
+            if let Err(e) = mount_own_proc() {
+                report_error(ready_w, e);
+                libc::_exit(126);
+            }
+        }
         // The bot needs its standard streams, the ready pipe and its rulesets; the init, the
         // status pipe. (The standard library's error pipe is among the others: the spawn in
         // arena returns.)
-        let [a, b] = handover.plan.rulesets;
-        close_all_but(&[0, 1, 2, status_w, ready_w, a.unwrap_or(0), b.unwrap_or(0)]);
+        let ruleset = handover.plan.ruleset.unwrap_or(0);
+        let ack = handover.plan.pause_ack.unwrap_or(0);
+        close_all_but(&[0, 1, 2, status_w, ready_w, ruleset, ack]);
         let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
         let bot = libc::clone(bot_main, handover.bot_stack, flags, arg);
         if bot == -1 {
@@ -379,7 +720,7 @@ extern "C" fn init_main(arg: *mut c_void) -> libc::c_int {
             libc::_exit(126);
         }
         libc::close(ready_w);
-        init(bot, status_w)
+        init(bot, status_w, handover.plan.pause_ack)
     }
 }
 
@@ -417,11 +758,13 @@ unsafe fn report_error(ready_w: RawFd, error: io::Error) {
     }
 }
 
-/// The init's `SIGTERM` handler: passes the signal on to the whole namespace.
+/// The init's `SIGTERM` handler: passes the signal on to the whole namespace (and continues
+/// what is stopped, to act on it).
 extern "C" fn pass_term_on(_: libc::c_int) {
     // SAFETY: kill is async-signal-safe; -1 from a namespace's init is everything else in it.
     unsafe {
         libc::kill(-1, libc::SIGTERM);
+        libc::kill(-1, libc::SIGCONT);
     }
 }
 
@@ -430,14 +773,21 @@ extern "C" fn pass_term_on(_: libc::c_int) {
 /// # Safety
 ///
 /// Only in the init process.
-unsafe fn init(bot: libc::pid_t, status_w: RawFd) -> ! {
+unsafe fn init(bot: libc::pid_t, status_w: RawFd, pause_ack: Option<RawFd>) -> ! {
     // SAFETY: the init's own descriptors and signals.
     unsafe {
-        close_all_but(&[status_w]);
+        close_all_but(&[status_w, pause_ack.unwrap_or(status_w)]);
+        PAUSE_ACK.store(pause_ack.unwrap_or(-1), std::sync::atomic::Ordering::SeqCst);
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = pass_term_on as extern "C" fn(libc::c_int) as libc::sighandler_t;
         libc::sigemptyset(&mut action.sa_mask);
         libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = init_pause as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigaction(PAUSE_SIGNAL, &action, std::ptr::null_mut());
+        block_pause_signal(libc::SIG_UNBLOCK);
         loop {
             let mut status = 0;
             let pid = libc::waitpid(-1, &mut status, libc::__WALL);
@@ -539,20 +889,35 @@ unsafe fn close_all_but(keep: &[RawFd]) {
     unsafe { libc::syscall(libc::SYS_close_range, from, u32::MAX, 0u32) };
 }
 
-/// Empties the capability sets and the bounding set, and locks root out of regaining them at
-/// `exec` (a root bot keeps uid 0, with the file access of uid 0 that Landlock restricts, but no
-/// privilege: no module loading, no clock setting, no raw I/O).
+/// Switches to the bot's own user: no supplementary group, its gid, its uid.
+///
+/// # Safety
+///
+/// In a forked child, as root.
+unsafe fn become_user(user: &BotUser) -> io::Result<()> {
+    // SAFETY: this process's own credentials.
+    unsafe {
+        check(libc::setgroups(0, std::ptr::null()))?;
+        check(libc::setresgid(user.gid, user.gid, user.gid))?;
+        check(libc::setresuid(user.uid, user.uid, user.uid))
+    }
+}
+
+/// Empties the capability sets and the bounding set, locks root out of regaining them at
+/// `exec`, and switches to the bot's own `user` when it has one. A user whose `read_search` is
+/// set keeps `CAP_DAC_READ_SEARCH` alone, as an ambient capability that survives the `exec`.
 ///
 /// # Safety
 ///
 /// In a forked child.
-unsafe fn drop_capabilities() -> io::Result<()> {
+unsafe fn drop_capabilities(user: Option<&BotUser>) -> io::Result<()> {
     const SECBIT_NOROOT: libc::c_ulong = 1 << 0;
     const SECBIT_NOROOT_LOCKED: libc::c_ulong = 1 << 1;
     const SECBIT_NO_SETUID_FIXUP: libc::c_ulong = 1 << 2;
     const SECBIT_NO_SETUID_FIXUP_LOCKED: libc::c_ulong = 1 << 3;
     const SECBIT_KEEP_CAPS_LOCKED: libc::c_ulong = 1 << 5;
     const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    const CAP_DAC_READ_SEARCH: u32 = 2;
     #[repr(C)]
     struct Header {
         version: u32,
@@ -565,24 +930,41 @@ unsafe fn drop_capabilities() -> io::Result<()> {
         permitted: u32,
         inheritable: u32,
     }
-    // SAFETY: this process's own capabilities.
+    let read_search = user.is_some_and(|u| u.read_search);
+    let kept: u32 = if read_search { 1 << CAP_DAC_READ_SEARCH } else { 0 };
+    // SAFETY: this process's own capabilities and credentials.
     unsafe {
         let mut cap = 0;
         // Until the kernel says the number is no capability.
         while libc::prctl(libc::PR_CAPBSET_READ, cap, 0, 0, 0) >= 0 {
-            check(libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0))?;
+            if cap >= 32 || kept & (1 << cap) == 0 {
+                check(libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0))?;
+            }
             cap += 1;
         }
         check(libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0))?;
+        // `NO_SETUID_FIXUP`: the switch to the bot's uid below leaves the capabilities alone, so
+        // the `capset` after it can still keep the one the bot is to keep.
         let bits = SECBIT_NOROOT
             | SECBIT_NOROOT_LOCKED
             | SECBIT_NO_SETUID_FIXUP
             | SECBIT_NO_SETUID_FIXUP_LOCKED
             | SECBIT_KEEP_CAPS_LOCKED;
         check(libc::prctl(libc::PR_SET_SECUREBITS, bits, 0, 0, 0))?;
+        if let Some(user) = user {
+            become_user(user)?;
+        }
         let header = Header { version: CAPABILITY_VERSION_3, pid: 0 };
-        let data = [Data { effective: 0, permitted: 0, inheritable: 0 }; 2];
-        check(libc::syscall(libc::SYS_capset, &header, data.as_ptr()) as libc::c_int)
+        let data = [
+            Data { effective: kept, permitted: kept, inheritable: kept },
+            Data { effective: 0, permitted: 0, inheritable: 0 },
+        ];
+        check(libc::syscall(libc::SYS_capset, &header, data.as_ptr()) as libc::c_int)?;
+        if read_search {
+            let raise = libc::PR_CAP_AMBIENT_RAISE as libc::c_ulong;
+            check(libc::prctl(libc::PR_CAP_AMBIENT, raise, CAP_DAC_READ_SEARCH, 0, 0))?;
+        }
+        Ok(())
     }
 }
 

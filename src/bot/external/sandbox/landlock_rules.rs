@@ -7,12 +7,15 @@
 //! The system folders are opened once per process (the descriptors are `O_PATH`, close-on-exec,
 //! and closed in every bot's processes); a bot's ruleset only adds its own paths.
 //!
-//! As root, a second ruleset, built once and enforced on every bot as well, keeps the secrets of
-//! `/etc` unread: a root bot reads files by their owner's rights, and Landlock cannot subtract a
-//! file from a folder it allows, so this layer allows reading everything but them (every entry
-//! of `/` but `/etc`, every entry of `/etc` but the secrets). Landlock enforces the intersection
-//! of a process's layers; one cached layer costs a bot nothing, where adding `/etc` entry by
-//! entry to each bot's ruleset cost a few hundred system calls.
+//! A root arena's bot runs as a user of its own, which the modes keep from `/etc`'s secrets;
+//! one that keeps `CAP_DAC_READ_SEARCH` (to reach its own files through folders only root may
+//! search) reads past the modes, so it gets `/etc` entry by entry, the secrets left out
+//! (Landlock cannot subtract a file from a folder it allows). Those entries are opened once per
+//! process too.
+//!
+//! In its own view (a mount namespace) a bot's `/proc` is a new mount, which the rule on the
+//! machine's `/proc` does not reach (Landlock does not look at the mount points that a mount
+//! covers): the bot adds a rule for its `/proc` itself, before it enforces the ruleset.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -35,8 +38,8 @@ const INFO_DIRS: &[&str] = &["/proc", "/sys"];
 /// Devices every bot may read and write.
 const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
-/// What a bot running as root must not read in `/etc` though its user may: password hashes,
-/// sudo rules, host keys, private keys.
+/// What a bot that reads past the modes must not read in `/etc`: password hashes, sudo rules,
+/// host keys, private keys.
 const ROOT_SECRETS: &[&str] = &[
     "shadow",
     "shadow-",
@@ -63,17 +66,16 @@ fn device() -> BitFlags<AccessFs> {
     make_bitflags!(AccessFs::{ReadFile | WriteFile | Truncate | IoctlDev})
 }
 
-/// The system paths of every ruleset, opened once, and as root the layer that hides `/etc`'s
-/// secrets.
+/// The system paths of every ruleset, opened once: `/etc` whole, and as root its entries but
+/// the secrets.
 pub(super) struct SystemPaths {
     rules: Vec<(PathFd, BitFlags<AccessFs>)>,
-    /// The ruleset hiding [`ROOT_SECRETS`] (as root, with Landlock).
-    pub(super) secrets_layer: Option<OwnedFd>,
+    etc: Option<PathFd>,
+    etc_without_secrets: Vec<(PathFd, BitFlags<AccessFs>)>,
 }
 
 impl SystemPaths {
-    /// Opens what exists of the system paths, and as root builds the layer that hides the
-    /// secrets.
+    /// Opens what exists of the system paths (as root, `/etc`'s entries but the secrets too).
     pub(super) fn open(root: bool) -> SystemPaths {
         let mut rules = Vec::new();
         let mut add = |path: &Path, access: BitFlags<AccessFs>| {
@@ -91,39 +93,17 @@ impl SystemPaths {
         for dev in DEVICES {
             add(Path::new(dev), device());
         }
-        add(Path::new("/etc"), read_dir());
-        let secrets_layer = if root {
-            match secrets_layer() {
-                Ok(layer) => layer,
-                Err(e) => {
-                    tracing::warn!("cannot build the Landlock layer hiding /etc's secrets: {e}");
-                    None
-                }
-            }
+        let etc_without_secrets = if root {
+            let entries = etc_without_secrets(Path::new("/etc"));
+            let access = |path: &Path| {
+                if path.is_dir() { read_dir() } else { read_dir() & AccessFs::from_file(ABI) }
+            };
+            entries.iter().filter_map(|p| Some((PathFd::new(p).ok()?, access(p)))).collect()
         } else {
-            None
+            Vec::new()
         };
-        SystemPaths { rules, secrets_layer }
+        SystemPaths { rules, etc: PathFd::new("/etc").ok(), etc_without_secrets }
     }
-}
-
-/// Reading everything but [`ROOT_SECRETS`].
-fn secrets_layer() -> Result<Option<OwnedFd>, RulesetError> {
-    let reading = make_bitflags!(AccessFs::{ReadFile | ReadDir});
-    let mut layer = Ruleset::default()
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(reading)?
-        .create()?;
-    let top: Vec<PathBuf> = std::fs::read_dir("/")
-        .map(|entries| entries.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    let readable = top.into_iter().filter(|p| p != Path::new("/etc"));
-    for path in readable.chain(etc_without_secrets(Path::new("/etc"))) {
-        let Ok(fd) = PathFd::new(&path) else { continue };
-        let access = if path.is_dir() { reading } else { reading & AccessFs::from_file(ABI) };
-        layer = layer.add_rule(PathBeneath::new(fd, access))?;
-    }
-    Ok(layer.into())
 }
 
 /// The entries of `etc`, with those named in [`ROOT_SECRETS`] left out (and, for a secret
@@ -155,21 +135,29 @@ fn etc_without_secrets(etc: &Path) -> Vec<PathBuf> {
 
 /// The ruleset of one bot, as a descriptor for the child to enforce (`None`: the kernel has no
 /// Landlock). `readable` are the bot's own files and folders (read and execute), `PATH` folders
-/// included; `private` its private directory.
+/// included; `private` its private directory; `read_search`: the bot reads past the modes, so
+/// it gets `/etc` without its secrets.
 pub(super) fn ruleset(
     readable: &[PathBuf],
     private: &Path,
     network: bool,
+    read_search: bool,
     system: &SystemPaths,
 ) -> std::io::Result<Option<OwnedFd>> {
     let private = PathFd::new(private).map_err(std::io::Error::other)?;
-    build(readable, private, network, system).map_err(std::io::Error::other)
+    build(readable, private, network, read_search, system).map_err(std::io::Error::other)
+}
+
+/// The access a bot's `/proc` gets (added by the bot in its own view).
+pub(super) fn proc_access() -> u64 {
+    make_bitflags!(AccessFs::{ReadFile | ReadDir}).bits()
 }
 
 fn build(
     readable: &[PathBuf],
     private: PathFd,
     network: bool,
+    read_search: bool,
     system: &SystemPaths,
 ) -> Result<Option<OwnedFd>, RulesetError> {
     let mut ruleset = Ruleset::default()
@@ -183,6 +171,13 @@ fn build(
     let mut created = ruleset.create()?;
     for (fd, access) in &system.rules {
         created = created.add_rule(PathBeneath::new(fd.as_fd(), *access))?;
+    }
+    if read_search {
+        for (fd, access) in &system.etc_without_secrets {
+            created = created.add_rule(PathBeneath::new(fd.as_fd(), *access))?;
+        }
+    } else if let Some(etc) = &system.etc {
+        created = created.add_rule(PathBeneath::new(etc.as_fd(), read_dir()))?;
     }
     for path in readable {
         let Ok(fd) = PathFd::new(path) else { continue };

@@ -25,9 +25,13 @@ mod child;
 mod cpu;
 #[cfg(target_os = "linux")]
 mod landlock_rules;
+#[cfg(target_os = "linux")]
+mod memory;
 mod paths;
 #[cfg(target_os = "linux")]
 mod seccomp;
+#[cfg(target_os = "linux")]
+mod slots;
 #[cfg(target_os = "linux")]
 mod support;
 
@@ -41,7 +45,7 @@ pub use super::options::SandboxMode;
 use super::spawn_error::SpawnError;
 
 #[cfg(target_os = "linux")]
-pub(super) use child::Plan as ChildPlan;
+pub(super) use child::{BotUser as ChildUser, Plan as ChildPlan};
 
 /// A layer of the sandbox this machine cannot provide, and what a bot may then do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -145,7 +149,7 @@ pub fn preflight<'a>(
 pub(super) struct Prepared {
     /// The command line, its paths made absolute.
     pub(super) command: Vec<String>,
-    /// The bot's private working directory.
+    /// The bot's private working directory, as the bot sees it (`/tmp` in its own view).
     pub(super) dir: PathBuf,
     #[cfg(target_os = "linux")]
     pub(super) plan: ChildPlan,
@@ -186,10 +190,20 @@ impl Prepared {
     }
 }
 
+/// The longest arena waits for a bot's init to acknowledge a stop or a continue: microseconds
+/// on a quiet machine, more on a loaded one, where a stop not yet done would be its opponent's
+/// time stolen. (The wait is nobody's turn; a bot that is gone ends it at once.)
+#[cfg(target_os = "linux")]
+const PAUSE_ACK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// What a sandboxed bot holds while it runs, and releases when its match ends: the private
-/// directory (removed) and the cgroup (removed once empty).
+/// directory (removed, whatever the bot left in it) or a job's workspace (given back to arena's
+/// user), its slot (its cgroups, network namespace and uid, for the next bot).
 pub(super) struct Confinement {
-    dir: Option<tempfile::TempDir>,
+    dir: PrivateDir,
+    /// The bot's own uid, which owns what it wrote.
+    #[cfg(target_os = "linux")]
+    uid: Option<u32>,
     /// What Landlock lets it read besides the system and its private directory (`None`: no
     /// Landlock, it reads what its user may).
     readable: Option<Vec<PathBuf>>,
@@ -197,7 +211,14 @@ pub(super) struct Confinement {
     #[cfg(target_os = "linux")]
     startup: Option<(std::fs::File, String)>,
     #[cfg(target_os = "linux")]
-    cgroup: Option<cgroup::BotCgroup>,
+    slot: Option<slots::Slot>,
+    /// The write end of the bot's control pipe, when a relay and an init stand between arena
+    /// and the bot (namespaces): they stop and continue the bot's processes between its turns.
+    #[cfg(target_os = "linux")]
+    control: Option<std::fs::File>,
+    /// The read end of the init's acknowledgements of stops and continues.
+    #[cfg(target_os = "linux")]
+    pause_ack: Option<std::fs::File>,
 }
 
 impl Confinement {
@@ -210,9 +231,69 @@ impl Confinement {
     /// A clock of the CPU time the bot's processes used, when a cgroup counts it.
     pub(super) fn cgroup_clock(&self) -> Option<CpuClock> {
         #[cfg(target_os = "linux")]
-        return self.cgroup.as_ref().and_then(cgroup::BotCgroup::cpu_clock);
+        return self.slot.as_ref()?.cgroup.as_ref().and_then(cgroup::BotCgroup::cpu_clock);
         #[cfg(not(target_os = "linux"))]
         None
+    }
+
+    /// Whether the kernel caps the memory of the bot's processes together (a `memory` cgroup).
+    pub(super) fn caps_memory(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self
+            .slot
+            .as_ref()
+            .and_then(|s| s.cgroup.as_ref())
+            .is_some_and(cgroup::BotCgroup::caps_memory);
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
+    /// Asks the bot's relay to stop (`paused`) or continue every process of the bot, and waits
+    /// (at most [`PAUSE_ACK_WAIT`]) until its init says it has; `false` when it has no relay
+    /// (arena then stops its process group itself).
+    pub(super) fn request_pause(&self, paused: bool) -> bool {
+        #[cfg(target_os = "linux")]
+        if let (Some(control), Some(ack)) = (&self.control, &self.pause_ack) {
+            use std::io::{Read, Write};
+            use std::os::fd::AsFd;
+            // Acknowledgements of requests not waited for are not this one's.
+            let mut stale = [0u8; 64];
+            while (&*ack).read(&mut stale).is_ok_and(|n| n > 0) {}
+            let request = if paused { child::PAUSE } else { child::RESUME };
+            // A relay already gone has nothing left to stop: the error is not one.
+            if (&*control).write(&[request]).is_ok() {
+                // Woken by the acknowledgement, or by the end of file once the init is gone.
+                let mut fd = [nix::poll::PollFd::new(ack.as_fd(), nix::poll::PollFlags::POLLIN)];
+                let limit = nix::poll::PollTimeout::try_from(PAUSE_ACK_WAIT.as_millis() as i32)
+                    .unwrap_or(nix::poll::PollTimeout::MAX);
+                let _ = nix::poll::poll(&mut fd, limit);
+            }
+            return true;
+        }
+        let _ = paused;
+        false
+    }
+
+    /// How many generations of the bot's process tree, from the process arena started down,
+    /// are arena's own: the relay and the init of its PID namespace, when it has them.
+    pub(super) fn arenas_own(&self) -> usize {
+        #[cfg(target_os = "linux")]
+        if self.control.is_some() {
+            return 2;
+        }
+        0
+    }
+
+    /// Whether the bot ran out of the memory of its `memory` cgroup.
+    pub(super) fn hit_memory_cap(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self
+            .slot
+            .as_ref()
+            .and_then(|s| s.cgroup.as_ref())
+            .is_some_and(cgroup::BotCgroup::ran_out_of_memory);
+        #[cfg(not(target_os = "linux"))]
+        false
     }
 
     /// Why the bot's program did not start, once the bot is gone (`None`: it did start, or its
@@ -242,22 +323,80 @@ impl Confinement {
         None
     }
 
-    /// Removes the private directory and the cgroup; call once the bot's processes are gone.
-    pub(super) fn release(mut self) {
+    /// Removes the private directory (or gives a job's workspace back to arena's user) and
+    /// gives the slot back; call once the bot's processes are gone. Nothing a bot did to its
+    /// own files (a folder of mode 000, files it no longer lets anyone read) stops this.
+    pub(super) fn release(self) {
         #[cfg(target_os = "linux")]
-        if let (Some(cgroup), Some(roots)) = (self.cgroup.take(), support::support().cgroups()) {
-            cgroup.give_back(roots);
+        if let Some(slot) = self.slot {
+            support::support().slots.give_back(slot);
         }
-        if let Some(dir) = self.dir.take() {
-            if let Err(e) = dir.close() {
-                tracing::warn!("cannot remove a bot's private directory: {e}");
+        match self.dir {
+            PrivateDir::Fresh(dir) => {
+                let path = dir.keep();
+                if let Err(e) = remove_tree(&path) {
+                    tracing::warn!("cannot remove a bot's private directory: {e}");
+                }
             }
+            PrivateDir::Workspace(dir) => {
+                #[cfg(target_os = "linux")]
+                if self.uid.is_some() {
+                    give_back_tree(&dir);
+                }
+                #[cfg(not(target_os = "linux"))]
+                let _ = dir;
+            }
+        }
+    }
+}
+
+/// Removes a folder and everything in it, first making every folder in it open to its owner
+/// (arena, or root): a bot may leave folders of mode 000.
+fn remove_tree(path: &std::path::Path) -> std::io::Result<()> {
+    if std::fs::remove_dir_all(path).is_ok() || !path.exists() {
+        return Ok(());
+    }
+    open_folders(path);
+    std::fs::remove_dir_all(path)
+}
+
+/// Gives every folder under `path` (itself included) mode 0700, without following links.
+fn open_folders(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+    if !meta.is_dir() {
+        return;
+    }
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700));
+    for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
+        open_folders(&entry.path());
+    }
+}
+
+/// Gives a job's workspace and what the job wrote in it back to arena's user (as root, a job
+/// runs as a user of its own).
+#[cfg(target_os = "linux")]
+fn give_back_tree(path: &std::path::Path) {
+    let (uid, gid) = (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw());
+    let _ = std::os::unix::fs::lchown(path, Some(uid), Some(gid));
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
+            give_back_tree(&entry.path());
         }
     }
 }
 
 #[cfg(target_os = "linux")]
 pub(super) use cpu::CpuClock;
+#[cfg(target_os = "linux")]
+pub(super) use memory::tree_memory;
+
+/// The memory of a process tree is not read off Linux.
+#[cfg(not(target_os = "linux"))]
+pub(super) fn tree_memory(_leader: i32) -> u64 {
+    0
+}
 
 /// The start of the names of this arena's private directories: `arena-bot-<pid>-`.
 fn private_prefix() -> String {
@@ -309,15 +448,37 @@ pub(super) fn prepare(
     let dir =
         private_dir(workspace).map_err(|e| setup("cannot create its private directory", e))?;
 
-    let cgroup = match support.cgroups() {
-        Some(roots) => Some(
-            cgroup::BotCgroup::take(roots, options.max_processes.saturating_add(2))
-                .map_err(|e| setup("cannot create its cgroup", e))?,
-        ),
-        None => None,
+    let mut slot = support
+        .slots
+        .take(support.cgroups())
+        .map_err(|e| setup("cannot make its slot (cgroups, network namespace)", e))?;
+    if let Some(cgroup) = &mut slot.cgroup {
+        let memory = options.memory_mb.map(|mb| mb.saturating_mul(1024 * 1024));
+        cgroup
+            .reset(options.max_processes.saturating_add(2), memory)
+            .map_err(|e| setup("cannot set up its cgroups", e))?;
+    }
+    // As root, a user of its own, which owns its private directory.
+    let user = support.root.then(|| {
+        let uid = slot.uid();
+        let read_search = !resolved.own.iter().all(|p| paths::reachable_by_others(p));
+        ChildUser { uid, gid: uid, read_search }
+    });
+    if let Some(user) = &user {
+        std::os::unix::fs::chown(dir.path(), Some(user.uid), Some(user.gid))
+            .map_err(|e| setup("cannot give its private directory to its user", e))?;
+    }
+    let (view, visible) = if support.has_view() {
+        let (view, at) =
+            view_of(&dir, &resolved.readable).map_err(|e| setup("cannot make its view", e))?;
+        (Some(view), at)
+    } else {
+        (None, dir.path().to_path_buf())
     };
     let ruleset = if support.landlock_abi >= 1 {
-        landlock_rules::ruleset(&resolved.readable, dir.path(), options.network, &support.system)
+        let read_search = user.is_some_and(|u| u.read_search);
+        let (readable, private) = (&resolved.readable, dir.path());
+        landlock_rules::ruleset(readable, private, options.network, read_search, &support.system)
             .map_err(|e| setup("cannot build its Landlock rules", e))?
     } else {
         None
@@ -325,40 +486,120 @@ pub(super) fn prepare(
     let limits_reads = ruleset.is_some();
     let (startup_r, startup_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|e| setup("cannot create its startup pipe", e.into()))?;
-    let mut namespaces = support.child_namespaces();
+    let (control_r, control_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| setup("cannot create its control pipe", e.into()))?;
+    let (ack_r, ack_w) =
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC | nix::fcntl::OFlag::O_NONBLOCK)
+            .map_err(|e| setup("cannot create its acknowledgement pipe", e.into()))?;
+    let netns = if support.netns_per_slot() && !options.network {
+        Some(slot.netns().map_err(|e| setup("cannot make its network namespace", e))?)
+    } else {
+        None
+    };
+    let mut namespaces = support.child_namespaces(netns);
     if let (true, Some(ns)) = (options.network, &mut namespaces) {
         // The network it is allowed is arena's.
         ns.join_netns = None;
         ns.unshare &= !libc::CLONE_NEWNET;
     }
+    let cgroup = slot.cgroup.as_ref();
+    // A relay and an init stand between arena and the bot when it has namespaces.
+    let relayed = namespaces.is_some();
     let plan = ChildPlan {
         namespaces,
         lifeline: support::lifeline(),
         startup: startup_w.as_raw_fd(),
-        cgroup_procs: cgroup.iter().flat_map(cgroup::BotCgroup::procs_fds).collect(),
-        rulesets: [
-            ruleset.as_ref().map(AsRawFd::as_raw_fd),
-            ruleset.as_ref().and(support.system.secrets_layer.as_ref()).map(AsRawFd::as_raw_fd),
-        ],
-        seccomp: seccomp::filter().ok().map(Vec::as_slice),
+        cgroup_procs: cgroup.iter().flat_map(|c| c.procs_fds()).collect(),
+        ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
+        oom_event: cgroup.and_then(cgroup::BotCgroup::oom_event),
+        control: relayed.then(|| control_r.as_raw_fd()),
+        pause_ack: relayed.then(|| ack_w.as_raw_fd()),
+        proc_access: landlock_rules::proc_access(),
+        seccomp: seccomp::filters().unwrap_or_default(),
         max_processes: (support.nproc_limits_the_bot() && cgroup.is_none())
             .then(|| u64::from(options.max_processes).saturating_add(2)),
         drop_capabilities: true,
         root: support.root,
         image: None,
+        view,
+        user,
     };
+    let control = plan.control.is_some().then(|| std::fs::File::from(control_w));
+    let pause_ack = plan.pause_ack.is_some().then(|| std::fs::File::from(ack_r));
     Ok(Prepared {
         command: resolved.command,
-        dir: dir.path().to_path_buf(),
+        dir: visible,
         plan,
-        _until_spawned: ruleset.into_iter().chain([startup_w]).collect(),
+        _until_spawned: ruleset.into_iter().chain([startup_w, control_r, ack_w]).collect(),
         confinement: Confinement {
-            dir: dir.into_owned(),
+            dir,
+            uid: user.map(|u| u.uid),
             readable: limits_reads.then_some(resolved.readable),
             startup: Some((startup_r.into(), command[0].clone())),
-            cgroup,
+            slot: Some(slot),
+            control,
+            pause_ack,
         },
     })
+}
+
+/// The view of a bot whose private directory is `dir` and who may read `readable`, and where it
+/// sees its private directory: a job at its workspace's own path, a bot at `/tmp` (with what it
+/// may read of the machine's `/tmp` bound at the same paths, onto mount points made here in the
+/// private directory, whatever its depth: a `TMPDIR` of `/tmp/run`, where the private
+/// directory is too, still shows the bot `/tmp/run/test/shared.txt`).
+#[cfg(target_os = "linux")]
+fn view_of(dir: &PrivateDir, readable: &[PathBuf]) -> std::io::Result<(child::View, PathBuf)> {
+    use std::path::Path;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
+            .map_err(|_| std::io::Error::other("a NUL byte in a path"))
+    };
+    let (at, keep) = match dir {
+        PrivateDir::Workspace(path) => (path.clone(), Vec::new()),
+        PrivateDir::Fresh(private) => {
+            let tmp = Path::new("/tmp");
+            // What is under `/tmp`, neither the private directory's nor holding it, and not
+            // under another such path (bound with it).
+            let mut entries: Vec<&PathBuf> = readable
+                .iter()
+                .filter(|p| p.starts_with(tmp) && p.as_path() != tmp)
+                .filter(|p| !private.path().starts_with(p) && !p.starts_with(private.path()))
+                .collect();
+            entries.sort();
+            entries.dedup();
+            let mut kept: Vec<&PathBuf> = Vec::new();
+            for entry in entries {
+                if !kept.last().is_some_and(|k| entry.starts_with(k)) {
+                    kept.push(entry);
+                }
+            }
+            let mut keep = Vec::new();
+            for entry in kept {
+                let Ok(meta) = std::fs::metadata(entry) else { continue };
+                let Ok(inside) = entry.strip_prefix(tmp) else { continue };
+                let mount_point = private.path().join(inside);
+                if let Some(parent) = mount_point.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                if meta.is_dir() {
+                    std::fs::create_dir(&mount_point)?;
+                } else {
+                    std::fs::File::create(&mount_point)?;
+                }
+                keep.push((c(entry)?, c(&mount_point)?));
+            }
+            (tmp.to_path_buf(), keep)
+        }
+    };
+    let view = child::View {
+        private: c(dir.path())?,
+        at: c(&at)?,
+        cwd: c(&at)?,
+        hide_cgroups: support::hides_cgroups(),
+        keep,
+    };
+    Ok((view, at))
 }
 
 /// A sandboxed process's private directory: `workspace` (the caller's, kept), or a fresh one
@@ -373,14 +614,6 @@ impl PrivateDir {
         match self {
             PrivateDir::Fresh(dir) => dir.path(),
             PrivateDir::Workspace(dir) => dir,
-        }
-    }
-
-    /// What the confinement removes at the end.
-    fn into_owned(self) -> Option<tempfile::TempDir> {
-        match self {
-            PrivateDir::Fresh(dir) => Some(dir),
-            PrivateDir::Workspace(_) => None,
         }
     }
 }
@@ -410,7 +643,7 @@ pub(super) fn prepare(
     Ok(Prepared {
         command: resolved.command,
         dir: dir.path().to_path_buf(),
-        confinement: Confinement { dir: dir.into_owned(), readable: None },
+        confinement: Confinement { dir, readable: None },
     })
 }
 

@@ -23,6 +23,9 @@ pub(in crate::bot::external) struct Resolved {
     pub(in crate::bot::external) command: Vec<String>,
     /// What the bot may read (files and folders).
     pub(in crate::bot::external) readable: Vec<PathBuf>,
+    /// Of those, the bot's own (its program, the files its arguments name, `files`, `workdir`),
+    /// without the folders of its `PATH`.
+    pub(in crate::bot::external) own: Vec<PathBuf>,
 }
 
 /// Resolves `command` for a bot with `options`.
@@ -62,6 +65,7 @@ fn resolve_in(
             readable.extend(dir.parent().map(Path::to_path_buf));
         }
     }
+    let from_path = readable.len();
     if options.workdir.is_some() {
         readable.push(base.to_path_buf());
     }
@@ -104,7 +108,21 @@ fn resolve_in(
         }
         readable.push(path);
     }
-    Ok(Resolved { command: resolved, readable })
+    let own = readable[from_path..].to_vec();
+    Ok(Resolved { command: resolved, readable, own })
+}
+
+/// Whether a user other than the owner and the group reaches `path` by the modes of its
+/// folders and its own: every folder above it searchable by others, the file readable by them
+/// (a folder readable and searchable). A root arena's bot runs as such a user.
+pub(super) fn reachable_by_others(path: &Path) -> bool {
+    let Ok(meta) = path.metadata() else { return true };
+    let wanted = if meta.is_dir() { 0o005 } else { 0o004 };
+    meta.permissions().mode() & wanted == wanted
+        && path
+            .ancestors()
+            .skip(1)
+            .all(|folder| folder.metadata().is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
 }
 
 fn is_executable(path: &Path) -> bool {

@@ -1,14 +1,17 @@
 //! What this machine offers the sandbox, found out once per process: the Landlock ABI, whether
-//! PID (and network) namespaces can be created and how (as root, or in a user namespace),
-//! whether per-bot cgroups can be made, and the system paths every bot may read.
+//! PID, network and mount namespaces can be created and how (as root, or in a user namespace),
+//! whether a bot's read-only view of the filesystem can be made, whether per-bot cgroups can be
+//! made, and the system paths every bot may read. It also holds the slots bots take.
 
+use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::OnceLock;
 
 use super::Missing;
 use super::cgroup::Roots;
-use super::child::Namespaces;
+use super::child::{Namespaces, View};
 use super::landlock_rules::SystemPaths;
+use super::slots::Slots;
 
 /// What the sandbox can use here.
 pub(super) struct Support {
@@ -16,18 +19,21 @@ pub(super) struct Support {
     pub(super) landlock_abi: i32,
     pub(super) root: bool,
     namespaces: Result<Isolation, String>,
+    /// Whether a bot's read-only view (a mount namespace) can be made.
+    view: Result<(), String>,
     cgroups: Result<Roots, String>,
     pub(super) system: SystemPaths,
+    pub(super) slots: Slots,
 }
 
 /// How a bot gets its PID namespace and its (lack of) network.
 enum Isolation {
-    /// arena may create namespaces itself (root): a PID namespace per bot, and one network
-    /// namespace with nothing but a loopback that is down, shared by every bot (creating one per
-    /// bot costs more than a millisecond).
-    Privileged { netns: Result<OwnedFd, String> },
-    /// Each bot gets a user namespace (mapping only arena's own user) with its PID and network
-    /// namespaces; `RLIMIT_NPROC` then counts the bot's processes alone.
+    /// arena may create namespaces itself (root): PID, IPC and mount namespaces per bot, and a
+    /// network namespace with nothing but a loopback that is down per slot (creating one per bot
+    /// costs milliseconds).
+    Privileged { netns: Result<(), String> },
+    /// Each bot gets a user namespace (mapping only arena's own user) with its PID, IPC, mount
+    /// and network namespaces; `RLIMIT_NPROC` then counts the bot's processes alone.
     User { uid_map: Vec<u8>, gid_map: Vec<u8> },
 }
 
@@ -53,13 +59,30 @@ pub(super) fn lifeline() -> RawFd {
 impl Support {
     fn probe() -> Support {
         let root = nix::unistd::geteuid().is_root();
+        let namespaces = isolation(root);
+        let view = match &namespaces {
+            Ok(isolation) => probe_view(isolation),
+            Err(e) => Err(e.clone()),
+        };
         Support {
             landlock_abi: landlock_abi(),
             root,
-            namespaces: isolation(root),
+            namespaces,
+            view,
             cgroups: Roots::create(),
             system: SystemPaths::open(root),
+            slots: Slots::default(),
         }
+    }
+
+    /// Whether bots get their own network namespace per slot (root): the slots make them.
+    pub(super) fn netns_per_slot(&self) -> bool {
+        matches!(&self.namespaces, Ok(Isolation::Privileged { netns: Ok(()) }))
+    }
+
+    /// Whether bots get their read-only view of the filesystem.
+    pub(super) fn has_view(&self) -> bool {
+        self.view.is_ok()
     }
 
     pub(super) fn cgroups(&self) -> Option<&Roots> {
@@ -73,18 +96,22 @@ impl Support {
     }
 
     /// The namespaces a bot's supervisor creates or joins.
-    pub(super) fn child_namespaces(&self) -> Option<Namespaces> {
+    /// The namespaces a bot's supervisor creates or joins (`netns`: its slot's network
+    /// namespace, as root).
+    pub(super) fn child_namespaces(&self, netns: Option<RawFd>) -> Option<Namespaces> {
+        let mount = if self.view.is_ok() { libc::CLONE_NEWNS } else { 0 };
         match &self.namespaces {
-            Ok(Isolation::Privileged { netns }) => Some(Namespaces {
-                unshare: libc::CLONE_NEWPID | libc::CLONE_NEWIPC,
-                join_netns: netns.as_ref().ok().map(AsRawFd::as_raw_fd),
+            Ok(Isolation::Privileged { .. }) => Some(Namespaces {
+                unshare: libc::CLONE_NEWPID | libc::CLONE_NEWIPC | mount,
+                join_netns: netns,
                 id_maps: None,
             }),
             Ok(Isolation::User { uid_map, gid_map }) => Some(Namespaces {
                 unshare: libc::CLONE_NEWUSER
                     | libc::CLONE_NEWPID
                     | libc::CLONE_NEWNET
-                    | libc::CLONE_NEWIPC,
+                    | libc::CLONE_NEWIPC
+                    | mount,
                 join_netns: None,
                 id_maps: Some((uid_map.clone(), gid_map.clone())),
             }),
@@ -94,7 +121,7 @@ impl Support {
 
     fn network_namespace(&self) -> Result<(), String> {
         match &self.namespaces {
-            Ok(Isolation::Privileged { netns }) => netns.as_ref().map(|_| ()).map_err(Clone::clone),
+            Ok(Isolation::Privileged { netns }) => netns.clone(),
             Ok(Isolation::User { .. }) => Ok(()),
             Err(e) => Err(e.clone()),
         }
@@ -127,6 +154,13 @@ impl Support {
                 },
             });
         }
+        if let (Ok(_), Err(reason)) = (&self.namespaces, &self.view) {
+            missing.push(Missing {
+                feature: "read-only view",
+                reason: reason.clone(),
+                consequence: "the bot can change the modes, times and extended attributes of files it may read (its opponent's program among them), and sees every process in /proc",
+            });
+        }
         if !network {
             if let Err(reason) = self.network_namespace() {
                 missing.push(Missing {
@@ -140,7 +174,7 @@ impl Support {
                 });
             }
         }
-        if let Err(reason) = super::seccomp::filter() {
+        if let Err(reason) = super::seccomp::filters() {
             missing.push(Missing {
                 feature: "seccomp filter",
                 reason: reason.to_string(),
@@ -182,8 +216,11 @@ fn landlock_abi() -> i32 {
 /// How bots can be given namespaces, tried in a throw-away child.
 fn isolation(root: bool) -> Result<Isolation, String> {
     let privileged = if root {
-        match super::child::probe(libc::CLONE_NEWPID | libc::CLONE_NEWIPC, None) {
-            Ok(()) => return Ok(Isolation::Privileged { netns: shared_netns() }),
+        match super::child::probe(libc::CLONE_NEWPID | libc::CLONE_NEWIPC, None, None) {
+            Ok(()) => {
+                let netns = super::slots::new_netns().map(drop).map_err(|e| e.to_string());
+                return Ok(Isolation::Privileged { netns });
+            }
             Err(e) => format!("as root: {e}; "),
         }
     } else {
@@ -193,20 +230,33 @@ fn isolation(root: bool) -> Result<Isolation, String> {
     let gid = nix::unistd::getegid().as_raw();
     let maps = (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes());
     let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC;
-    match super::child::probe(flags, Some((&maps.0, &maps.1))) {
+    match super::child::probe(flags, Some((&maps.0, &maps.1)), None) {
         Ok(()) => Ok(Isolation::User { uid_map: maps.0, gid_map: maps.1 }),
         Err(e) => Err(format!("{privileged}in a user namespace: {e}")),
     }
 }
 
-/// A network namespace with only a loopback interface, down, for every bot to join: created by
-/// a thread that unshares its own network namespace and exits, kept by an open descriptor.
-fn shared_netns() -> Result<OwnedFd, String> {
-    std::thread::spawn(|| -> std::io::Result<OwnedFd> {
-        nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)?;
-        Ok(std::fs::File::open("/proc/thread-self/ns/net")?.into())
-    })
-    .join()
-    .map_err(|_| "the thread creating it panicked".to_string())?
-    .map_err(|e| e.to_string())
+/// Whether a bot's view can be made: in a throw-away child with the namespaces a bot gets, the
+/// view of a private directory (`/tmp` itself) and its own `/proc`.
+fn probe_view(isolation: &Isolation) -> Result<(), String> {
+    let (flags, maps) = match isolation {
+        Isolation::Privileged { .. } => (libc::CLONE_NEWPID | libc::CLONE_NEWNS, None),
+        Isolation::User { uid_map, gid_map } => (
+            libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS,
+            Some((uid_map.as_slice(), gid_map.as_slice())),
+        ),
+    };
+    let view = View {
+        private: CString::from(c"/tmp"),
+        at: CString::from(c"/tmp"),
+        cwd: CString::from(c"/"),
+        hide_cgroups: hides_cgroups(),
+        keep: Vec::new(),
+    };
+    super::child::probe(flags, maps, Some(&view)).map_err(|e| format!("a mount namespace: {e}"))
+}
+
+/// Whether there is a `/sys/fs/cgroup` to hide.
+pub(super) fn hides_cgroups() -> bool {
+    std::path::Path::new("/sys/fs/cgroup").is_dir()
 }

@@ -1,0 +1,447 @@
+//! The sandbox against the second round of attacks (docs/security.md): a bot changing what it
+//! may only read (modes, times, extended attributes of its opponent's files, the results, the
+//! arena file, arena's binary; a setuid copy), seeing beyond itself (other processes, cgroup
+//! counters, a nested user namespace, `AF_VSOCK`), two bots talking through what they share
+//! (netlink, locks, extended attributes, times), the uids of a root arena's bots, what a bot
+//! leaves behind, its CPU on its opponent's time, and a `cg:` source building another file into
+//! itself. Each runs as the machine's user runs the tests (root in CI; the same tests pass
+//! as an ordinary user), with `--sandbox require`, and where an attack is harmless without the
+//! sandbox the same bot runs once with `--sandbox off` to show the test sees it succeed.
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::external::{assert_no_process_left, bot, marked_processes, marker_in};
+use crate::sandbox::{play_with, report};
+use crate::support::root;
+
+const REQUIRE: [&str; 2] = ["--sandbox", "require"];
+const OFF: [&str; 2] = ["--sandbox", "off"];
+
+fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// `key=value` of a report.
+fn field<'a>(report: &'a str, key: &str) -> &'a str {
+    report
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no {key} in {report}"))
+}
+
+/// What a bot could change of a file: its mode, its modification time (`utime` sets it with
+/// the access time, which arena's own `exec` of its binary moves), its `user.arena` attribute.
+#[derive(Debug, PartialEq, Eq)]
+struct Stamp {
+    mode: u32,
+    modified: i64,
+    attribute: Option<Vec<u8>>,
+}
+
+fn stamp(path: &Path) -> Stamp {
+    let meta = std::fs::metadata(path).expect("the target exists");
+    Stamp {
+        mode: meta.permissions().mode(),
+        modified: meta.mtime(),
+        attribute: get_attribute(path, "user.arena"),
+    }
+}
+
+fn get_attribute(path: &Path, name: &str) -> Option<Vec<u8>> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let name = std::ffi::CString::new(name).ok()?;
+    let mut buf = [0u8; 256];
+    // SAFETY: NUL-terminated strings and a buffer of the length given.
+    #[allow(unsafe_code)]
+    let n =
+        unsafe { libc::getxattr(path.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    (n >= 0).then(|| buf[..n as usize].to_vec())
+}
+
+/// The files of the world test: an opponent with a program and a data file, a results folder,
+/// an arena file, a copy of arena's binary (which plays the match), and a root-owned copy of a
+/// program for the setuid attempt.
+struct World {
+    dir: tempfile::TempDir,
+    arena: PathBuf,
+    opponent: PathBuf,
+    data: PathBuf,
+    results: PathBuf,
+    matches: PathBuf,
+    arena_file: PathBuf,
+    setuid_copy: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        // Outside the temporary folder, whose content a bot does not see at all: these files
+        // are to be seen, and read by those allowed to, as a league's files are.
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let d = dir.path();
+        // Everyone may read the folder, as a bot's files are where a league keeps them.
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let arena = d.join("arena");
+        std::fs::copy(env!("CARGO_BIN_EXE_arena"), &arena).unwrap();
+        let opponent = d.join("opponent.py");
+        std::fs::write(&opponent, "import time  # a secret strategy\ntime.sleep(1000)\n").unwrap();
+        let data = d.join("opponent-data.txt");
+        std::fs::write(&data, "opening book\n").unwrap();
+        let results = d.join("results");
+        std::fs::create_dir_all(results.join("t")).unwrap();
+        let matches = results.join("t/matches.csv");
+        std::fs::write(&matches, "id,seed\n1,77\n").unwrap();
+        let arena_file = d.join("t.toml");
+        std::fs::write(&arena_file, "name = \"t\"\ngame = \"skynet\"\n").unwrap();
+        let setuid_copy = d.join("true-copy");
+        std::fs::copy("/bin/true", &setuid_copy).unwrap();
+        std::fs::set_permissions(&setuid_copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        World { dir, arena, opponent, data, results, matches, arena_file, setuid_copy }
+    }
+
+    fn targets(&self) -> Vec<&Path> {
+        vec![
+            &self.opponent,
+            &self.data,
+            &self.results,
+            &self.matches,
+            &self.arena_file,
+            &self.arena,
+            &self.setuid_copy,
+        ]
+    }
+
+    fn stamps(&self) -> Vec<Stamp> {
+        self.targets().into_iter().map(stamp).collect()
+    }
+
+    /// The hostile bot's spec: the targets, the setuid copy, arena's marker word.
+    fn hostile(&self, marker: &str) -> String {
+        let mut args: Vec<String> =
+            self.targets().iter().map(|t| format!("--target={}", t.display())).collect();
+        args.push(format!("--setuid={}", self.setuid_copy.display()));
+        args.push(format!("--arena-word={}", self.dir.path().join("arena").display()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        bot("python3", "hostile_world.py", marker, &args)
+    }
+
+    fn opponent_spec(&self) -> String {
+        format!("cmd:python3 {} {}", self.opponent.display(), self.data.display())
+    }
+}
+
+#[test]
+fn a_bot_changes_nothing_it_may_only_read_and_sees_nothing_beyond_itself() {
+    let world = World::new();
+    let dir = world.dir.path();
+    let marker = marker_in(dir);
+    let before = world.stamps();
+    let o = play_with(&world.arena, dir, &world.hostile(&marker), &world.opponent_spec(), &REQUIRE);
+    o.expect("garbage", Some("virus"));
+    let line = report(&o).to_string();
+    assert_eq!(world.stamps(), before, "{line}");
+    assert!(line.starts_with("REPORT changed=0 of 21 errors=Read-only_file_system "), "{line}");
+    assert_eq!(field(&line, "setuid"), "refused(Read-only", "{line}");
+    assert_eq!(field(&line, "userns"), "refused(Operation", "{line}");
+    assert_eq!(field(&line, "vsock"), "refused(Operation", "{line}");
+    assert_eq!(field(&line, "arena_seen"), "no", "{line}");
+    assert_eq!(field(&line, "cgroups"), "0", "{line}");
+    // Its own namespace: its init, itself and the processes of its interpreter, no more.
+    let procs: u32 = field(&line, "procs").parse().unwrap();
+    assert!((1..=4).contains(&procs), "{line}");
+    if is_root() {
+        assert_ne!(field(&line, "uid"), "0", "a root arena's bot runs as a user of its own");
+    }
+    assert_no_process_left(&marker);
+
+    // Without the sandbox the same bot changes every one of them: the test sees it happen.
+    let o = play_with(&world.arena, dir, &world.hostile(&marker), &world.opponent_spec(), &OFF);
+    let line = report(&o).to_string();
+    // (As an ordinary user its own chmod 000 of a file then keeps its attribute from being set.)
+    assert!(field(&line, "changed").parse::<u32>().unwrap() >= 14, "{line}");
+    assert_eq!(field(&line, "setuid"), "done", "{line}");
+    assert_ne!(world.stamps(), before);
+}
+
+#[test]
+fn two_bots_find_no_channel_between_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let marker = marker_in(dir.path());
+    let shared = dir.path().join("shared.txt");
+    std::fs::write(&shared, "a file both bots may read\n").unwrap();
+    let path = shared.display().to_string();
+    let spec = |role: &str| bot("python3", "hostile_channel.py", &marker, &[role, &path]);
+    let before = stamp(&shared);
+    // Both may run between their turns (`--ponder`): stopped, they could not even try at once.
+    let o = play_with(
+        &PathBuf::from(env!("CARGO_BIN_EXE_arena")),
+        dir.path(),
+        &spec("recv"),
+        &spec("send"),
+        &[&REQUIRE[..], &["--ponder"]].concat(),
+    );
+    o.expect("garbage", Some("virus"));
+    let line = report(&o).to_string();
+    assert_eq!(line, "REPORT netlink=none flock=free xattr=none mtime=other", "{}", o.stdout);
+    assert_eq!(stamp(&shared), before);
+    assert_eq!(get_attribute(&shared, "user.channel"), None);
+    assert_no_process_left(&marker);
+
+    // Without the sandbox they talk (netlink too, in the one network namespace of the machine).
+    let o = play_with(
+        &PathBuf::from(env!("CARGO_BIN_EXE_arena")),
+        dir.path(),
+        &spec("recv"),
+        &spec("send"),
+        &[&OFF[..], &["--ponder"]].concat(),
+    );
+    let line = report(&o).to_string();
+    for heard in ["netlink=heard", "flock=held", "xattr=heard", "mtime=heard"] {
+        assert!(line.contains(heard), "{line}");
+    }
+}
+
+#[test]
+fn bots_running_at_the_same_time_run_as_users_of_their_own() {
+    if !is_root() {
+        eprintln!("skipped: only a root arena gives its bots users of their own");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    let sleeper = format!("cmd:sh -c 'read line; sleep 60' {}", shell_words::quote(&marker));
+    // Two matches at once, two bots each: four bots alive together.
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\nsandbox = \"require\"\n\
+         [limits]\nfirst_turn_ms = 60000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = \"a\"\nspec = {sleeper:?}\n[[bots]]\nname = \"b\"\nspec = {sleeper:?}\n",
+        map.display().to_string()
+    );
+    std::fs::write(dir.path().join("t.toml"), toml).unwrap();
+    let mut arena =
+        crate::external::start_arena(dir.path(), &["run", "t.toml", "-q", "-j", "2"], &marker, 4);
+    let uids: Vec<u32> = marked_processes(&marker)
+        .into_iter()
+        .filter_map(|pid| std::fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid()))
+        .collect();
+    arena.kill().expect("kill -9");
+    arena.wait().expect("reaped");
+    let started = Instant::now();
+    while !marked_processes(&marker).is_empty() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(uids.len(), 4, "{uids:?}");
+    let distinct: std::collections::BTreeSet<u32> = uids.iter().copied().collect();
+    assert_eq!(distinct.len(), 4, "four bots, four users: {uids:?}");
+    assert!(!distinct.contains(&0), "{uids:?}");
+}
+
+#[test]
+fn whatever_a_bot_leaves_in_its_private_directory_is_removed_without_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    // The private directories go to a temporary folder of the test's own, to be seen empty.
+    let temp = dir.path().join("tmp");
+    std::fs::create_dir(&temp).unwrap();
+    std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let mess = bot("sh", "leaves_a_mess.sh", &marker, &[]);
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 2\nsandbox = \"require\"\n\
+         [limits]\nfirst_turn_ms = 30000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = \"mess\"\nspec = {mess:?}\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"opponent\"\nspec = \"cg-ep2\"\n",
+        map.display().to_string()
+    );
+    std::fs::write(dir.path().join("t.toml"), toml).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "t.toml", "-q", "-j", "2"])
+        .current_dir(dir.path())
+        .env("TMPDIR", &temp)
+        .output()
+        .expect("arena runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("cannot remove"), "{stderr}");
+    let matches = std::fs::read_to_string(dir.path().join("results/t/matches.csv")).unwrap();
+    assert_eq!(matches.matches(",garbage,mess,virus,").count(), 2, "{matches}");
+    let left: Vec<_> = std::fs::read_dir(&temp).unwrap().flatten().map(|e| e.path()).collect();
+    assert!(left.is_empty(), "left in the temporary folder: {left:?}");
+    assert_no_process_left(&marker);
+}
+
+#[test]
+fn a_bots_memory_and_cpu_limits_hold_for_all_its_processes_together() {
+    // Four children of 48 MiB each: 192 MiB, over a limit of 128 that each one is far under.
+    let o = crate::external::play_virus(
+        |m| bot("python3", "spreads_over_children.py", m, &["memory", "4", "48"]),
+        &["--memory-mb", "128", "--address-space-mb", "1024", "--first-turn-ms", "30000"],
+    );
+    o.expect("memory_limit", Some("virus"));
+    assert!(o.detail().contains("128 MiB"), "{}", o.detail());
+
+    // Four spinning children: a CPU second for the match is gone in a quarter of one (on four
+    // cores; more on fewer), far within the turn's five.
+    let o = crate::external::play_virus(
+        |m| bot("python3", "spreads_over_children.py", m, &["cpu", "4"]),
+        &["--cpu-seconds", "1", "--first-turn-ms", "5000", "--clock", "cpu"],
+    );
+    o.expect("cpu_limit", Some("virus"));
+    assert!(o.detail().contains("1 CPU seconds"), "{}", o.detail());
+}
+
+/// The thief's spinning processes: 60 for each core, so that while they run the honest bot gets
+/// about a sixtieth of a core (its 60 ms of CPU then take some 3,600 ms, past the 2,500 ms cap),
+/// on any machine; while they are stopped it needs a fortieth of a core, which a loaded machine
+/// still gives. (The spinners stop themselves as the thief's turns begin: they do not load the
+/// machine for the tests beside this one longer than the one match that lets them ponder.)
+fn spinners() -> usize {
+    60 * std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
+}
+
+/// An arena file of `games` Skynet matches of the CPU-theft test: an honest virus that uses
+/// 60 ms of CPU a turn (of 100, with a wall-clock cap of 2,500 ms) against an agent whose
+/// [`spinners`] run on its opponent's time; `ponder` lets the bots run between their turns.
+fn theft_arena(dir: &Path, marker: &str, games: u32, ponder: bool) -> String {
+    let spinners = spinners();
+    let honest = bot("python3", "thinks_each_turn.py", marker, &["60"]);
+    let thief = bot("python3", "cpu_thief.py", marker, &[&spinners.to_string()]);
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"theft\"\ngame = \"skynet\"\ngames_per_pairing = {games}\nsandbox = \"require\"\n\
+         [limits]\nclock = \"cpu\"\nfirst_turn_ms = 1000\nturn_ms = 100\nwall_cap_ms = 2500\n\
+         [maps]\nfiles = [{map:?}]\n\
+         [[bots]]\nname = \"honest\"\nspec = {honest:?}\nroles = [\"virus\"]\n\
+         external = {{ ponder = {ponder} }}\n\
+         [[bots]]\nname = \"thief\"\nspec = {thief:?}\nroles = [\"agent\"]\n\
+         limits = {{ first_turn_ms = 20000, turn_ms = 20000, wall_cap_ms = 60000 }}\n\
+         external = {{ ponder = {ponder}, max_processes = {max_processes} }}\n",
+        map = map.display().to_string(),
+        max_processes = spinners + 20,
+    );
+    std::fs::write(dir.join("theft.toml"), toml).unwrap();
+    "theft.toml".to_string()
+}
+
+/// The rows of the matches the honest bot lost by its own fault, in `results/theft/matches.csv`.
+fn honest_faults(dir: &Path) -> Vec<String> {
+    let matches = std::fs::read_to_string(dir.join("results/theft/matches.csv")).unwrap();
+    let mut lines = matches.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let culprit = header.iter().position(|&c| c == "culprit").expect("a culprit column");
+    lines.filter(|l| l.split(',').nth(culprit) == Some("honest")).map(str::to_string).collect()
+}
+
+/// Heavy (hundreds of spinning processes in one match, and 20 matches of an honest bot using
+/// most of its turns): `.ci/run` runs it on its own after the suite, so that it neither slows
+/// the tests beside it nor is slowed by them (`cargo test --release -- --ignored`).
+#[test]
+#[ignore = "heavy: .ci/run runs it alone (cargo test --release -- --ignored)"]
+fn a_bot_stealing_cpu_on_its_opponents_time_makes_it_time_out_only_when_bots_may_ponder() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    let run = |file: &str| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["run", file, "-q", "-j", "1"])
+            .current_dir(dir.path())
+            .output()
+            .expect("arena runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert_no_process_left(&marker);
+    };
+    // Its processes stopped between its turns, the honest bot never times out in 20 matches.
+    run(&theft_arena(dir.path(), &marker, 20, false));
+    let matches = std::fs::read_to_string(dir.path().join("results/theft/matches.csv")).unwrap();
+    assert_eq!(matches.lines().count(), 21, "{matches}");
+    assert_eq!(honest_faults(dir.path()), Vec::<String>::new(), "{matches}");
+
+    // Allowed to ponder, the thief's spinners take the machine in the honest bot's turns: it
+    // hits the wall-clock cap, with little of its CPU time used (the test sees the attack).
+    std::fs::remove_dir_all(dir.path().join("results")).unwrap();
+    run(&theft_arena(dir.path(), &marker, 1, true));
+    let losses = honest_faults(dir.path());
+    assert_eq!(losses.len(), 1, "{losses:?}");
+    assert!(losses[0].contains(",timeout,honest,virus,"), "{losses:?}");
+}
+
+/// `PATH`'s folder holding `program`, if any.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|dir| dir.join(program).is_file()))
+}
+
+/// An `arena play` of a `cg:` virus `source` (the cache in `cache`) with `--sandbox require`,
+/// and its JSON summary with arena's whole output.
+fn play_cg(source: &Path, cache: &Path) -> (serde_json::Value, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["play", "skynet", "--json", "--bot", "agent=random", "--sandbox", "require"])
+        .args(["--first-turn-ms", "10000"])
+        .arg("--bot")
+        .arg(format!("virus=cg:{}", shell_words::quote(&source.display().to_string())))
+        .env("ARENA_CACHE_DIR", cache)
+        .output()
+        .expect("arena runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let summary = serde_json::from_str(stdout.trim()).expect("a JSON summary");
+    (summary, format!("{stdout}\n{stderr}"))
+}
+
+/// A `cg:` source that builds a file into itself (`.incbin` in C++, `include_str!` in Rust): the
+/// compiler runs in the sandbox, reading the system, itself and its copy of the source, so a
+/// file beside the bot (here a secret; in a tournament its opponent's program or `matches.csv`)
+/// does not compile into it, while the same source building in its own file compiles and
+/// prints it (the test sees the attack work where it is allowed).
+#[test]
+fn a_cg_source_cannot_build_another_file_into_itself() {
+    let folder = tempfile::tempdir().unwrap();
+    let secret_text = "the opponent's secret: 7f3a-e2b9";
+    let secret = folder.path().join("secret.txt");
+    std::fs::write(&secret, secret_text).unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let own_line = "// this line is the bot's own";
+    let cpp = |included: &str| {
+        format!(
+            "{own_line}\n#include <cstdio>\n\
+             asm(\".section .rodata\\n.global built_in\\nbuilt_in:\\n.incbin \\\"{included}\\\"\\n.byte 0\\n.text\\n\");\n\
+             extern \"C\" const char built_in[];\n\
+             int main() {{ std::fprintf(stderr, \"built in: %s\\n\", built_in); return 1; }}\n"
+        )
+    };
+    let rust = |included: &str| {
+        format!(
+            "{own_line}\nfn main() {{\n    eprintln!(\"built in: {{}}\", include_str!({included:?}));\n    \
+             std::process::exit(1);\n}}\n"
+        )
+    };
+    let mut languages =
+        vec![("g++", "virus.cpp", cpp(&secret.display().to_string()), cpp("virus.cpp"))];
+    languages.push(("rustc", "virus.rs", rust(&secret.display().to_string()), rust("virus.rs")));
+    for (compiler, name, stealing, honest) in languages {
+        if !on_path(compiler) {
+            eprintln!("skipped: {name} needs `{compiler}`, not on PATH");
+            continue;
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let bots = tempfile::tempdir().unwrap();
+        let bot = bots.path().join(name);
+        std::fs::write(&bot, &stealing).unwrap();
+        let (summary, output) = play_cg(&bot, cache.path());
+        assert_eq!(summary["termination"], "startup_failed", "{name}: {summary}");
+        let detail = summary["detail"].as_str().unwrap();
+        assert!(detail.contains("does not compile"), "{name}: {detail}");
+        assert!(!output.contains("7f3a-e2b9"), "{name}: the secret leaked: {output}");
+
+        // Its own file, which the compiler reads: built in, and printed in its first turn.
+        std::fs::write(&bot, &honest).unwrap();
+        let (summary, output) = play_cg(&bot, cache.path());
+        assert_eq!(summary["termination"], "crash", "{name}: {summary}");
+        assert!(output.contains(&format!("built in: {own_line}")), "{name}: {output}");
+    }
+}
