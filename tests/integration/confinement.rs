@@ -2,8 +2,9 @@
 //! may only read (modes, times, extended attributes of its opponent's files, the results, the
 //! arena file, arena's binary; a setuid copy), seeing beyond itself (other processes, cgroup
 //! counters, a nested user namespace, `AF_VSOCK`), two bots talking through what they share
-//! (netlink, locks, extended attributes, times), the uids of a root arena's bots, and what a bot
-//! leaves behind. Each runs as the machine's user runs the tests (root in CI; the same tests pass
+//! (netlink, locks, extended attributes, times), the uids of a root arena's bots, what a bot
+//! leaves behind, its CPU on its opponent's time, and a `cg:` source building another file into
+//! itself. Each runs as the machine's user runs the tests (root in CI; the same tests pass
 //! as an ordinary user), with `--sandbox require`, and where an attack is harmless without the
 //! sandbox the same bot runs once with `--sandbox off` to show the test sees it succeed.
 
@@ -141,8 +142,15 @@ fn a_bot_changes_nothing_it_may_only_read_and_sees_nothing_beyond_itself() {
     o.expect("garbage", Some("virus"));
     let line = report(&o).to_string();
     assert_eq!(world.stamps(), before, "{line}");
-    assert!(line.starts_with("REPORT changed=0 of 21 errors=Read-only_file_system "), "{line}");
-    assert_eq!(field(&line, "setuid"), "refused(Read-only", "{line}");
+    // The files are read-only to the bot; where the checkout (and so the cargo target folder
+    // holding them) is itself under /tmp, the bot's private /tmp hides them altogether.
+    let (error, refused) = if dir.starts_with("/tmp") {
+        ("No_such_file_or_directory", "refused(No")
+    } else {
+        ("Read-only_file_system", "refused(Read-only")
+    };
+    assert!(line.starts_with(&format!("REPORT changed=0 of 21 errors={error} ")), "{line}");
+    assert_eq!(field(&line, "setuid"), refused, "{line}");
     assert_eq!(field(&line, "userns"), "refused(Operation", "{line}");
     assert_eq!(field(&line, "vsock"), "refused(Operation", "{line}");
     assert_eq!(field(&line, "arena_seen"), "no", "{line}");
@@ -366,4 +374,81 @@ fn a_bot_stealing_cpu_on_its_opponents_time_makes_it_time_out_only_when_bots_may
     let losses = honest_faults(dir.path());
     assert_eq!(losses.len(), 1, "{losses:?}");
     assert!(losses[0].contains(",timeout,honest,virus,"), "{losses:?}");
+}
+
+/// `PATH`'s folder holding `program`, if any.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|dir| dir.join(program).is_file()))
+}
+
+/// An `arena play` of a `cg:` virus `source` (the cache in `cache`) with `--sandbox require`,
+/// and its JSON summary with arena's whole output.
+fn play_cg(source: &Path, cache: &Path) -> (serde_json::Value, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["play", "skynet", "--json", "--bot", "agent=random", "--sandbox", "require"])
+        .args(["--first-turn-ms", "10000"])
+        .arg("--bot")
+        .arg(format!("virus=cg:{}", shell_words::quote(&source.display().to_string())))
+        .env("ARENA_CACHE_DIR", cache)
+        .output()
+        .expect("arena runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let summary = serde_json::from_str(stdout.trim()).expect("a JSON summary");
+    (summary, format!("{stdout}\n{stderr}"))
+}
+
+/// A `cg:` source that builds a file into itself (`.incbin` in C++, `include_str!` in Rust): the
+/// compiler runs in the sandbox, reading the system, itself and its copy of the source, so a
+/// file beside the bot (here a secret; in a tournament its opponent's program or `matches.csv`)
+/// does not compile into it, while the same source building in its own file compiles and
+/// prints it (the test sees the attack work where it is allowed).
+#[test]
+fn a_cg_source_cannot_build_another_file_into_itself() {
+    let folder = tempfile::tempdir().unwrap();
+    let secret_text = "the opponent's secret: 7f3a-e2b9";
+    let secret = folder.path().join("secret.txt");
+    std::fs::write(&secret, secret_text).unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let own_line = "// this line is the bot's own";
+    let cpp = |included: &str| {
+        format!(
+            "{own_line}\n#include <cstdio>\n\
+             asm(\".section .rodata\\n.global built_in\\nbuilt_in:\\n.incbin \\\"{included}\\\"\\n.byte 0\\n.text\\n\");\n\
+             extern \"C\" const char built_in[];\n\
+             int main() {{ std::fprintf(stderr, \"built in: %s\\n\", built_in); return 1; }}\n"
+        )
+    };
+    let rust = |included: &str| {
+        format!(
+            "{own_line}\nfn main() {{\n    eprintln!(\"built in: {{}}\", include_str!({included:?}));\n    \
+             std::process::exit(1);\n}}\n"
+        )
+    };
+    let mut languages =
+        vec![("g++", "virus.cpp", cpp(&secret.display().to_string()), cpp("virus.cpp"))];
+    languages.push(("rustc", "virus.rs", rust(&secret.display().to_string()), rust("virus.rs")));
+    for (compiler, name, stealing, honest) in languages {
+        if !on_path(compiler) {
+            eprintln!("skipped: {name} needs `{compiler}`, not on PATH");
+            continue;
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let bots = tempfile::tempdir().unwrap();
+        let bot = bots.path().join(name);
+        std::fs::write(&bot, &stealing).unwrap();
+        let (summary, output) = play_cg(&bot, cache.path());
+        assert_eq!(summary["termination"], "startup_failed", "{name}: {summary}");
+        let detail = summary["detail"].as_str().unwrap();
+        assert!(detail.contains("does not compile"), "{name}: {detail}");
+        assert!(!output.contains("7f3a-e2b9"), "{name}: the secret leaked: {output}");
+
+        // Its own file, which the compiler reads: built in, and printed in its first turn.
+        std::fs::write(&bot, &honest).unwrap();
+        let (summary, output) = play_cg(&bot, cache.path());
+        assert_eq!(summary["termination"], "crash", "{name}: {summary}");
+        assert!(output.contains(&format!("built in: {own_line}")), "{name}: {output}");
+    }
 }

@@ -327,3 +327,51 @@ fn invalid_cut_is_an_arena_file_option() {
     // Episode 1 would let the repeated cut pass; the file's option makes it a loss.
     assert!(csv.contains("illegal") && !csv.contains("normal"), "{csv}");
 }
+
+/// A tournament on maps of the dense-gateway family (`arena gen skynet --gateway-links K
+/// --doubles D`, the exact solver's hard cases) with `analysis = true`: every decision is rated,
+/// none `unknown` (the budget is 1,000,000 positions a decision), the solver virus never
+/// blunders and greedy throws a won map away.
+#[test]
+fn analysis_rates_every_decision_on_dense_gateway_maps() {
+    let arena = Arena::new();
+    // (nodes, gateways, gateway links, doubles, seed): greedy loses the first, won for the virus.
+    let maps = [(300, 20, 120, 30, 2), (300, 20, 200, 60, 7), (200, 15, 120, 40, 1019)];
+    for (nodes, gateways, links, doubles, seed) in maps {
+        let run = Arena::new()
+            .args(["gen", "skynet", "--nodes", &nodes.to_string()])
+            .args(["--gateways", &gateways.to_string(), "--gateway-links", &links.to_string()])
+            .args(["--doubles", &doubles.to_string(), "--seed", &seed.to_string()])
+            .run()
+            .success();
+        let name = format!("dense-{nodes}-{links}-{seed}.txt");
+        std::fs::write(arena.dir().join(name), run.stdout()).unwrap();
+    }
+    let text = "name = \"dense\"\ngame = \"skynet\"\nvariant = \"ep2\"\nformat = \"gauntlet\"\n\
+                candidate = \"cg-ep2\"\nseed = 1\ngames_per_pairing = 3\nanalysis = true\n\
+                [maps]\nglob = \"dense-*.txt\"\n\
+                [[bots]]\nname = \"cg-ep2\"\nroles = [\"agent\"]\n\
+                [[bots]]\nname = \"solver\"\nroles = [\"virus\"]\n\
+                [[bots]]\nname = \"priority\"\nroles = [\"virus\"]\n\
+                [[bots]]\nname = \"greedy\"\nroles = [\"virus\"]\n";
+    std::fs::write(arena.dir().join("dense.toml"), text).unwrap();
+    let run = arena.args(["run", "dense.toml", "-q", "--out", "out"]).run().success();
+    let csv = std::fs::read_to_string(run.dir.join("out/analysis.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    // Three viruses, three maps, two seats a match.
+    assert_eq!(rows.len(), 18, "{csv}");
+    let mut greedy_blunders = 0;
+    for row in &rows {
+        assert_eq!(row[col("unknown")], "0", "{csv}");
+        assert_eq!(row[col("analysed")], row[col("decisions")], "{csv}");
+        let blunders: u32 = row[col("blunders")].parse().unwrap();
+        match row[col("bot")] {
+            "solver" => assert_eq!(blunders, 0, "{csv}"),
+            "greedy" => greedy_blunders += blunders,
+            _ => {}
+        }
+    }
+    assert!(greedy_blunders >= 1, "{csv}");
+}
