@@ -10,6 +10,9 @@
 //! (`BENCH_PIN=off` does not), since a round trip within one core and one across cores differ
 //! tenfold and which one an unpinned series gets is chance. It prints which it did.
 //!
+//! `external --matches off|auto|floor` plays only short matches (without or with the sandbox) or
+//! spawn-and-reap pairs, pinned, for a profiler (`perf stat`, `perf record`) to look at alone.
+//!
 //! The bench executable is its own bot: run as `external __echo` it answers every turn input with
 //! a fixed line, and as `external __skynet` it plays the example Rust Skynet bot.
 
@@ -49,6 +52,24 @@ fn main() {
         _ => {}
     }
     let exe = std::env::current_exe().expect("the bench knows its path");
+    if let Some(mode) = args.iter().position(|a| a == "--matches").and_then(|i| args.get(i + 1)) {
+        let floor = mode == "floor";
+        let mode = if mode == "off" { SandboxMode::Off } else { SandboxMode::Auto };
+        pin_to_one_cpu();
+        let times: Vec<Duration> = (0..MATCHES)
+            .map(|_| {
+                let start = Instant::now();
+                if floor {
+                    spawn_and_reap(&exe);
+                } else {
+                    play_match(&exe, mode, TurnClock::Cpu, false);
+                }
+                start.elapsed()
+            })
+            .collect();
+        report_ms(&format!("short match, sandbox {mode}"), &times);
+        return;
+    }
     if std::env::args().any(|a| a == "--pairs") {
         let (off, on) = pairs(&exe);
         report_ms("pair spawn+set-up+reap, no sandbox", &off);
@@ -67,36 +88,49 @@ fn main() {
         )
     );
     println!("{load}");
-    let [raw, harness, pondering] = interleaved(
+    let [raw, raw_stopped, harness, pondering] = interleaved(
         WARM_UP + TURNS,
         BLOCK,
         [
-            &mut raw_round_trip(&exe),
+            &mut raw_round_trip(&exe, false),
+            &mut raw_round_trip(&exe, true),
             &mut harness_round_trip(&exe, false),
             &mut harness_round_trip(&exe, true),
         ],
     );
-    let (raw, harness, pondering) = (&raw[WARM_UP..], &harness[WARM_UP..], &pondering[WARM_UP..]);
+    let [raw, raw_stopped, harness, pondering] =
+        [&raw, &raw_stopped, &harness, &pondering].map(|series| &series[WARM_UP..]);
     report("raw pipe round trip", raw);
+    report("the same, stopped between turns", raw_stopped);
     report("harness round trip (act)", harness);
     report("the same, not stopped between turns", pondering);
+    let ratio = |a: &[Duration], b: &[Duration]| median(a).as_secs_f64() / median(b).as_secs_f64();
     println!(
         "harness median / raw median: {:.2}x (target < 2x; {:.2}x with ponder); harness p99 {:.1} \
          us (target < 200 us)",
-        median(harness).as_secs_f64() / median(raw).as_secs_f64(),
-        median(pondering).as_secs_f64() / median(raw).as_secs_f64(),
+        ratio(harness, raw),
+        ratio(pondering, raw),
         micros(percentile(harness, 99)),
+    );
+    println!(
+        "the stop between turns alone (SIGSTOP after the answer, SIGCONT after the next input): \
+         {:+.1} us on the raw pipe; harness / raw, both stopped: {:.2}x",
+        micros(median(raw_stopped)) - micros(median(raw)),
+        ratio(harness, raw_stopped),
     );
 
     // Also the warm-up: the bench's executable in the page cache, the sandbox's checks done.
     let turns = play_match(&exe, SandboxMode::Auto, TurnClock::Cpu, false);
+    let (mut spawn_cpu, mut off_cpu) = (Duration::ZERO, Duration::ZERO);
     let [spawn, off, off_wall, off_ponder, on] = interleaved(
         MATCHES,
         1,
         [
-            &mut || spawn_and_reap(&exe),
+            &mut || spawn_cpu += cpu_used(|| spawn_and_reap(&exe)),
             &mut || {
-                play_match(&exe, SandboxMode::Off, TurnClock::Cpu, false);
+                off_cpu += cpu_used(|| {
+                    play_match(&exe, SandboxMode::Off, TurnClock::Cpu, false);
+                });
             },
             &mut || {
                 play_match(&exe, SandboxMode::Off, TurnClock::Wall, false);
@@ -126,6 +160,13 @@ fn main() {
         per_second(&off),
         per_second(&on),
         per_second(&spawn),
+    );
+    println!(
+        "on CPU time (arena's and the bots' together, which a busy machine does not stretch): \
+         {:.2} ms per short match without the sandbox, {:.2} ms per spawn-and-reap pair: {:.2}x",
+        off_cpu.as_secs_f64() * 1e3 / MATCHES as f64,
+        spawn_cpu.as_secs_f64() * 1e3 / MATCHES as f64,
+        spawn_cpu.as_secs_f64() / off_cpu.as_secs_f64(),
     );
     sandbox_costs(&exe);
 }
@@ -229,9 +270,11 @@ fn pairs(exe: &Path) -> (Vec<Duration>, Vec<Duration>) {
     times
 }
 
-/// Reads of a running bot's CPU time.
+/// Reads of a running bot's CPU time (one that ponders: a stopped bot's is the reading taken
+/// as it was stopped).
 fn cpu_time_reads(exe: &Path, mode: SandboxMode) -> Vec<Duration> {
-    let mut bot = spawn_echo(exe, mode);
+    let options = ExternalOptions { sandbox: Some(mode), ponder: true, ..Default::default() };
+    let mut bot = spawn_echo_with(exe, options);
     bot.act(&skynet().view(0), &context(Instant::now(), 0)).expect("an answer");
     let mut times = Vec::with_capacity(TURNS);
     for _ in 0..TURNS {
@@ -385,8 +428,33 @@ fn load_average() -> String {
     format!("{cores} cores, load average {}", figures.join(" "))
 }
 
-/// One turn line written and the answer read over plain blocking pipes: the floor.
-fn raw_round_trip(exe: &Path) -> impl FnMut() {
+/// The CPU time `work` costs this process and the children it reaps meanwhile (every bot of a
+/// match is reaped by its end).
+fn cpu_used(work: impl FnOnce()) -> Duration {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let total = || {
+        [UsageWho::RUSAGE_SELF, UsageWho::RUSAGE_CHILDREN]
+            .map(|who| {
+                let usage = getrusage(who).expect("getrusage");
+                let micros = |t: nix::sys::time::TimeVal| {
+                    Duration::from_secs(t.tv_sec() as u64)
+                        + Duration::from_micros(t.tv_usec() as u64)
+                };
+                micros(usage.user_time()) + micros(usage.system_time())
+            })
+            .into_iter()
+            .sum::<Duration>()
+    };
+    let before = total();
+    work();
+    total().saturating_sub(before)
+}
+
+/// One turn line written and the answer read over plain blocking pipes: the floor; `stopped`:
+/// the bot is stopped (`SIGSTOP`) after its answer and continued (`SIGCONT`) once the next
+/// input is written, as the harness does between turns.
+fn raw_round_trip(exe: &Path, stopped: bool) -> impl FnMut() {
+    use nix::sys::signal::{Signal, kill};
     let mut child = Command::new(exe)
         .arg("__echo")
         .stdin(Stdio::piped())
@@ -399,13 +467,29 @@ fn raw_round_trip(exe: &Path) -> impl FnMut() {
     stdin.write_all(Skynet::init_input(&view).as_bytes()).expect("init written");
     let turn = Skynet::turn_input(&view);
     let mut line = String::new();
+    /// Continues the bot when the series is dropped, so that it reads its end of input.
+    struct Continue(nix::unistd::Pid);
+    impl Drop for Continue {
+        fn drop(&mut self) {
+            let _ = kill(self.0, Signal::SIGCONT);
+        }
+    }
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let guard = Continue(pid);
     // The child is reaped when the bench ends.
     std::mem::forget(child);
     move || {
+        let _ = &guard;
         stdin.write_all(turn.as_bytes()).expect("turn written");
         stdin.flush().expect("flushed");
+        if stopped {
+            kill(pid, Signal::SIGCONT).expect("continued");
+        }
         line.clear();
         stdout.read_line(&mut line).expect("an answer");
+        if stopped {
+            kill(pid, Signal::SIGSTOP).expect("stopped");
+        }
     }
 }
 

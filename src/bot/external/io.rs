@@ -157,15 +157,31 @@ impl Pipes {
         drop(self.stdin.take());
     }
 
-    /// One turn: checks that nothing is left over from the last turn, writes the input, and
-    /// waits for one line of at most `max_line` bytes until `deadline`. `exit_signal` becomes
-    /// readable when the leader exits.
+    /// [`Pipes::exchange_then`] with a bot that runs all the time.
+    #[cfg(test)]
     pub(super) fn exchange(
         &mut self,
         input: &[u8],
         exit_signal: BorrowedFd<'_>,
         timer: &TurnTimer<'_>,
         max_line: usize,
+    ) -> Result<String, NoAnswer> {
+        self.exchange_then(input, exit_signal, timer, max_line, || {})
+    }
+
+    /// One turn: checks that nothing is left over from the last turn, writes the input, and
+    /// waits for one line of at most `max_line` bytes until `deadline`. `exit_signal` becomes
+    /// readable when the leader exits. `written` runs once the input is in the pipe, or as much
+    /// of it as the pipe takes, before any wait: a bot stopped between its turns is continued
+    /// there, so that it wakes once, to its input (continued before, it would wake, find nothing
+    /// to read and sleep again: a wake-up more per turn).
+    pub(super) fn exchange_then(
+        &mut self,
+        input: &[u8],
+        exit_signal: BorrowedFd<'_>,
+        timer: &TurnTimer<'_>,
+        max_line: usize,
+        written: impl FnOnce(),
     ) -> Result<String, NoAnswer> {
         if self.init_sent {
             if let Some(extra) = self.leftover_output() {
@@ -177,7 +193,7 @@ impl Pipes {
         }
         self.init_sent = true;
         self.lines_this_turn = 0;
-        match self.write_input(input, exit_signal, timer) {
+        match self.write_input(input, exit_signal, timer, written) {
             Ok(Wake::Ready) => {}
             Ok(Wake::Deadline | Wake::Stalled) => {
                 return Err(NoAnswer::Failure(BotFailure::Timeout));
@@ -225,14 +241,23 @@ impl Pipes {
         Some(String::from_utf8_lossy(shown).into_owned())
     }
 
-    /// Writes all of `input`, waiting (for a bot that does not read) at most until `deadline`.
+    /// Writes all of `input`, waiting (for a bot that does not read) at most until `deadline`;
+    /// `written` runs after the first write, before any wait.
     fn write_input(
         &mut self,
         mut input: &[u8],
         exit_signal: BorrowedFd<'_>,
         timer: &TurnTimer<'_>,
+        written: impl FnOnce(),
     ) -> std::io::Result<Wake> {
+        let mut written = Some(written);
+        let mut after_write = || {
+            if let Some(written) = written.take() {
+                written();
+            }
+        };
         let Some(stdin) = self.stdin.as_mut() else {
+            after_write();
             return Err(std::io::ErrorKind::BrokenPipe.into());
         };
         while !input.is_empty() {
@@ -244,6 +269,7 @@ impl Pipes {
                     input = &input[n..];
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    after_write();
                     let fd = stdin.as_fd();
                     let wake = wait_turn(fd, PollFlags::POLLOUT, exit_signal, timer, None)?;
                     if wake != Wake::Ready {
@@ -251,9 +277,13 @@ impl Pipes {
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) => {
+                    after_write();
+                    return Err(e);
+                }
             }
         }
+        after_write();
         Ok(Wake::Ready)
     }
 

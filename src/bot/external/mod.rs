@@ -134,7 +134,8 @@ impl<G: Game> ExternalBot<G> {
     #[must_use]
     pub fn cpu_time(&self) -> Option<Duration> {
         match &self.state {
-            State::Running(p) => p.cpu.read(),
+            // Stopped since it answered: its time then is its time now.
+            State::Running(p) => p.paused.cpu_time().unwrap_or_else(|| p.cpu.read()),
             _ => None,
         }
     }
@@ -162,47 +163,53 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
             input.push_str(&G::init_input(view));
         }
         input.push_str(&G::turn_input(view));
-        process.resume();
-        let start = process.cpu.read();
+        // Continued once its input is written (below); stopped, it has used no CPU since the
+        // reading taken as it was stopped.
+        let start = process.paused.cpu_time().unwrap_or_else(|| process.cpu.read());
         // CPU time spent since its last turn (pondering) counts against the match's seconds.
         if let Some(failure) = limits.spent(process, start) {
             return Err(failure);
         }
         let match_left = limits.cpu_left(start);
+        let Process { pipes, exit, group, confinement, paused, cpu: clock, .. } = &mut **process;
         let cpu = match (ctx.clock, start) {
             (TurnClock::Cpu, Some(start)) => Some(CpuAllowance {
-                clock: &process.cpu,
+                clock,
                 start,
                 hard: match_left.map_or(ctx.cpu_hard_allowance, |l| l.min(ctx.cpu_hard_allowance)),
             }),
             (TurnClock::Wall, Some(start)) => {
-                match_left.map(|hard| CpuAllowance { clock: &process.cpu, start, hard })
+                match_left.map(|hard| CpuAllowance { clock, start, hard })
             }
             (_, None) => None,
         };
         let stall = stall::StallWatch {
-            leader: process.group.id().as_raw(),
-            arenas_own: process.confinement.as_ref().map_or(0, sandbox::Confinement::arenas_own),
-            clock: &process.cpu,
+            leader: group.id().as_raw(),
+            arenas_own: confinement.as_ref().map_or(0, sandbox::Confinement::arenas_own),
+            clock,
             every: stall::interval(ctx.allowance()),
         };
         let timer = TurnTimer { cpu, stall: Some(stall), ..TurnTimer::wall(ctx.hard_deadline) };
-        let exchanged = process.pipes.exchange(
+        let exchanged = pipes.exchange_then(
             input.as_bytes(),
-            process.exit.signal(),
+            exit.signal(),
             &timer,
             self.options.max_line,
+            || {
+                pause::resume(group, confinement.as_ref(), paused);
+            },
         );
         // Everything it wrote before its answer is this decision's: read before anything else
         // happens to the bot.
         self.log = process.stderr.end_decision();
         // Over a limit of its own, whatever its answer: the limit is the reason.
-        if let Some(failure) = limits.spent(process, process.cpu.read()) {
+        let end = process.cpu.read();
+        if let Some(failure) = limits.spent(process, end) {
             process.group.kill();
             return Err(failure);
         }
         if !self.options.ponder {
-            process.pause();
+            process.pause(end);
         }
         let line = match exchanged {
             Ok(line) => line,

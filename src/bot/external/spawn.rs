@@ -53,7 +53,7 @@ pub(super) struct Process {
     /// Its sandbox's private directory and cgroup, released once its processes are gone.
     pub(super) confinement: Option<Confinement>,
     /// Whether its processes are stopped (between its turns: `super::pause`).
-    pub(super) paused: bool,
+    pub(super) paused: super::pause::Paused,
 }
 
 /// Starts `command` (program and arguments) as a bot: the leader of a new process group, its
@@ -90,7 +90,7 @@ pub(super) fn spawn(
     });
     match connected {
         Ok((pipes, stderr)) => {
-            Ok(Process { group, pipes, exit, stderr, cpu, confinement, paused: false })
+            Ok(Process { group, pipes, exit, stderr, cpu, confinement, paused: Default::default() })
         }
         // It runs and cannot be talked to: it must not outlive this call.
         Err(e) => {
