@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
@@ -225,13 +225,26 @@ fn search_game<D: GameDef>(
 }
 
 /// The generator settings of candidate `seed`: the fixed ones, and the others drawn as the game
-/// registers (where maps are small enough for the solver and often hard).
+/// registers (where maps are small enough for the solver and often hard). A setting given as a
+/// range `LOW..HIGH` of whole numbers is drawn uniformly from it (both ends included), first, so
+/// the game's own draw sees the value (Skynet draws the gateways from the node count).
 fn draw(
     separating: &Separating,
     fixed: &BTreeMap<String, String>,
     seed: u64,
 ) -> BTreeMap<String, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let fixed: BTreeMap<String, String> = fixed
+        .iter()
+        .map(|(key, value)| {
+            let value = match range(value) {
+                Some((low, high)) => rng.random_range(low..=high).to_string(),
+                None => value.clone(),
+            };
+            (key.clone(), value)
+        })
+        .collect();
+    let fixed = &fixed;
     let mut drawn: BTreeMap<String, String> = BTreeMap::new();
     let mut set = |key: &str, value: String| {
         drawn.insert(key.to_string(), fixed.get(key).cloned().unwrap_or(value));
@@ -239,6 +252,13 @@ fn draw(
     (separating.draw)(fixed, &mut rng, &mut set);
     drawn.extend(fixed.iter().map(|(k, v)| (k.clone(), v.clone())));
     drawn
+}
+
+/// `LOW..HIGH` with `LOW <= HIGH`, whole numbers: a range of a setting to draw from.
+fn range(value: &str) -> Option<(u64, u64)> {
+    let (low, high) = value.split_once("..")?;
+    let (low, high) = (low.trim().parse::<u64>().ok()?, high.trim().parse::<u64>().ok()?);
+    (low <= high).then_some((low, high))
 }
 
 /// The bots of a search.

@@ -88,7 +88,8 @@ fn separating_args(cmd: Command, game: GameId) -> Command {
     cmd.arg(Arg::new("separating").long("separating").action(clap::ArgAction::SetTrue).help(
         "Search generated maps for ones that separate strategies: the exact solver gives the \
          first role a value that every --against bot, playing it against --opponent, falls \
-         short of (settings not given are drawn per candidate)",
+         short of (settings not given are drawn per candidate, and a setting given as LOW..HIGH \
+         is drawn from that range)",
     ))
     .arg(needs(
         Arg::new("against")
