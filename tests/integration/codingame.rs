@@ -12,9 +12,9 @@ use serde_json::Value;
 use crate::support::{Arena, Run, root};
 
 /// Limits roomy enough for a JVM starting on a loaded 2-core machine.
-const ROOMY: [&str; 4] = ["--first-turn-ms", "10000", "--turn-ms", "2000"];
+pub(crate) const ROOMY: [&str; 4] = ["--first-turn-ms", "10000", "--turn-ms", "2000"];
 
-fn source(name: &str) -> PathBuf {
+pub(crate) fn source(name: &str) -> PathBuf {
     root().join("tests/fixtures/bots/codingame").join(name)
 }
 
@@ -23,13 +23,13 @@ fn ladder_map() -> String {
 }
 
 /// `cg:PATH`, quoted for the spec's word splitting.
-fn cg(path: &Path) -> String {
+pub(crate) fn cg(path: &Path) -> String {
     format!("cg:{}", shell_words::quote(&path.display().to_string()))
 }
 
 /// An `arena play` of the ladder map (Skynet Episode 1) with `virus` against `cg-ep1`, with
 /// the cache in `cache`.
-fn play(virus: &str, cache: &Path, setup: impl FnOnce(Arena) -> Arena) -> Run {
+pub(crate) fn play(virus: &str, cache: &Path, setup: impl FnOnce(Arena) -> Arena) -> Run {
     let arena = Arena::new()
         .env("ARENA_CACHE_DIR", cache.display().to_string())
         .args(["play", "skynet", "--variant", "ep1", "--map", &ladder_map(), "--json"])
@@ -37,7 +37,7 @@ fn play(virus: &str, cache: &Path, setup: impl FnOnce(Arena) -> Arena) -> Run {
     setup(arena).run()
 }
 
-fn summary(run: &Run) -> Value {
+pub(crate) fn summary(run: &Run) -> Value {
     let stdout = run.stdout();
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("a JSON summary ({e}): {stdout}\nstderr:\n{}", run.stderr()))
@@ -108,7 +108,7 @@ fn csharp_8_that_mcs_refuses_is_startup_failed_with_a_note_on_the_csharp_version
 }
 
 /// Whether `program` is on `PATH`; when not, says the test `name` is skipped and why.
-fn installed(name: &str, program: &str) -> bool {
+pub(crate) fn installed(name: &str, program: &str) -> bool {
     if on_path(program).is_some() {
         return true;
     }
@@ -299,7 +299,7 @@ fn a_source_that_makes_its_compiler_read_forever_is_startup_failed() {
 }
 
 /// The build folders in a cache (not the JavaScript preload, not temporary folders).
-fn builds(cache: &Path) -> Vec<PathBuf> {
+pub(crate) fn builds(cache: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(cache.join("cg"))
         .map(|entries| {
             entries
@@ -348,7 +348,7 @@ fn a_source_is_compiled_once_and_again_when_it_changes() {
 }
 
 /// Where `program` is on `PATH`.
-fn on_path(program: &str) -> Option<PathBuf> {
+pub(crate) fn on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path).map(|d| d.join(program)).find(|p| p.is_file())
 }

@@ -6,6 +6,7 @@ mod check;
 mod cli;
 mod clock;
 mod codingame;
+mod codingame_dotnet;
 mod confinement;
 mod debug_loop;
 mod docs;

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::dotnet;
+
 /// The program a language needs, and what to tell a user who does not have it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Tool {
@@ -25,7 +27,11 @@ pub(crate) enum Language {
     Rust,
     Go,
     Kotlin,
+    /// C# through Mono's `mcs`.
     CSharp,
+    /// C# through the .NET SDK's `dotnet`, as CodinGame runs it: what a `.cs` source becomes
+    /// when the SDK is installed (`super::csharp_compiler`); no extension names it.
+    CSharpDotnet,
     Php,
     Ruby,
 }
@@ -124,7 +130,7 @@ impl Language {
             Language::Rust => "Rust",
             Language::Go => "Go",
             Language::Kotlin => "Kotlin",
-            Language::CSharp => "C#",
+            Language::CSharp | Language::CSharpDotnet => "C#",
             Language::Php => "PHP",
             Language::Ruby => "Ruby",
         }
@@ -142,6 +148,7 @@ impl Language {
             Language::Go => "go",
             Language::Kotlin => "kt",
             Language::CSharp => "cs",
+            Language::CSharpDotnet => "dotnet",
             Language::Php => "php",
             Language::Ruby => "rb",
         }
@@ -163,7 +170,12 @@ impl Language {
                 "kotlinc",
                 "SDKMAN! (`sdk install kotlin`) or a release from https://kotlinlang.org",
             ),
-            Language::CSharp => tool("mcs", "`apt-get install mono-mcs` (Debian, Ubuntu)"),
+            Language::CSharp => tool(
+                "mcs",
+                "`apt-get install mono-mcs` (Debian, Ubuntu), or install the .NET SDK (arena \
+                 compiles with `dotnet` when it is on PATH)",
+            ),
+            Language::CSharpDotnet => tool("dotnet", dotnet::INSTALL),
         }
     }
 
@@ -178,6 +190,7 @@ impl Language {
                 tool("java", "`apt-get install default-jre-headless` (Debian, Ubuntu)")
             }
             Language::CSharp => tool("mono", "`apt-get install mono-runtime` (Debian, Ubuntu)"),
+            Language::CSharpDotnet => tool("dotnet", dotnet::INSTALL),
             Language::Php => tool("php", "`apt-get install php-cli` (Debian, Ubuntu)"),
             Language::Ruby => tool("ruby", "`apt-get install ruby` (Debian, Ubuntu)"),
             Language::C | Language::Cpp | Language::Rust | Language::Go => None,
@@ -198,13 +211,15 @@ impl Language {
             Language::Kotlin => vec![source, "-include-runtime", "-d", KOTLIN_JAR],
             // `latest`: every C# version mcs knows (7.2), as CodinGame compiles with the latest.
             Language::CSharp => vec!["-langversion:latest", "-optimize+", &csharp_out, source],
+            // The source is named in the project (`dotnet::project_files`).
+            Language::CSharpDotnet => dotnet::BUILD_ARGS.to_vec(),
         };
         words.into_iter().map(OsString::from).collect()
     }
 
     /// What to add to the message of a compile that failed with `output`, when the failure
-    /// likely comes from arena's compiler being older than CodinGame's (C#: Mono's `mcs`): the
-    /// note of the first such error in the output.
+    /// likely comes from arena's compiler being older than CodinGame's (C#: Mono's `mcs`, not
+    /// .NET's): the note of the first such error in the output.
     pub(crate) fn compile_note(self, output: &str) -> Option<&'static str> {
         let notes = match self {
             Language::CSharp => CSHARP_NOTES,
@@ -216,8 +231,9 @@ impl Language {
 
     /// The address space a compile may use. A hostile source can make a compiler read without
     /// end (`#include "/dev/zero"`, `include_bytes!("/dev/zero")`); the limit turns that into a
-    /// compile error instead of a machine out of memory. The JVM compilers are left alone (the
-    /// JVM reserves address space by the gigabyte up front, and Java has no such include).
+    /// compile error instead of a machine out of memory. The JVM compilers and `dotnet` are left
+    /// alone (the JVM and .NET reserve address space by the gigabyte up front, and neither Java
+    /// nor C# has such an include).
     pub(crate) fn compile_address_space(self) -> Option<u64> {
         match self {
             Language::C | Language::Cpp | Language::Rust | Language::Go | Language::CSharp => {
@@ -227,22 +243,34 @@ impl Language {
             | Language::JavaScript
             | Language::Java
             | Language::Kotlin
+            | Language::CSharpDotnet
             | Language::Php
             | Language::Ruby => None,
         }
     }
 
-    /// Variables a compile needs on top of arena's environment: Go's build cache and module
-    /// folder in the compile's own folder (the sandbox lets a compile write nowhere else), under
-    /// [`GO_SCRATCH`], removed before the build is kept.
+    /// Variables a compile (and the compiler's version question) needs on top of arena's
+    /// environment: Go's build cache and module folder, and `dotnet`'s homes, in the compile's
+    /// own folder (the sandbox lets a compile write nowhere else), under [`SCRATCH`].
     pub(crate) fn compile_env(self, workspace: &Path) -> BTreeMap<String, String> {
-        let mut env = BTreeMap::new();
-        if self == Language::Go {
-            let scratch = workspace.join(GO_SCRATCH);
-            env.insert("GOCACHE".into(), scratch.join("cache").display().to_string());
-            env.insert("GOPATH".into(), scratch.join("path").display().to_string());
+        let scratch = |folder: &str| workspace.join(SCRATCH).join(folder).display().to_string();
+        match self {
+            Language::Go => BTreeMap::from([
+                ("GOCACHE".into(), scratch("cache")),
+                ("GOPATH".into(), scratch("path")),
+            ]),
+            Language::CSharpDotnet => dotnet::build_env(&workspace.join(SCRATCH)),
+            _ => BTreeMap::new(),
         }
-        env
+    }
+
+    /// What a successful compile leaves in its folder that the build does not need, removed
+    /// before the build is kept: [`SCRATCH`], and `dotnet`'s intermediate files.
+    pub(crate) fn leftovers(self) -> &'static [&'static str] {
+        match self {
+            Language::CSharpDotnet => &[SCRATCH, "obj"],
+            _ => &[SCRATCH],
+        }
     }
 
     /// The arguments that print the compiler's version, for the cache key.
@@ -283,6 +311,9 @@ impl Language {
             ],
             Language::Kotlin => vec![runner, "-jar".into(), text(&build.join(KOTLIN_JAR))],
             Language::CSharp => vec![runner, text(&build.join(CSHARP_EXE))],
+            Language::CSharpDotnet => {
+                vec![runner, text(&build.join(dotnet::OUT).join(dotnet::ASSEMBLY))]
+            }
             Language::Php => {
                 let mut words = vec![runner];
                 words.extend(PHP_SETTINGS.iter().map(|s| format!("-d{s}")));
@@ -294,14 +325,16 @@ impl Language {
     }
 }
 
-/// The folder of a Go compile's build cache and module folder, in the compile's folder.
-pub(crate) const GO_SCRATCH: &str = ".go";
+/// The folder of what a compile writes besides its result (Go's build cache, `dotnet`'s homes
+/// and NuGet's packages), in the compile's folder.
+pub(crate) const SCRATCH: &str = ".scratch";
 
 /// The folders a compiler or interpreter reads besides the system: its installation (the folder
 /// above the one its program is in, as found on `PATH` and after symlinks: `/opt/kotlinc` for
 /// `/opt/kotlinc/bin/kotlinc`, `~/.rubies/ruby-3.3.0` for chruby's Ruby, a virtualenv for its
-/// `bin/python3`) and, for Rust, rustup's and cargo's homes (`~/.cargo/bin/rustc` is rustup's
-/// proxy, which reads its toolchains there).
+/// `bin/python3`), for Rust rustup's and cargo's homes (`~/.cargo/bin/rustc` is rustup's
+/// proxy, which reads its toolchains there), and for `dotnet` the folder it is in (a .NET
+/// installation has its program at the top: `~/.dotnet/dotnet`).
 pub(crate) fn toolchain(language: Language, program: &Path) -> Vec<PathBuf> {
     let mut folders = Vec::new();
     let real = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
@@ -319,6 +352,12 @@ pub(crate) fn toolchain(language: Language, program: &Path) -> Vec<PathBuf> {
         }
         Language::Java | Language::Kotlin => {
             folders.extend(std::env::var_os("JAVA_HOME").map(PathBuf::from));
+        }
+        // `bot()` knows a `.cs` source's runner only by its program.
+        Language::CSharp | Language::CSharpDotnet
+            if real.file_name().is_some_and(|name| name == "dotnet") =>
+        {
+            folders.extend(dotnet::installation(program));
         }
         _ => {}
     }

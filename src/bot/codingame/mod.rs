@@ -12,6 +12,7 @@
 //! missing compiler is the user's to fix, so an error before any match.
 
 pub(crate) mod cache;
+mod dotnet;
 mod java;
 pub(crate) mod language;
 
@@ -71,6 +72,13 @@ pub(crate) enum CgError {
     NoCacheDir,
     #[error("{COMPILE_TIMEOUT_VAR}={0:?}: not a number of seconds above 0")]
     BadTimeout(String),
+    #[error("{var}={0:?}: expected `dotnet`, `mcs` or `auto`", var = dotnet::CSHARP_VAR)]
+    BadCSharp(String),
+    #[error(
+        "{}=dotnet, but `{} --version` names no .NET SDK ({answer}); install {}, or set {}=mcs",
+        dotnet::CSHARP_VAR, program.display(), dotnet::INSTALL, dotnet::CSHARP_VAR
+    )]
+    NoDotnetSdk { program: PathBuf, answer: String },
     /// The cache cannot be written, or a compiler cannot be started: the machine's problem.
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
@@ -120,10 +128,14 @@ pub(crate) fn bot<G: Game + 'static>(
     Ok(match resolve(source, supervisor)? {
         Resolved::Command(words) => {
             // A build the command names by its folder (Java's class path) must be readable in
-            // the sandbox, which opens only the files a command line names.
+            // the sandbox, which opens only the files a command line names; so must the folder
+            // of a .NET program (`bot.dll` reads `bot.runtimeconfig.json` beside it).
             if let Some(root) = cache::root() {
                 let builds = words.iter().map(PathBuf::from).filter(|w| w.starts_with(&root));
-                options.files.extend(builds.filter(|w| w.is_dir()));
+                options.files.extend(builds.filter_map(|w| match w.extension() {
+                    Some(ext) if ext == "dll" => w.parent().map(Path::to_path_buf),
+                    _ => w.is_dir().then_some(w),
+                }));
             }
             // An interpreter reads its libraries from its installation, which need not be
             // under the system's folders (chruby's `~/.rubies`, nvm's `~/.nvm`, a virtualenv).
@@ -155,6 +167,10 @@ pub(crate) fn prepare(source: &Path) -> Result<(), CgError> {
 /// folder.
 pub(crate) fn resolve(source: &Path, supervisor: &Supervisor) -> Result<Resolved, CgError> {
     let (absolute, language) = check_source(source)?;
+    let language = match language {
+        Language::CSharp => csharp_compiler(supervisor)?,
+        other => other,
+    };
     let runner = language
         .runner()
         .map(|tool| locate(tool, format!("needed to run {} sources", language.name())))
@@ -181,14 +197,23 @@ pub(crate) fn resolve(source: &Path, supervisor: &Supervisor) -> Result<Resolved
     let argument =
         if file_name.starts_with('-') { format!("./{file_name}") } else { file_name.clone() };
     let args = language.compile_args(&argument);
-    let version = compiler_version(language, &compiler_path, &root, supervisor)?;
+    let version = compiler_version(language, &compiler_path, &root, supervisor)?.text;
+    let project = match language {
+        Language::CSharpDotnet => dotnet::project_files(&file_name, &version).ok_or_else(|| {
+            CgError::NoDotnetSdk { program: compiler_path.clone(), answer: version.clone() }
+        })?,
+        _ => Vec::new(),
+    };
     let flags: Vec<u8> =
         args.iter().flat_map(|a| a.as_encoded_bytes().iter().copied().chain([0])).collect();
+    let project_text: String =
+        project.iter().map(|(name, text)| format!("{name}\0{text}\0")).collect();
     let key = cache::key(&[
         language.slug().as_bytes(),
         compiler_path.as_os_str().as_encoded_bytes(),
         version.as_bytes(),
         &flags,
+        project_text.as_bytes(),
         file_name.as_bytes(),
         &text,
     ]);
@@ -211,6 +236,7 @@ pub(crate) fn resolve(source: &Path, supervisor: &Supervisor) -> Result<Resolved
             compiler: &compiler_path,
             file_name: &file_name,
             args: &args,
+            project: &project,
             text: &text,
         };
         *build = Some(compile.run(&root, &entry, timeout, supervisor)?);
@@ -225,6 +251,40 @@ pub(crate) fn resolve(source: &Path, supervisor: &Supervisor) -> Result<Resolved
         )),
         Build::Failed(failure) => Resolved::Failed(failure.clone()),
     })
+}
+
+/// The C# toolchain for this run, as [`dotnet::CSHARP_VAR`] chooses:
+/// [`Language::CSharpDotnet`] or [`Language::CSharp`] (`mcs`). Asking `dotnet --version` goes
+/// through the compilers' version cache, so a run whose builds are cached starts no `dotnet`
+/// process to decide.
+fn csharp_compiler(supervisor: &Supervisor) -> Result<Language, CgError> {
+    let choice = dotnet::choice().map_err(CgError::BadCSharp)?;
+    if choice == dotnet::Choice::Mcs {
+        return Ok(Language::CSharp);
+    }
+    let Some(program) = find_on_path("dotnet") else {
+        return match choice {
+            dotnet::Choice::Dotnet => Err(CgError::MissingTool {
+                program: "dotnet",
+                purpose: format!("needed to compile C# sources with {}=dotnet", dotnet::CSHARP_VAR),
+                install: dotnet::INSTALL,
+            }),
+            _ => Ok(Language::CSharp),
+        };
+    };
+    let root = cache::root().ok_or(CgError::NoCacheDir)?;
+    let version = compiler_version(Language::CSharpDotnet, &program, &root, supervisor)?;
+    if version.answered && dotnet::target_framework(&version.text).is_some() {
+        return Ok(Language::CSharpDotnet);
+    }
+    // A `dotnet` with runtimes only ("No .NET SDKs were found") compiles nothing.
+    if choice == dotnet::Choice::Dotnet {
+        let words: Vec<&str> = version.text.split_whitespace().collect();
+        let answer = words.join(" ").chars().take(300).collect();
+        return Err(CgError::NoDotnetSdk { program, answer });
+    }
+    tracing::info!("`{} --version` names no .NET SDK: C# goes to mcs", program.display());
+    Ok(Language::CSharp)
 }
 
 /// The source's absolute path and language, once it is known to be a readable file of a
@@ -284,7 +344,17 @@ static BUILDS: Mutex<BTreeMap<String, Arc<Mutex<Option<Build>>>>> = Mutex::new(B
 
 /// Compiler versions by the key of their file in [`VERSIONS_DIR`], read or asked once per
 /// process.
-static VERSIONS: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
+static VERSIONS: Mutex<BTreeMap<String, Version>> = Mutex::new(BTreeMap::new());
+
+/// A compiler's answer to its version question.
+#[derive(Clone, Debug)]
+struct Version {
+    /// What it printed: part of every build's key.
+    text: String,
+    /// Whether it answered cleanly (a `dotnet` without an SDK fails; the answer still keys its
+    /// builds, and is asked again next run).
+    answered: bool,
+}
 
 /// The cache's folder of compiler versions, one file per compiler binary.
 const VERSIONS_DIR: &str = "versions";
@@ -329,15 +399,20 @@ pub(crate) fn compile_timeout() -> Result<Duration, CgError> {
 /// compiler binary: kept in memory for the process and on disk in the cache's `versions` folder,
 /// keyed by the binary's real path, size and modification time, so a run whose builds are all
 /// cached starts no compiler at all (`kotlinc -version` alone takes a second), and an upgraded
-/// compiler (another size or time) is asked again.
+/// compiler (another size or time) is asked again. `dotnet`'s key adds its `sdk` folder, where
+/// another SDK may be installed without changing the program.
 fn compiler_version(
     language: Language,
     compiler: &Path,
     root: &Path,
     supervisor: &Supervisor,
-) -> Result<String, CgError> {
+) -> Result<Version, CgError> {
     let args: Vec<String> = language.version_args().iter().map(|a| (*a).to_string()).collect();
-    let stamp = binary_stamp(compiler);
+    let mut stamp = binary_stamp(compiler);
+    if language == Language::CSharpDotnet {
+        stamp.push('\0');
+        stamp.push_str(&dotnet::sdk_stamp(compiler));
+    }
     let key = cache::key(&[
         language.slug().as_bytes(),
         compiler.as_os_str().as_encoded_bytes(),
@@ -348,7 +423,8 @@ fn compiler_version(
         return Ok(version.clone());
     }
     let file = root.join(VERSIONS_DIR).join(&key);
-    if let Ok(version) = std::fs::read_to_string(&file) {
+    if let Ok(text) = std::fs::read_to_string(&file) {
+        let version = Version { text, answered: true };
         lock(&VERSIONS).insert(key, version.clone());
         return Ok(version);
     }
@@ -357,10 +433,11 @@ fn compiler_version(
     let temp = cache::temp_dir(root).map_err(|e| cache_error(root, e))?;
     tracing::info!("asking `{}` its version", compiler.display());
     let run = run_tool(language, compiler, args, temp.path(), VERSION_TIMEOUT, None, supervisor)?;
-    let version = run.output.clone();
+    let answered = run.succeeded();
+    let version = Version { text: run.output, answered };
     // Only a clean answer is kept: a probe that failed or timed out is asked again next run.
-    if run.succeeded() {
-        cache::write_file(&file, version.as_bytes()).map_err(|e| cache_error(&file, e))?;
+    if version.answered {
+        cache::write_file(&file, version.text.as_bytes()).map_err(|e| cache_error(&file, e))?;
     }
     lock(&VERSIONS).insert(key, version.clone());
     Ok(version)
@@ -418,6 +495,8 @@ struct Compile<'a> {
     compiler: &'a Path,
     file_name: &'a str,
     args: &'a [std::ffi::OsString],
+    /// Files written beside the source (`dotnet`'s project), by name.
+    project: &'a [(String, String)],
     text: &'a [u8],
 }
 
@@ -433,16 +512,17 @@ impl Compile<'_> {
         let temp = cache::temp_dir(root).map_err(|e| cache_error(root, e))?;
         let copy = temp.path().join(self.file_name);
         std::fs::write(&copy, self.text).map_err(|e| cache_error(&copy, e))?;
+        for (name, text) in self.project {
+            let path = temp.path().join(name);
+            std::fs::write(&path, text).map_err(|e| cache_error(&path, e))?;
+        }
         let program = self.compiler.file_name().unwrap_or_default().to_string_lossy().into_owned();
         tracing::info!("compiling `{}` with {program}", self.source.display());
         let memory = self.language.compile_address_space();
         let args = self.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let run =
             run_tool(self.language, self.compiler, args, temp.path(), timeout, memory, supervisor)?;
-        // Compilers that name the file by its full path (mcs) name arena's copy in the cache:
-        // the user knows it by the path they gave.
-        let text =
-            run.output.replace(&copy.display().to_string(), &self.source.display().to_string());
+        let text = self.in_users_words(&run.output, temp.path(), &copy);
         let output: Vec<String> = text.lines().map(str::to_string).collect();
         if run.status.is_none() {
             return Ok(Build::Failed(CompileFailure {
@@ -472,12 +552,33 @@ impl Compile<'_> {
                 output,
             }));
         }
-        let scratch = temp.path().join(language::GO_SCRATCH);
-        if scratch.exists() {
-            std::fs::remove_dir_all(&scratch).map_err(|e| cache_error(&scratch, e))?;
+        for leftover in self.language.leftovers() {
+            let path = temp.path().join(leftover);
+            if path.exists() {
+                std::fs::remove_dir_all(&path).map_err(|e| cache_error(&path, e))?;
+            }
         }
         cache::install(temp, entry).map_err(|e| cache_error(entry, e))?;
         Ok(Build::Ready)
+    }
+}
+
+impl Compile<'_> {
+    /// The compiler's output as the user knows their files. Compilers that name the source by
+    /// its full path (mcs, `dotnet build`) name arena's copy in the cache, which the user knows
+    /// by the path they gave; MSBuild ends each message with its project (` [.../bot.csproj]`),
+    /// a file of arena's. Both as written and after symlinks, as a compiler may see the folder.
+    fn in_users_words(&self, output: &str, folder: &Path, copy: &Path) -> String {
+        let real = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+        let mut text = output.to_string();
+        for folder in [folder, &real] {
+            for (name, _) in self.project {
+                text = text.replace(&format!(" [{}]", folder.join(name).display()), "");
+            }
+            let copy = folder.join(copy.file_name().unwrap_or_default());
+            text = text.replace(&copy.display().to_string(), &self.source.display().to_string());
+        }
+        text
     }
 }
 
