@@ -67,35 +67,45 @@ fn main() {
         )
     );
     println!("{load}");
-    let [raw, harness] = interleaved(
+    let [raw, harness, pondering] = interleaved(
         WARM_UP + TURNS,
         BLOCK,
-        [&mut raw_round_trip(&exe), &mut harness_round_trip(&exe, SandboxMode::Off)],
+        [
+            &mut raw_round_trip(&exe),
+            &mut harness_round_trip(&exe, false),
+            &mut harness_round_trip(&exe, true),
+        ],
     );
-    let (raw, harness) = (&raw[WARM_UP..], &harness[WARM_UP..]);
+    let (raw, harness, pondering) = (&raw[WARM_UP..], &harness[WARM_UP..], &pondering[WARM_UP..]);
     report("raw pipe round trip", raw);
     report("harness round trip (act)", harness);
+    report("the same, not stopped between turns", pondering);
     println!(
-        "harness median / raw median: {:.2}x (target < 2x); harness p99 {:.1} us (target < 200 us)",
+        "harness median / raw median: {:.2}x (target < 2x; {:.2}x with ponder); harness p99 {:.1} \
+         us (target < 200 us)",
         median(harness).as_secs_f64() / median(raw).as_secs_f64(),
+        median(pondering).as_secs_f64() / median(raw).as_secs_f64(),
         micros(percentile(harness, 99)),
     );
 
     // Also the warm-up: the bench's executable in the page cache, the sandbox's checks done.
-    let turns = play_match(&exe, SandboxMode::Auto, TurnClock::Cpu);
-    let [spawn, off, off_wall, on] = interleaved(
+    let turns = play_match(&exe, SandboxMode::Auto, TurnClock::Cpu, false);
+    let [spawn, off, off_wall, off_ponder, on] = interleaved(
         MATCHES,
         1,
         [
             &mut || spawn_and_reap(&exe),
             &mut || {
-                play_match(&exe, SandboxMode::Off, TurnClock::Cpu);
+                play_match(&exe, SandboxMode::Off, TurnClock::Cpu, false);
             },
             &mut || {
-                play_match(&exe, SandboxMode::Off, TurnClock::Wall);
+                play_match(&exe, SandboxMode::Off, TurnClock::Wall, false);
             },
             &mut || {
-                play_match(&exe, SandboxMode::Auto, TurnClock::Cpu);
+                play_match(&exe, SandboxMode::Off, TurnClock::Cpu, true);
+            },
+            &mut || {
+                play_match(&exe, SandboxMode::Auto, TurnClock::Cpu, false);
             },
         ],
     );
@@ -103,13 +113,15 @@ fn main() {
     report_ms("spawn + reap of two processes alone", &spawn);
     report_ms(&format!("short match ({turns} actions), no sandbox"), &off);
     report_ms("the same on the wall clock", &off_wall);
+    report_ms("the same, not stopped between turns", &off_ponder);
     report_ms(&format!("short match ({turns} actions), sandbox"), &on);
     println!(
         "short matches per second / spawn-and-reap pairs per second: {:.2}x without the sandbox \
-         (target >= 0.7x; {:.2}x on the wall clock), {:.2}x with it ({:.0} and {:.0} matches/s, \
-         {:.0} pairs/s)",
+         (target >= 0.7x; {:.2}x on the wall clock, {:.2}x with ponder), {:.2}x with it ({:.0} and \
+         {:.0} matches/s, {:.0} pairs/s)",
         per_second(&off) / per_second(&spawn),
         per_second(&off_wall) / per_second(&spawn),
+        per_second(&off_ponder) / per_second(&spawn),
         per_second(&on) / per_second(&spawn),
         per_second(&off),
         per_second(&on),
@@ -160,9 +172,12 @@ fn sandbox_costs(exe: &Path) {
 }
 
 fn spawn_echo(exe: &Path, mode: SandboxMode) -> ExternalBot<Skynet> {
+    spawn_echo_with(exe, ExternalOptions { sandbox: Some(mode), ..ExternalOptions::default() })
+}
+
+fn spawn_echo_with(exe: &Path, options: ExternalOptions) -> ExternalBot<Skynet> {
     let command = vec![exe.display().to_string(), "__echo".to_string()];
     let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
-    let options = ExternalOptions { sandbox: Some(mode), ..ExternalOptions::default() };
     ExternalBot::<Skynet>::spawn(&command, &identity, options, &SUPERVISOR)
 }
 
@@ -394,9 +409,12 @@ fn raw_round_trip(exe: &Path) -> impl FnMut() {
     }
 }
 
-/// The same exchange through `ExternalBot::act`, as the referee calls it.
-fn harness_round_trip(exe: &Path, mode: SandboxMode) -> impl FnMut() {
-    let mut bot = spawn_echo(exe, mode);
+/// The same exchange through `ExternalBot::act`, as the referee calls it, with no sandbox
+/// (`ponder`: the bot is not stopped between its turns).
+fn harness_round_trip(exe: &Path, ponder: bool) -> impl FnMut() {
+    let options =
+        ExternalOptions { sandbox: Some(SandboxMode::Off), ponder, ..ExternalOptions::default() };
+    let mut bot = spawn_echo_with(exe, options);
     let view = skynet().view(0);
     let mut decision = 0;
     move || {
@@ -424,13 +442,14 @@ fn spawn_and_reap(exe: &Path) {
     }
 }
 
-/// A whole match of the example Rust bot against itself, through `matches::play`, on `clock`;
-/// its actions.
-fn play_match(exe: &Path, mode: SandboxMode, clock: TurnClock) -> usize {
+/// A whole match of the example Rust bot against itself, through `matches::play`, on `clock`
+/// (`ponder`: its bots are not stopped between their turns); its actions.
+fn play_match(exe: &Path, mode: SandboxMode, clock: TurnClock, ponder: bool) -> usize {
     static SEED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let spec = BotSpec::Command(vec![exe.display().to_string(), "__skynet".to_string()]);
     let mut player = Player::new(spec);
     player.external.sandbox = Some(mode);
+    player.external.ponder = ponder;
     let players: BTreeMap<String, Player> =
         ["virus", "agent"].iter().map(|role| (role.to_string(), player.clone())).collect();
     let spec = MatchSpec {

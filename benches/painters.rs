@@ -1,8 +1,11 @@
 //! Painters' Duel solver benchmark: Test Set 2 in total, random open boards of side 7 and 8
-//! (median and worst of 10), 9 and 10 (of 5), 11 (of 3, with the range proved when not solved).
+//! (median and worst of 10), 9 and 10 (of 5), 11 (of 10, with the range proved when not solved).
 //!
 //! `cargo bench --bench painters` (env `PAINTERS_MAX_S`, default 9: the largest side tried;
-//! `PAINTERS_CAP_S`, default 60: seconds of CPU allowed per board beyond side 8).
+//! `PAINTERS_MIN_S`, default 7: the smallest; `PAINTERS_CAP_S`, default 60: seconds of CPU
+//! allowed per board beyond side 8; `PAINTERS_TABLE_BITS`: the tables' largest size as a power
+//! of two, default `Solver::bits_for`; `PAINTERS_SEEDS`, e.g. `11-20`: other seeds than the
+//! default ones, to check a figure on boards it was not tuned on).
 
 use std::time::{Duration, Instant};
 
@@ -59,9 +62,15 @@ fn main() {
     );
 
     let max_s = env("PAINTERS_MAX_S", 9) as u32;
+    let min_s = env("PAINTERS_MIN_S", 7) as u32;
     let cap = Duration::from_secs(env("PAINTERS_CAP_S", 60));
-    for size in 7..=max_s {
-        open_boards(size, cap);
+    let seeds = std::env::var("PAINTERS_SEEDS").ok().map(|range| {
+        let (first, last) = range.split_once('-').expect("PAINTERS_SEEDS: FIRST-LAST");
+        let parse = |s: &str| s.parse::<u64>().expect("PAINTERS_SEEDS: numbers");
+        parse(first)..=parse(last)
+    });
+    for size in min_s..=max_s {
+        open_boards(size, cap, seeds.clone());
     }
 }
 
@@ -77,17 +86,17 @@ struct Run {
 /// Up to side 10 the exact `value` search runs (unlimited up to side 8, else `cap` of CPU
 /// time); from side 11 `value_range`, whose null-window searches say how far they got when the
 /// cap stops them.
-fn open_boards(size: u32, cap: Duration) {
+fn open_boards(size: u32, cap: Duration, seeds: Option<std::ops::RangeInclusive<u64>>) {
     let count = match size {
-        ..=8 => 10,
         9 | 10 => 5,
-        _ => 3,
+        _ => 10,
     };
     let mut runs = Vec::new();
     let mut unsolved = 0;
-    for seed in 1..=count {
+    for seed in seeds.unwrap_or(1..=count) {
         let board = random_board(size, 0.0, seed);
-        let mut solver = Solver::new(board.geometry.clone(), Solver::bits_for(size));
+        let bits = env("PAINTERS_TABLE_BITS", u64::from(Solver::bits_for(size))) as u32;
+        let mut solver = Solver::new(board.geometry.clone(), bits);
         let [a, b] = board.starts;
         let open = board.geometry.all & !(1u128 << a) & !(1u128 << b);
         let budget =

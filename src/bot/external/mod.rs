@@ -129,7 +129,8 @@ impl<G: Game> ExternalBot<G> {
     ///
     /// Cheap enough to read twice a turn: one `pread` of the bot's `cpuacct` cgroup when the
     /// sandbox made one (about a microsecond, exact), else a walk of its process tree in `/proc`
-    /// (tens of microseconds; children re-parented away from the tree are not counted).
+    /// whose files stay open between reads (a few microseconds; children re-parented away from
+    /// the tree are not counted).
     #[must_use]
     pub fn cpu_time(&self) -> Option<Duration> {
         match &self.state {

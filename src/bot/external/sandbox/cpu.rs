@@ -4,36 +4,46 @@
 //! With a `cpuacct` cgroup (the sandbox, as root on cgroup v1) the kernel counts it exactly, for
 //! every process that ever ran in the cgroup, and one `pread` of `cpuacct.usage` (about a
 //! microsecond) reads it. Without one, the process tree under the bot's leader is walked through
-//! `/proc` (tens of microseconds): each process's own CPU clock (all its threads, live and
-//! exited, in nanoseconds) plus the CPU time of the children it has reaped (`cutime` and
-//! `cstime`, in clock ticks). In the sandbox that tree is complete: every orphan of the bot is
-//! re-parented to the init of its PID namespace, which reaps it, so its time lands in the init's
-//! `cutime`. Without the sandbox, an orphan re-parented to arena leaves the tree, and its time
-//! with it.
+//! `/proc`: each process's own CPU clock (all its threads, live and exited, in nanoseconds) plus
+//! the CPU time of the children it has reaped (`cutime` and `cstime`, in clock ticks). In the
+//! sandbox that tree is complete: every orphan of the bot is re-parented to the init of its PID
+//! namespace, which reaps it, so its time lands in the init's `cutime`. Without the sandbox, an
+//! orphan re-parented to arena leaves the tree, and its time with it.
+//!
+//! The walk is read twice a turn, so it keeps what it can open: each process's `stat` and its
+//! threads' `children` files stay open between reads and are read again with `pread` (the kernel
+//! makes their text afresh at offset 0), and its clock id is found once. A read of a
+//! single-threaded bot is then three system calls (its clock, its `stat`, its `children`) where
+//! opening, listing and closing took a dozen and path lookups in `/proc`. A process with several
+//! threads has its `task` folder listed again at every read (a thread may have started and
+//! forked); a process that is gone fails its `pread` (its files name that process, never a later
+//! one with the same pid) and is forgotten.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// Where a bot's CPU time is read.
 pub(in crate::bot::external) enum CpuClock {
     /// `cpuacct.usage` of the bot's cgroup, in nanoseconds.
     Cgroup(File),
-    /// The process tree under this pid.
-    Tree(i32),
+    /// The process tree under a leader, with what is kept open of it.
+    Tree(Mutex<Tree>),
 }
 
 impl CpuClock {
     /// A clock over the process tree under `leader`.
     pub(in crate::bot::external) fn tree(leader: i32) -> CpuClock {
-        CpuClock::Tree(leader)
+        CpuClock::Tree(Mutex::new(Tree { leader, known: BTreeMap::new(), buf: Vec::new() }))
     }
 
     /// The CPU time used so far, or `None` once it cannot be read (the tree is gone).
     pub(in crate::bot::external) fn read(&self) -> Option<Duration> {
         match self {
             CpuClock::Cgroup(usage) => read_counter(usage).map(Duration::from_nanos),
-            CpuClock::Tree(leader) => tree_time(*leader),
+            CpuClock::Tree(tree) => tree.lock().unwrap_or_else(PoisonError::into_inner).time(),
         }
     }
 }
@@ -46,63 +56,136 @@ pub(super) fn read_counter(file: &File) -> Option<u64> {
     std::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok()
 }
 
-/// The CPU time of the tree under `leader`: `None` if the leader is gone.
-fn tree_time(leader: i32) -> Option<Duration> {
-    let tick = ticks_per_second();
-    let mut total = Duration::ZERO;
-    let mut pending = vec![leader];
-    let mut first = true;
-    while let Some(pid) = pending.pop() {
-        let Some(own) = process_clock(pid) else {
-            if first {
-                return None;
-            }
-            continue;
-        };
-        first = false;
-        total += own;
-        if let Some(reaped) = reaped_children_ticks(pid) {
-            total += Duration::from_secs_f64(reaped as f64 / tick);
-        }
-        children(pid, &mut pending);
-    }
-    Some(total)
+/// A bot's process tree as last walked.
+pub(in crate::bot::external) struct Tree {
+    leader: i32,
+    /// The processes found by the last walk, by pid.
+    known: BTreeMap<i32, Process>,
+    /// Room for a file's text, kept between reads.
+    buf: Vec<u8>,
 }
 
-/// The CPU clock of process `pid`: all its threads, live and exited.
-fn process_clock(pid: i32) -> Option<Duration> {
-    let mut clock: libc::clockid_t = 0;
-    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: out-parameters of the right types.
-    #[allow(unsafe_code)]
-    unsafe {
-        if libc::clock_getcpuclockid(pid, &mut clock) != 0
-            || libc::clock_gettime(clock, &mut now) != 0
-        {
+/// What is kept open of one process.
+struct Process {
+    /// Its CPU clock: all its threads, live and exited.
+    clock: libc::clockid_t,
+    /// `/proc/<pid>/stat`.
+    stat: File,
+    /// `/proc/<pid>/task/<tid>/children` of each of its threads.
+    children: Vec<File>,
+}
+
+impl Tree {
+    /// The CPU time of the tree: `None` if the leader is gone.
+    fn time(&mut self) -> Option<Duration> {
+        let tick = ticks_per_second();
+        let mut total = Duration::ZERO;
+        let mut pending = vec![self.leader];
+        let mut walked = Vec::new();
+        while let Some(pid) = pending.pop() {
+            let Some(used) = self.process_time(pid, tick, &mut pending) else {
+                self.known.remove(&pid);
+                if pid == self.leader {
+                    return None;
+                }
+                continue;
+            };
+            total += used;
+            walked.push(pid);
+        }
+        // A process that left the tree (it ended, or was re-parented away) is forgotten.
+        self.known.retain(|pid, _| walked.contains(pid));
+        Some(total)
+    }
+
+    /// The CPU time of process `pid` and of the children it reaped; appends its children.
+    fn process_time(&mut self, pid: i32, tick: f64, children: &mut Vec<i32>) -> Option<Duration> {
+        let process = match self.known.entry(pid) {
+            std::collections::btree_map::Entry::Occupied(kept) => kept.into_mut(),
+            std::collections::btree_map::Entry::Vacant(new) => new.insert(Process::open(pid)?),
+        };
+        // `stat` first: it fails once the process is reaped, so the clock below, read by pid,
+        // is that of the process the files name (or of nothing).
+        let stat = Stat::parse(read_at_zero(&process.stat, &mut self.buf)?)?;
+        let own = process.clock_time()?;
+        if process.children.len() != 1 || stat.threads != 1 {
+            process.children = thread_children_files(pid);
+        }
+        for file in &process.children {
+            if let Some(list) = read_at_zero(file, &mut self.buf) {
+                let list = std::str::from_utf8(list).unwrap_or_default();
+                children.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+            }
+        }
+        Some(own + Duration::from_secs_f64(stat.reaped_ticks as f64 / tick))
+    }
+}
+
+impl Process {
+    fn open(pid: i32) -> Option<Process> {
+        let mut clock: libc::clockid_t = 0;
+        // SAFETY: an out-parameter of the right type.
+        #[allow(unsafe_code)]
+        if unsafe { libc::clock_getcpuclockid(pid, &mut clock) } != 0 {
             return None;
         }
+        let stat = File::open(format!("/proc/{pid}/stat")).ok()?;
+        Some(Process { clock, stat, children: thread_children_files(pid) })
     }
-    Some(Duration::new(u64::try_from(now.tv_sec).ok()?, u32::try_from(now.tv_nsec).ok()?))
+
+    fn clock_time(&self) -> Option<Duration> {
+        let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: an out-parameter of the right type.
+        #[allow(unsafe_code)]
+        if unsafe { libc::clock_gettime(self.clock, &mut now) } != 0 {
+            return None;
+        }
+        Some(Duration::new(u64::try_from(now.tv_sec).ok()?, u32::try_from(now.tv_nsec).ok()?))
+    }
 }
 
-/// `cutime + cstime` of `/proc/<pid>/stat`: the children it waited for.
-fn reaped_children_ticks(pid: i32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state ppid ...`: comm may hold anything, the fields after its `)` do not.
-    let rest = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // After comm: state is field 3 of the line, so cutime (16) and cstime (17) are at 13 and 14.
-    let cutime: u64 = fields.get(13)?.parse().ok()?;
-    let cstime: u64 = fields.get(14)?.parse().ok()?;
-    Some(cutime + cstime)
+/// What the walk needs of `/proc/<pid>/stat`.
+struct Stat {
+    /// `num_threads`.
+    threads: u64,
+    /// `cutime + cstime`: the children it waited for, in clock ticks.
+    reaped_ticks: u64,
 }
 
-/// Appends the children of every thread of `pid`.
-fn children(pid: i32, out: &mut Vec<i32>) {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return };
-    for task in tasks.flatten() {
-        let Ok(list) = std::fs::read_to_string(task.path().join("children")) else { continue };
-        out.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+impl Stat {
+    fn parse(text: &[u8]) -> Option<Stat> {
+        let text = std::str::from_utf8(text).ok()?;
+        // `pid (comm) state ppid ...`: comm may hold anything, the fields after its `)` do not.
+        let rest = text.rsplit_once(')')?.1;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // After comm, state is field 3 of the line, so cutime (16), cstime (17) and num_threads
+        // (20) are at 13, 14 and 17.
+        let field = |i: usize| fields.get(i)?.parse::<u64>().ok();
+        Some(Stat { threads: field(17)?, reaped_ticks: field(13)? + field(14)? })
+    }
+}
+
+/// The `children` file of every thread of `pid` (a child belongs to the thread that forked it).
+fn thread_children_files(pid: i32) -> Vec<File> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    tasks.flatten().filter_map(|task| File::open(task.path().join("children")).ok()).collect()
+}
+
+/// The whole text of a `/proc` file read again from offset 0 (the kernel makes it afresh). Its
+/// files fill a read as far as their text goes, so a read that leaves room is the last one: one
+/// system call for a text that fits.
+fn read_at_zero<'a>(file: &File, buf: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+    if buf.len() < 4096 {
+        buf.resize(4096, 0);
+    }
+    let mut filled = 0;
+    loop {
+        let n = file.read_at(&mut buf[filled..], filled as u64).ok()?;
+        filled += n;
+        if n == 0 || filled < buf.len() {
+            return Some(&buf[..filled]);
+        }
+        buf.resize(buf.len() * 2, 0);
     }
 }
 
@@ -112,24 +195,52 @@ fn ticks_per_second() -> f64 {
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if ticks > 0 { ticks as f64 } else { 100.0 }
 }
-
 #[cfg(test)]
 mod tests {
-    use std::process::Command;
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
 
     use super::*;
 
+    /// `cutime + cstime` of `pid`, read as the clock reads them.
+    fn reaped_children_ticks(pid: i32) -> Option<u64> {
+        let text = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+        Stat::parse(&text).map(|s| s.reaped_ticks)
+    }
+
+    /// Reads `clock` until it shows at least `enough` or two minutes pass; the last reading.
+    fn read_until(clock: &CpuClock, enough: Duration) -> Duration {
+        let started = Instant::now();
+        let mut last = Duration::ZERO;
+        while started.elapsed() < Duration::from_secs(120) {
+            last = clock.read().expect("the tree runs");
+            if last >= enough {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        last
+    }
+
+    /// A shell loop that burns about a second of CPU on an idle machine.
+    const BURN: &str = "i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done";
+
+    /// A shell loop that burns CPU until it is killed (never reaped while it runs, so only its
+    /// own clock shows its time).
+    const SPIN: &str = "while :; do :; done";
+
     #[test]
     fn a_tree_clock_counts_a_child_that_burned_cpu_and_was_reaped() {
-        // The leader forks a child that burns 0.3 s of CPU and is reaped; then the leader waits.
+        // The leader forks a child that burns CPU and is reaped; then the leader waits.
         let mut leader = Command::new("sh")
-            .args(["-c", "sh -c 'i=0; while [ $i -lt 2000000 ]; do i=$((i+1)); done'; read x"])
-            .stdin(std::process::Stdio::piped())
+            .args(["-c", &format!("sh -c '{BURN}'; read x")])
+            .stdin(Stdio::piped())
             .spawn()
             .expect("sh starts");
         let pid = leader.id() as i32;
         let clock = CpuClock::tree(pid);
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         // The child's time reaches the leader's `cutime` when the leader reaps it.
         let mut last = Duration::ZERO;
         while started.elapsed() < Duration::from_secs(120) {
@@ -148,5 +259,68 @@ mod tests {
             "{last:?} < {reaped} ticks"
         );
         assert_eq!(clock.read(), None, "the tree is gone");
+    }
+
+    #[test]
+    fn a_tree_clock_kept_open_sees_children_born_after_its_first_read() {
+        // The leader waits for a line, then forks a burning child and waits for another line.
+        let mut leader = Command::new("sh")
+            .args(["-c", &format!("read x; sh -c '{SPIN}' & read y; kill $!")])
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("sh starts");
+        let pid = leader.id() as i32;
+        let clock = CpuClock::tree(pid);
+        let before = clock.read().expect("the leader runs");
+        let mut input = leader.stdin.take().expect("a pipe");
+        input.write_all(b"go\n").expect("written");
+        // The running child is counted by its own clock, through the leader's `children` file
+        // read again, not reopened.
+        let during = read_until(&clock, before + Duration::from_millis(300));
+        assert!(during >= before + Duration::from_millis(300), "{before:?} then {during:?}");
+        let CpuClock::Tree(tree) = &clock else { unreachable!() };
+        assert_eq!(tree.lock().unwrap().known.len(), 2, "the leader and its child are kept open");
+        input.write_all(b"stop\n").expect("written");
+        drop(input);
+        leader.wait().expect("reaped");
+        assert_eq!(clock.read(), None, "the tree is gone");
+    }
+
+    #[test]
+    fn a_tree_clock_sees_the_children_of_every_thread() {
+        // A child forked by a second thread is that thread's child: the main thread's `children`
+        // file does not list it, so a process of several threads lists its threads at every read.
+        // The thread lives on while its child spins: a thread that exits hands its children to
+        // another thread of the process.
+        let script = format!(
+            "import subprocess, sys, threading\n\
+             done = threading.Event()\n\
+             def spin():\n    \
+                 child = subprocess.Popen(['sh', '-c', {SPIN:?}])\n    \
+                 done.wait()\n    \
+                 child.kill()\n    \
+                 child.wait()\n\
+             t = threading.Thread(target=spin)\n\
+             sys.stdin.readline()\n\
+             t.start()\n\
+             sys.stdin.readline()\n\
+             done.set()\n\
+             t.join()\n"
+        );
+        let Ok(mut leader) =
+            Command::new("python3").args(["-c", &script]).stdin(Stdio::piped()).spawn()
+        else {
+            return; // No Python on this machine: nothing to run the threads.
+        };
+        let pid = leader.id() as i32;
+        let clock = CpuClock::tree(pid);
+        let before = clock.read().expect("the leader runs");
+        let mut input = leader.stdin.take().expect("a pipe");
+        input.write_all(b"go\n").expect("written");
+        let during = read_until(&clock, before + Duration::from_millis(300));
+        input.write_all(b"stop\n").expect("written");
+        drop(input);
+        leader.wait().expect("reaped");
+        assert!(during >= before + Duration::from_millis(300), "{before:?} then {during:?}");
     }
 }

@@ -25,7 +25,10 @@
 //!   bound of the value (equal when exact), merged as searches with different windows learn
 //!   more, plus the best move for ordering.
 //!
-//! `solve` stays exact: entries only ever record what a search proved for its window.
+//! `solve` stays exact: entries only ever record what a search proved for its window, and every
+//! cut-off is a proved bound (each proof is in the comment where the bound is made, all of them
+//! together in docs/painters.md, "Why each pruning is right"; `tests.rs` checks each against a
+//! plain minimax and shows that a deliberately wrong version of each is caught).
 //!
 //! The solver's parts: this file holds the exact game-tree search, `table.rs` the transposition
 //! and longest-path tables, `paths.rs` the longest-path search and its bounds, `anytime.rs` the
@@ -70,6 +73,29 @@ fn settled((lower, upper): (i32, i32), (low, high): (i32, i32)) -> Option<i32> {
     }
 }
 
+/// A deliberately wrong rule, one per pruning, that a test switches on to show that the checks
+/// against the plain solver catch a broken pruning (`tests.rs`). Release builds have no switch:
+/// [`Solver::wrong`] is then `false` and compiles away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) enum Wrong {
+    /// The path bound one room too low.
+    PathBound,
+    /// Dead ends counted without the painter's own room, so a room entered first and left by
+    /// its one other door counts as a dead end.
+    DeadEnds,
+    /// The greedy walk, a lower bound, one room too long.
+    Walk,
+    /// The safe walk forgets that the rival moves first.
+    SafeWalkLate,
+    /// The territory bound one too low.
+    Territory,
+    /// The longest-path search skips exits whose bound only ties the path to beat.
+    ChildSkip,
+    /// The table records a fail-low result as exact.
+    TableExact,
+}
+
 /// Counters, for benchmarks and `--stats`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -96,6 +122,9 @@ pub struct Solver {
     inexact: bool,
     pub stats: Stats,
     history: Vec<u32>,
+    /// The deliberately wrong rule switched on, if any (tests only).
+    #[cfg(test)]
+    wrong: Option<Wrong>,
 }
 
 impl Solver {
@@ -115,6 +144,21 @@ impl Solver {
             inexact: false,
             stats: Stats::default(),
             history: vec![0; 128 * 128],
+            #[cfg(test)]
+            wrong: None,
+        }
+    }
+
+    /// Whether the deliberately wrong `rule` is switched on (tests only; always `false` in a
+    /// release build).
+    #[inline(always)]
+    fn wrong(&self, rule: Wrong) -> bool {
+        #[cfg(test)]
+        return self.wrong == Some(rule);
+        #[cfg(not(test))]
+        {
+            let _ = rule;
+            false
         }
     }
 
@@ -266,6 +310,11 @@ impl Solver {
     /// the `relevant` open rooms: `painter` can paint its safe walk whatever `rival` does (see
     /// [`Solver::safe_walk`]; `rival_first`: the rival moves next), and `rival` at most its path
     /// bound in the rooms that walk leaves it.
+    ///
+    /// Why it bounds the value: against the one strategy "walk the safe walk, then anything",
+    /// `painter` paints all `s` walk rooms and `rival` never enters one, so `rival` paints a
+    /// simple path in the rooms left, at most their path bound `b`: `rival` scores at most `b -
+    /// s` against that strategy, and so at most that against `painter`'s best play.
     pub(crate) fn territory(
         &self,
         relevant: Rooms,
@@ -276,7 +325,9 @@ impl Solver {
         let safe = self.safe_walk(painter, rival, relevant, rival_first);
         let rest = relevant & !safe;
         let reach = self.geo.component(rest, rest & self.geo.neighbours[rival as usize]);
-        self.path_bound(rival, reach) - safe.count_ones() as i32
+        self.path_bound(rival, reach)
+            - safe.count_ones() as i32
+            - i32::from(self.wrong(Wrong::Territory))
     }
 
     /// Negamax alpha-beta: the value for the painter at `mover` (the rooms it will paint from now

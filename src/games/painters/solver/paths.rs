@@ -1,7 +1,7 @@
 //! Longest simple paths in a region of open rooms, and the bounds that cut their search: what a
 //! painter can still paint once the painters' regions are apart.
 
-use super::{Solver, settled};
+use super::{Solver, Wrong, settled};
 use crate::games::painters::map::{Rooms, bit, rooms};
 use crate::seed::mix_key;
 
@@ -28,15 +28,23 @@ impl Solver {
     /// [`Solver::colour_bound`] refined by dead ends: a room with one open door (counting
     /// `from`'s) can only be a path's last room, so the path before its last room keeps to the
     /// other rooms, and the colour count applies to them.
+    ///
+    /// Why: a room the path enters and leaves uses two distinct doors, into the room before it
+    /// (`from` or a room of `region`) and into the room after it (in `region`); a room with at
+    /// most one door into `region + from` has not two. The first `k - 1` rooms of a path of `k`
+    /// then avoid the dead ends and alternate colours from `from`'s opposite, as in the colour
+    /// count.
     #[inline]
     pub fn path_bound(&self, from: u8, region: Rooms) -> i32 {
         let from_up = self.geo.up & bit(from) != 0;
         let by_colour = self.colour_count(from_up, region);
-        let dead_ends = region & self.geo.at_most_one_neighbour_in(region | bit(from));
+        let doors = if self.wrong(Wrong::DeadEnds) { region } else { region | bit(from) };
+        let dead_ends = region & self.geo.at_most_one_neighbour_in(doors);
+        let slack = i32::from(self.wrong(Wrong::PathBound));
         if dead_ends == 0 {
-            return by_colour;
+            return by_colour - slack;
         }
-        by_colour.min(self.colour_count(from_up, region & !dead_ends) + 1)
+        by_colour.min(self.colour_count(from_up, region & !dead_ends) + 1) - slack
     }
 
     /// The longest simple path from `from` into `region` (the open rooms reachable from it),
@@ -99,7 +107,9 @@ impl Solver {
             if best >= bound || best >= high {
                 break;
             }
-            if child_bound < floor {
+            // An exit bounded below the floor gives at most `child_bound + 1 <= floor`; one that
+            // ties the floor may still give `floor + 1`, so it is searched.
+            if child_bound < floor || (self.wrong(Wrong::ChildSkip) && child_bound == floor) {
                 // Exits are sorted by bound: none left can beat the floor.
                 upper = upper.max(1 + child_bound);
                 break;
@@ -122,6 +132,12 @@ impl Solver {
     /// `i`-th room is one the rival cannot reach in `i - 1 + rival_first` moves (`rival_first`:
     /// the rival moves before this painter's first move), so this painter gets there first.
     /// Chosen by Warnsdorff's rule among such rooms. Returns the rooms, in no order.
+    ///
+    /// Why the rival cannot take one first: when this painter makes its `i`-th move the rival
+    /// has made at most `i - 1 + rival_first` moves, each into an open room next to the last, so
+    /// everything it painted is within that many breadth-first steps of its room through the
+    /// open rooms (the rooms this painter paints only slow it down). A room beyond them is
+    /// still open. And the rival never enters a walk room later: by then it is painted.
     pub fn safe_walk(&self, from: u8, rival: u8, region: Rooms, rival_first: bool) -> Rooms {
         let geo = &self.geo;
         // `reach`: the rooms the rival reaches within `step` moves before this painter's next.
@@ -136,7 +152,7 @@ impl Solver {
             *reach |= next;
             *frontier = next;
         };
-        if rival_first {
+        if rival_first && !self.wrong(Wrong::SafeWalkLate) {
             advance(&mut frontier, &mut reach);
         }
         let (mut at, mut path) = (from, 0);
@@ -166,7 +182,7 @@ impl Solver {
         loop {
             let exits = self.geo.neighbours[at as usize] & left;
             if exits == 0 {
-                return length;
+                return length + i32::from(self.wrong(Wrong::Walk) && length > 0);
             }
             let next = rooms(exits)
                 .min_by_key(|&r| (self.geo.neighbours[r as usize] & left).count_ones())

@@ -2,7 +2,7 @@
 //! an upper bound of each value, and the memo of longest paths. Both are open-addressed arrays
 //! indexed by [`mix_key`], grown fourfold when three quarters full.
 
-use super::Solver;
+use super::{Solver, Wrong};
 use crate::games::painters::map::Rooms;
 use crate::seed::mix_key;
 
@@ -165,9 +165,12 @@ impl Solver {
             self.table[j] = e;
             j
         };
+        let exact_low = self.wrong(Wrong::TableExact);
         let e = &mut self.table[slot];
         let v8 = v as i8;
-        if v <= alpha {
+        if v <= alpha && exact_low {
+            (e.lower, e.upper) = (v8, v8);
+        } else if v <= alpha {
             e.upper = e.upper.min(v8);
         } else if v >= beta {
             e.lower = e.lower.max(v8);

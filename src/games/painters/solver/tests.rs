@@ -266,3 +266,88 @@ fn iterative_deepening_is_exact_on_small_boards() {
         }
     }
 }
+
+/// Every pruning against the plain solver in random positions: boards of side 3 to 5 with 10 to
+/// 30 % of the rooms under construction, a few random moves played, each painter to move. The
+/// solver (with `wrong` switched on, if any) must give the memoised plain minimax's value through
+/// its null-window driver with a tiny table, the right side of every null window around it, and
+/// each painter's exact longest path through every window. The first disagreement is the error.
+fn check_prunings(wrong: Option<Wrong>) -> Result<usize, String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(26);
+    let mut checked = 0;
+    for seed in 0..240u64 {
+        let size = 3 + (seed % 3) as u32;
+        let board = random_board(size, [0.1, 0.2, 0.3][(seed % 3) as usize], 5000 + seed);
+        let geo = &board.geometry;
+        let [mut mover, mut other] = board.starts;
+        let mut open = geo.all & !board.blocked & !bit(mover) & !bit(other);
+        for _ in 0..rng.random_range(0..6) {
+            let moves: Vec<u8> = rooms(geo.neighbours[mover as usize] & open).collect();
+            let Some(&m) = moves.choose(&mut rng) else { break };
+            open &= !bit(m);
+            (mover, other) = (other, m);
+        }
+        let mut memo = HashMap::new();
+        for (mover, other) in [(mover, other), (other, mover)] {
+            let expected = memoised(geo, open, mover, other, &mut memo);
+            let mut tiny = Solver::new(geo.clone(), 4);
+            tiny.wrong = wrong;
+            let got = tiny.value(open, mover, other, Budget::unlimited());
+            if got != Some(expected) {
+                return Err(format!("seed {seed}: value {got:?}, plain minimax {expected}"));
+            }
+            let mut solver = Solver::new(geo.clone(), 10);
+            solver.wrong = wrong;
+            for edge in expected - 2..=expected + 2 {
+                let v = solver.search(open, mover, other, edge, edge + 1);
+                let right = if expected <= edge {
+                    expected <= v && v <= edge
+                } else {
+                    edge < v && v <= expected
+                };
+                if !right {
+                    return Err(format!(
+                        "seed {seed}: window at {edge} gave {v}, value {expected}"
+                    ));
+                }
+            }
+            let region = geo.component(open, geo.neighbours[mover as usize]);
+            let length = brute_longest(geo, mover, region);
+            for edge in length - 2..=length + 1 {
+                let v = solver.longest_within(mover, region, edge, edge + 1);
+                let right =
+                    if length <= edge { length <= v && v <= edge } else { edge < v && v <= length };
+                if !right || solver.path_bound(mover, region) < length {
+                    return Err(format!(
+                        "seed {seed}: path window at {edge} gave {v}, length {length}"
+                    ));
+                }
+            }
+            checked += 1;
+        }
+    }
+    Ok(checked)
+}
+
+#[test]
+fn every_pruning_agrees_with_plain_minimax_in_random_positions() {
+    let checked = check_prunings(None).unwrap();
+    assert!(checked >= 400, "{checked} positions");
+}
+
+/// The check above is not vacuous: each pruning made wrong on purpose (one room or one move
+/// off) gives a value the plain minimax contradicts.
+#[test]
+fn a_deliberately_wrong_pruning_is_caught() {
+    for rule in [
+        Wrong::PathBound,
+        Wrong::DeadEnds,
+        Wrong::Walk,
+        Wrong::SafeWalkLate,
+        Wrong::Territory,
+        Wrong::ChildSkip,
+        Wrong::TableExact,
+    ] {
+        assert!(check_prunings(Some(rule)).is_err(), "{rule:?} went unnoticed");
+    }
+}
