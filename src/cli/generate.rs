@@ -41,6 +41,8 @@ struct Separating {
     opponent: Option<String>,
     count: usize,
     max_candidates: u64,
+    /// Candidates tried at once.
+    jobs: usize,
     out: Option<PathBuf>,
     json: bool,
 }
@@ -88,7 +90,8 @@ fn separating_args(cmd: Command, game: GameId) -> Command {
     cmd.arg(Arg::new("separating").long("separating").action(clap::ArgAction::SetTrue).help(
         "Search generated maps for ones that separate strategies: the exact solver gives the \
          first role a value that every --against bot, playing it against --opponent, falls \
-         short of (settings not given are drawn per candidate)",
+         short of (settings not given are drawn per candidate, and a setting given as LOW..HIGH \
+         is drawn from that range)",
     ))
     .arg(needs(
         Arg::new("against")
@@ -119,6 +122,17 @@ fn separating_args(cmd: Command, game: GameId) -> Command {
             .value_parser(clap::value_parser!(u64).range(1..))
             .default_value("100000")
             .help("Give up after drawing this many candidates"),
+    ))
+    .arg(needs(
+        Arg::new("concurrency")
+            .short('j')
+            .long("concurrency")
+            .value_name("N")
+            .value_parser(clap::value_parser!(u64).range(1..=1024))
+            .help(
+                "Candidates tried at once, one thread each [default: the number of cores]; the \
+                 maps found are the same for any N",
+            ),
     ))
     .arg(needs(
         Arg::new("out")
@@ -159,6 +173,9 @@ impl FromArgMatches for GenGame {
             opponent: sub.get_one::<String>("opponent").cloned(),
             count: *sub.get_one::<u64>("count").expect("a default") as usize,
             max_candidates: *sub.get_one::<u64>("max-candidates").expect("a default"),
+            jobs: sub
+                .get_one::<u64>("concurrency")
+                .map_or_else(crate::tournament::machine_load::cores, |&j| j as usize),
             out: sub.get_one::<PathBuf>("out").cloned(),
             json: flag("json"),
         });
@@ -210,6 +227,7 @@ pub(super) fn run(args: GenArgs, out: &mut dyn Write) -> Result<i32> {
             count: sep.count,
             seed,
             max_candidates: sep.max_candidates,
+            jobs: sep.jobs,
         };
         return run_separating(&search, &sep, out);
     }

@@ -1,7 +1,8 @@
-//! The shipped separating maps of every game (`arenas/maps/GAME/separating/`) still separate:
-//! the exact solver gives the first role its value on each, and every bot the map's header names
-//! falls short of it in a real match (the harness's match code, in process, so all 150 maps take
-//! seconds); and each folder's README command finds the same maps again.
+//! The shipped separating maps of every game (`arenas/maps/GAME/separating/`, and Skynet's of
+//! CodinGame's sizes in `separating-large/`) still separate: the exact solver gives the first
+//! role its value on each, and every bot the map's header names falls short of it in a real
+//! match (the harness's match code, in process, so all 200 maps take seconds); and each folder's
+//! README command finds the same first maps again, on one thread and on two.
 
 use std::path::{Path, PathBuf};
 
@@ -12,35 +13,51 @@ use arena::games::GameId;
 
 use crate::support::{Arena, root};
 
-/// A game's shipped separating maps: the folder, the variant and the two roles (the named bots
-/// play the first).
+/// A game's shipped separating maps: the folder, the variant, the two roles (the named bots
+/// play the first), and how many of the first maps the README test finds again (each costs the
+/// candidates before it).
 struct Shipped {
     game: GameId,
     folder: &'static str,
     variant: &'static str,
     roles: [&'static str; 2],
+    regenerate: usize,
 }
 
-const SHIPPED: [Shipped; 3] = [
+const SHIPPED: [Shipped; 4] = [
     Shipped {
         game: GameId::Skynet,
         folder: "arenas/maps/skynet/separating",
         variant: "ep2",
         roles: ["virus", "agent"],
+        regenerate: 2,
+    },
+    // The first map is candidate 39: seconds of search.
+    Shipped {
+        game: GameId::Skynet,
+        folder: LARGE,
+        variant: "ep2",
+        roles: ["virus", "agent"],
+        regenerate: 1,
     },
     Shipped {
         game: GameId::Spiders,
         folder: "arenas/maps/spiders/separating",
         variant: "standard",
         roles: ["defender", "spiders"],
+        regenerate: 2,
     },
     Shipped {
         game: GameId::Painters,
         folder: "arenas/maps/painters/separating",
         variant: "standard",
         roles: ["alma", "berthe"],
+        regenerate: 2,
     },
 ];
+
+/// Skynet's separating maps of CodinGame's sizes (issue 26).
+const LARGE: &str = "arenas/maps/skynet/separating-large";
 
 fn maps_in(folder: &str) -> Vec<PathBuf> {
     let mut maps: Vec<_> = std::fs::read_dir(root().join(folder))
@@ -117,21 +134,53 @@ fn each_readme_command_finds_the_same_maps_twice_and_they_are_the_shipped_ones()
         let mut args: Vec<String> = command.split_whitespace().map(ToString::to_string).collect();
         let at = |flag: &str| args.iter().position(|a| a == flag).expect(flag) + 1;
         let (count, out) = (at("--count"), at("--out"));
-        args[count] = "2".into();
-        let search = |dir: &str| {
+        args[count] = s.regenerate.to_string();
+        let search = |dir: &str, jobs: &str| {
             let mut a = args.clone();
             a[out] = dir.into();
-            let run = Arena::new().args(["gen", s.game.name()]).args(&a).run().success();
+            let run = Arena::new()
+                .args(["gen", s.game.name()])
+                .args(&a)
+                .args(["-j", jobs])
+                .run()
+                .success();
             let mut found: Vec<PathBuf> =
                 std::fs::read_dir(run.dir.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
             found.sort();
             found.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect::<Vec<_>>()
         };
-        let first = search("a");
-        assert_eq!(first.len(), 2, "{}", s.folder);
-        assert_eq!(first, search("b"), "{}: the same seed found other maps", s.folder);
-        let shipped: Vec<String> =
-            maps_in(s.folder)[..2].iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
+        let first = search("a", "1");
+        assert_eq!(first.len(), s.regenerate, "{}", s.folder);
+        assert_eq!(first, search("b", "2"), "{}: two threads found other maps", s.folder);
+        let shipped: Vec<String> = maps_in(s.folder)[..s.regenerate]
+            .iter()
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect();
         assert_eq!(first, shipped, "{}: the README's command no longer finds them", s.folder);
+    }
+}
+
+/// The large Skynet maps are of the size of CodinGame's hard tests and within the statement's
+/// limits: 100 to 300 nodes, at most 1000 links and 20 gateways, at most 60 nodes linked to two
+/// gateways (and some, or the heuristics would not be tested on them).
+#[test]
+fn the_large_skynet_separating_maps_are_of_codingame_sizes() {
+    use arena::games::skynet::{Episode, map::parse_map};
+    let maps = maps_in(LARGE);
+    assert_eq!(maps.len(), 50, "{maps:?}");
+    for path in &maps {
+        let text = std::fs::read_to_string(path).unwrap();
+        let map = parse_map("large", &text, Episode::Ep2).unwrap().map;
+        let doubles = (0..map.nodes as u32).filter(|&v| map.gateway_links_at(v) == 2).count();
+        let what = format!(
+            "{}: {} nodes, {} links, {} gateways, {doubles} doubles",
+            path.display(),
+            map.nodes,
+            map.links.len(),
+            map.gateways.len()
+        );
+        assert!((100..=300).contains(&map.nodes), "{what}");
+        assert!(map.links.len() <= 1000 && map.gateways.len() <= 20, "{what}");
+        assert!((1..=60).contains(&doubles), "{what}");
     }
 }

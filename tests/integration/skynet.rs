@@ -210,8 +210,8 @@ fn solve_and_gen_describe_their_arguments_and_answer_in_json() {
     assert!(run.stderr().contains("nodes"), "{}", run.stderr());
 }
 
-fn separating_maps() -> Vec<std::path::PathBuf> {
-    let mut maps: Vec<_> = std::fs::read_dir(root().join("arenas/maps/skynet/separating"))
+fn separating_maps(folder: &str) -> Vec<std::path::PathBuf> {
+    let mut maps: Vec<_> = std::fs::read_dir(root().join("arenas/maps/skynet").join(folder))
         .expect("the separating maps")
         .map(|e| e.expect("a directory entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "txt"))
@@ -233,11 +233,14 @@ fn virus_wins(map: &std::path::Path, virus: &str, agent: &str) -> bool {
     out.contains("virus wins")
 }
 
+/// Through the binary, on three maps of each folder (the small trap-family maps and those of
+/// CodinGame's sizes): the `solver` bot wins, the named bots lose, `arena solve` agrees.
 #[test]
 fn shipped_separating_maps_are_won_by_the_solver_and_lost_by_the_named_bots() {
-    let maps = separating_maps();
-    assert_eq!(maps.len(), 50, "{maps:?}");
-    for map in [&maps[0], &maps[24], &maps[49]] {
+    let folders = ["separating", "separating-large"];
+    let maps: Vec<_> = folders.iter().map(|f| separating_maps(f)).collect();
+    assert!(maps.iter().all(|m| m.len() == 50), "{maps:?}");
+    for map in maps.iter().flat_map(|m| [&m[0], &m[24], &m[49]]) {
         let text = std::fs::read_to_string(map).unwrap();
         // The bots the map was found against, and their opponent, from its header.
         let named: Vec<(&str, &str)> = text
