@@ -1,10 +1,9 @@
 //! Every seed arena derives and every hash it computes, in one place.
 //!
-//! A tournament's master seed becomes a seed per game and per generated map; a match's seed
-//! becomes the rules' RNG, one seed per bot and (in Risk) the deal. Each derivation has its own
-//! function named for its purpose, so that changing how one is made (for instance making bot
-//! seeds a one-way keyed function, so a bot cannot learn the match seed from its own) touches
-//! this file only. Every value here is part of the reproducibility contract: the same inputs
+//! A tournament's master seed and its results folder's secret [`SeedKey`] become a seed per
+//! game; the master seed alone, a seed per generated map; a match's seed becomes the rules' RNG,
+//! one seed per bot and (in Risk) the deal. Each derivation has its own function named for its
+//! purpose, so that changing how one is made touches this file only. Every value here is part of the reproducibility contract: the same inputs
 //! give the same seeds on every machine and every Rust version, which is why no std hasher is
 //! used.
 
@@ -12,6 +11,7 @@
 
 use std::hash::{BuildHasherDefault, Hasher};
 
+use hmac::{Hmac, KeyInit, Mac};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sha2::{Digest, Sha256};
@@ -91,13 +91,75 @@ pub fn sprt_map_seed(master: u64, k: u64) -> u64 {
     splitmix64(master ^ splitmix64(0x5917_0000_0000 + k))
 }
 
-/// The seed of game `k` of a tournament: the matches of one game share it, whichever bots play
-/// them (common random numbers: bots compared against one opponent meet the same dice and maps).
-/// A match's seed is drawn from its identity's game number only, never from the bots' places in
+/// The secret that makes a tournament's match seeds unpredictable: 32 random bytes, made once
+/// per results folder from the operating system's RNG and kept in its `seed.key`, where no
+/// sandboxed bot can read it (`crate::tournament` keeps the file; docs/security.md says why).
+/// Without it a master seed such as 1 or 2026 gives every match seed away: a bot that tries the
+/// likely master seeds against its own `ARENA_SEED` finds its match and predicts the dice.
+///
+/// Its [`Debug`](std::fmt::Debug) shows its [`id`](SeedKey::id) only, so no log or error prints
+/// the secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SeedKey([u8; 32]);
+
+impl SeedKey {
+    /// The all-zero key, known to everyone: only for schedules asked for their pairings and
+    /// totals (an arena's validation, an SPRT's seat configurations, tests), never for the
+    /// seeds of matches a bot plays.
+    pub const PUBLIC: SeedKey = SeedKey([0; 32]);
+
+    /// A new key from the operating system's RNG (`getrandom(2)` on Linux).
+    pub fn generate() -> std::io::Result<SeedKey> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
+        Ok(SeedKey(bytes))
+    }
+
+    /// The key of these bytes (a `seed.key` read back).
+    pub fn from_bytes(bytes: [u8; 32]) -> SeedKey {
+        SeedKey(bytes)
+    }
+
+    /// The key's bytes, to write it to its file.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// The key's public name: the first 16 hex digits of SHA-256 of a domain tag and the key.
+    /// `meta.json` and the run's fingerprint hold it, so a folder, a shard or a merge can tell
+    /// whether two keys are the same without showing either.
+    pub fn id(&self) -> String {
+        let digest = Sha256::new().chain_update(b"arena/seed-key-id/v1").chain_update(self.0);
+        digest.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+impl std::fmt::Debug for SeedKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SeedKey({})", self.id())
+    }
+}
+
+/// The seed of game `k` of a tournament whose master seed is `master` and whose results folder
+/// holds `key`: HMAC-SHA256 keyed with `key` over a domain tag, `master` and `k` (little-endian),
+/// its first 8 bytes as a `u64`. The matches of one game share it, whichever bots play them
+/// (common random numbers: bots compared against one opponent meet the same dice and maps). A
+/// match's seed is drawn from its identity's game number only, never from the bots' places in
 /// the arena file, so adding a bot changes no seed. The one derivation of a tournament's match
-/// seeds: a key mixed in later (a results folder's secret) goes here.
-pub fn game_seed(master: u64, k: u64) -> u64 {
-    splitmix64(master ^ splitmix64(k))
+/// seeds (`arena run`, `arena league`, `arena sprt`).
+///
+/// Being a keyed PRF, it hides the key and every other game's seed even from one who knows
+/// `master`, `k` and this seed (a published `matches.csv` gives away the games it lists, and
+/// nothing else); a bot knows less: its `ARENA_SEED` is a one-way function of the match seed
+/// ([`bot_seed`]).
+pub fn game_seed(key: &SeedKey, master: u64, k: u64) -> u64 {
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key.0).expect("HMAC takes a key of any length");
+    mac.update(b"arena/game-seed/v3");
+    mac.update(&master.to_le_bytes());
+    mac.update(&k.to_le_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&mac.finalize().into_bytes()[..8]);
+    u64::from_le_bytes(first)
 }
 
 /// The id of a tournament's match, from its identity: the game number and the names of the bots
@@ -169,12 +231,28 @@ mod tests {
         assert_eq!(splitmix64(0), 0xE220_A839_7B1D_CDAF);
         assert_eq!(bot_seed(7, 0), 0xF531_0B9C_D1AB_5449);
         assert_eq!(bot_seed(7, 1), 0xB8D8_D14B_6F0E_6DBE);
-        assert_eq!(game_seed(11, 3), 0x147C_F5BA_2F44_D6D5);
+        // Python: hmac.new(bytes(range(32)), b"arena/game-seed/v3" + pack("<Q", 11) + pack("<Q", 3), sha256).
+        let key = SeedKey::from_bytes(std::array::from_fn(|i| i as u8));
+        assert_eq!(game_seed(&key, 11, 3), 0x86FD_9BAD_F7CE_B245);
+        // Python: hashlib.sha256(b"arena/seed-key-id/v1" + bytes(range(32))).hexdigest()[:16].
+        assert_eq!(key.id(), "bf4993c32e01464c");
         // Python: hashlib.sha256(b"arena/match-id/v1" + pack("<Q", 3) + pack("<Q", 1) + b"a" + pack("<Q", 2) + b"bc").
         assert_eq!(match_id(3, &["a", "bc"]), 0x6A51_E2DD_D421_F2DE);
         assert_eq!(map_seed(5, 2), 0xAE68_6214_FBB0_52B8);
         assert_eq!(text_hash(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(text_hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn game_seeds_depend_on_the_key_and_keys_are_fresh() {
+        let (a, b) = (SeedKey::generate().unwrap(), SeedKey::generate().unwrap());
+        assert_ne!(a, b, "two keys from the OS RNG");
+        assert_ne!(game_seed(&a, 1, 0), game_seed(&b, 1, 0));
+        assert_ne!(game_seed(&a, 1, 0), game_seed(&a, 1, 1));
+        assert_ne!(game_seed(&a, 1, 0), game_seed(&a, 2, 0));
+        assert_eq!(game_seed(&a, 1, 0), game_seed(&a.clone(), 1, 0));
+        let shown = format!("{a:?}");
+        assert_eq!(shown, format!("SeedKey({})", a.id()), "Debug shows the id, not the key");
     }
 
     #[test]

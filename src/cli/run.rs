@@ -23,9 +23,16 @@ pub(super) struct RunArgs {
     /// Matches in flight (default: the arena's `concurrency`, else the number of cores).
     #[arg(short = 'j', long)]
     concurrency: Option<usize>,
-    /// Discard the results already in the folder instead of resuming.
+    /// Discard the results already in the folder instead of resuming (its `seed.key` stays, so
+    /// the run plays the same matches again).
     #[arg(long)]
     fresh: bool,
+    /// Draw the match seeds with the secret key in FILE (another folder's `seed.key`) instead
+    /// of the folder's own: to replay a run elsewhere, compare two runs with `arena diff`, or
+    /// give every machine's shard one key. A folder holding another key is refused (unless
+    /// --fresh).
+    #[arg(long, value_name = "FILE")]
+    seed_key: Option<PathBuf>,
     /// The results folder (default: `<output>/<name>`, plus `shard-K-of-N` for a shard).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -88,6 +95,7 @@ pub(super) fn run(args: RunArgs, supervisor: &Supervisor, out: &mut dyn Write) -
         shard: args.shard.unwrap_or_else(Shard::all),
         concurrency: args.concurrency,
         fresh: args.fresh,
+        seed_key: args.seed_key,
         out: args.out,
         events: Events::to(Arc::new(Progress::new(!args.quiet))),
         supervisor: supervisor.clone(),

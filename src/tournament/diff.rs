@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use super::results::matches::{MatchRow, read_rows};
 use super::results::replays::replay_path;
+use super::results::seed_key::SEED_KEY_FILE;
 use super::results::{MATCHES_FILE, Meta, corrupt};
 use super::stats::ratings::Z95;
 use crate::bot::Termination;
@@ -236,6 +237,18 @@ fn plan_differences(a: &Folder, b: &Folder) -> Vec<String> {
     }
     if ma.bots != mb.bots {
         lines.push(format!("bots: A {}, B {}", ma.bots.join(", "), mb.bots.join(", ")));
+    }
+    let key = |m: &Meta| m.inputs.as_ref().and_then(|i| i.plan.seed_key.clone());
+    if let (Some(ka), Some(kb)) = (key(ma), key(mb))
+        && ka != kb
+    {
+        // Every seed differs: listing the matches would say nothing more.
+        lines.push(format!(
+            "seed keys: A {ka}, B {kb} (every match seed differs; to replay A's matches, run B \
+             with `--seed-key {}`)",
+            a.dir.join(SEED_KEY_FILE).display()
+        ));
+        return lines;
     }
     let planned = |r: &MatchRow| {
         let seats: Vec<String> =

@@ -34,12 +34,14 @@ use super::schedule::{Format, Plan, Planned, Schedule, Shard};
 use crate::bot::external::ExternalOptions;
 use crate::bot::{BotSpec, TimeLimits};
 use crate::registry::GameDef;
+use crate::seed::SeedKey;
 
 /// The version of the list of inputs: a change to what [`RunInputs`] holds, or to how it is
 /// hashed, or to what they plan, is a new version (and a new results format). 2: match ids are
 /// drawn from each match's identity (its game and its seats' bots by name), not from positions
-/// in the bot list.
-pub(crate) const INPUTS_VERSION: u32 = 2;
+/// in the bot list. 3: match seeds are drawn with the folder's secret key, whose id the plan
+/// records (`seed_key`).
+pub(crate) const INPUTS_VERSION: u32 = 3;
 
 /// Everything that decides a run's results.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +72,10 @@ pub struct PlanInputs {
     pub candidates: Vec<String>,
     pub games_per_pairing: u64,
     pub seed: u64,
+    /// The id of the secret key the match seeds are drawn with ([`SeedKey::id`]); absent in the
+    /// inputs of an arena file alone ([`Arena::fingerprint`]), before a folder gives its key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_key: Option<String>,
     /// A league's `min_games` and `window`: they decide which matches it plays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub league: Option<[u64; 2]>,
@@ -245,6 +251,7 @@ impl RunInputs {
             },
             games_per_pairing: arena.games_per_pairing,
             seed: arena.seed,
+            seed_key: None,
             league: arena.league.map(|l| [l.min_games, l.window]),
         };
         let bots = arena
@@ -270,6 +277,12 @@ impl RunInputs {
         RunInputs { version: INPUTS_VERSION, plan, bots }
     }
 
+    /// These inputs, their match seeds drawn with `key`.
+    pub(crate) fn keyed(mut self, key: &SeedKey) -> RunInputs {
+        self.plan.seed_key = Some(key.id());
+        self
+    }
+
     /// The fingerprint of the plan's part.
     pub fn plan_fingerprint(&self) -> String {
         digest(&(self.version, &self.plan))
@@ -288,8 +301,9 @@ impl RunInputs {
         digest(&(self.version, self.plan_fingerprint(), bots))
     }
 
-    /// The schedule these inputs plan: the same as the arena's they were made from.
-    pub(crate) fn schedule(&self) -> Schedule {
+    /// The schedule these inputs plan, its seeds drawn with `key`: the same as the arena's
+    /// they were made from.
+    pub(crate) fn schedule(&self, key: &SeedKey) -> Schedule {
         let mut candidates: Vec<usize> = self
             .plan
             .candidate
@@ -313,6 +327,7 @@ impl RunInputs {
             games_per_pairing: self.plan.games_per_pairing,
             maps: self.plan.maps.len(),
             seed: self.plan.seed,
+            key,
         })
     }
 
@@ -382,6 +397,7 @@ impl RunInputs {
             ),
             ("games_per_pairing", o.games_per_pairing != n.games_per_pairing),
             ("seed", o.seed != n.seed),
+            ("seed_key", o.seed_key != n.seed_key),
         ];
         for (setting, differs) in plan {
             if differs {
@@ -430,9 +446,9 @@ pub(crate) struct RowCheck<'a> {
 }
 
 impl<'a> RowCheck<'a> {
-    /// A check of rows of the plan of `inputs`.
-    pub(crate) fn new(inputs: &'a RunInputs) -> RowCheck<'a> {
-        let schedule = inputs.schedule();
+    /// A check of rows of the plan of `inputs`, played with `key`.
+    pub(crate) fn new(inputs: &'a RunInputs, key: &SeedKey) -> RowCheck<'a> {
+        let schedule = inputs.schedule(key);
         let seen = IdSet::new(schedule.total());
         RowCheck { inputs, schedule, seen }
     }
@@ -660,7 +676,8 @@ limits = { turn_ms = 50 }
     fn the_schedule_rebuilt_from_the_inputs_is_the_arenas() {
         let text = ARENA.replace("seed = 7", "seed = 7\nformat = \"gauntlet\"\ncandidate = \"b\"");
         let arena = Arena::parse(&text, Path::new("t.toml"), &Files::Disk(PathBuf::new())).unwrap();
-        let (ours, theirs) = (arena.schedule(), RunInputs::of(&arena).schedule());
+        let key = SeedKey::generate().unwrap();
+        let (ours, theirs) = (arena.schedule(&key), RunInputs::of(&arena).schedule(&key));
         assert_eq!(ours.total(), theirs.total());
         for id in 0..ours.total() {
             assert_eq!(ours.get(id), theirs.get(id));

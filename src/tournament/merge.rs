@@ -13,11 +13,13 @@ use super::results::matches::{IdSet, complete_len, format_header, read_rows};
 use super::results::meta::Kind;
 use super::results::metrics;
 use super::results::replays::{kept_ids, link_or_copy, replay_path};
+use super::results::seed_key::{SEED_KEY_FILE, install_key, other_key, read_key};
 use super::results::{MATCHES_FILE, Meta, REPLAYS_DIR, corrupt, lock_dir, write_summaries};
 use super::schedule::Shard;
 use super::stats::standings::Standings;
 use super::stats::tally::Tally;
 use crate::error::{Error, Result};
+use crate::seed::SeedKey;
 
 /// What `arena merge` did and what the merged results say (`--json` prints it).
 #[derive(Clone, Debug, Serialize)]
@@ -51,6 +53,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
     };
     let metas: Vec<Meta> = dirs.iter().map(|d| Meta::read(d)).collect::<Result<_>>()?;
     let reference = &metas[0];
+    let key = shards_key(dirs, &metas)?;
     for (dir, meta) in dirs.iter().zip(&metas) {
         if meta.kind != Kind::Tournament {
             return Err(Error::Usage(format!(
@@ -102,7 +105,8 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
         .inputs
         .as_ref()
         .filter(|inputs| inputs.version == INPUTS_VERSION)
-        .map(RowCheck::new);
+        .zip(key.as_ref())
+        .map(|(inputs, key)| RowCheck::new(inputs, key));
     let mut warnings = Vec::new();
     if check.is_none() {
         warnings.push(Warning::new(
@@ -177,9 +181,12 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
         ));
     }
 
-    // One matches.csv, the shards' rows one after the other.
+    // One matches.csv, the shards' rows one after the other, and the key they were played with.
     std::fs::create_dir_all(&out).map_err(|e| Error::write(&out, e))?;
     let _lock = lock_dir(&out)?;
+    if let Some(key) = &key {
+        install_key(&out, key, &first.join(SEED_KEY_FILE))?;
+    }
     let out_replays = out.join(REPLAYS_DIR);
     if out_replays.exists() {
         std::fs::remove_dir_all(&out_replays).map_err(|e| Error::write(&out_replays, e))?;
@@ -235,6 +242,49 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<MergeReport> {
         standings,
         warnings,
     })
+}
+
+/// The one key of the shards `dirs` (of `metas`): each folder's `seed.key` must be the key its
+/// rows were played with, and the same in every folder. `None` for folders of the formats before
+/// keys (their rows are not checked against a plan).
+fn shards_key(dirs: &[PathBuf], metas: &[Meta]) -> Result<Option<SeedKey>> {
+    let mut found: Option<(SeedKey, &Path)> = None;
+    for (dir, meta) in dirs.iter().zip(metas) {
+        let Some(id) = meta.inputs.as_ref().and_then(|i| i.plan.seed_key.as_ref()) else {
+            continue;
+        };
+        let path = dir.join(SEED_KEY_FILE);
+        let key = read_key(dir)?.ok_or_else(|| {
+            corrupt(
+                &path,
+                None,
+                format!(
+                    "is missing: the folder's rows were played with seed key {id}, and their \
+                     seeds cannot be checked without it; put the run's seed.key back"
+                ),
+            )
+        })?;
+        if key.id() != *id {
+            return Err(corrupt(
+                &path,
+                None,
+                format!(
+                    "is seed key {}, but the rows `{}` records were played with key {id}; put \
+                     back the seed.key they were played with",
+                    key.id(),
+                    dir.join(super::results::META_FILE).display()
+                ),
+            ));
+        }
+        match &found {
+            Some((first, from)) if *first != key => {
+                return Err(other_key(&path, &key, &from.join(SEED_KEY_FILE), first));
+            }
+            Some(_) => {}
+            None => found = Some((key, dir)),
+        }
+    }
+    Ok(found.map(|(key, _)| key))
 }
 
 /// How the inputs of two shards differ, for the message refusing them (empty if they are the

@@ -16,6 +16,7 @@ use super::inputs::{RowCheck, RunInputs};
 use super::results::matches::{IdSet, drop_torn_line, read_rows};
 use super::results::meta::Kind;
 use super::results::replays::{ReplayPolicy, kept_ids};
+use super::results::seed_key::{KeySource, folder_key};
 use super::results::{
     Folder, MATCHES_FILE, Meta, RESULTS_VERSION, Recorder, corrupt, write_summaries,
 };
@@ -25,6 +26,7 @@ use super::update::Update;
 use crate::bot::Supervisor;
 use crate::error::Result;
 use crate::matches::PlayedMatch;
+use crate::seed::SeedKey;
 
 /// How a run is asked to go.
 #[derive(Clone, Debug)]
@@ -32,8 +34,11 @@ pub struct RunOptions {
     pub shard: Shard,
     /// Matches in flight; `None` (or 0) takes the arena's setting, else the default for its bots.
     pub concurrency: Option<usize>,
-    /// Throw away earlier results in the folder, even of another config.
+    /// Throw away earlier results in the folder, even of another config (its `seed.key` stays).
     pub fresh: bool,
+    /// A `seed.key` to draw the match seeds with instead of the folder's own (another folder's,
+    /// to replay its run); `None`: the folder's, made if it has none.
+    pub seed_key: Option<PathBuf>,
     /// The results folder; `None` is `output/name` (plus `shard-K-of-N` for a shard).
     pub out: Option<PathBuf>,
     /// Who hears the run's events (its start, progress and warnings).
@@ -54,6 +59,7 @@ impl Default for RunOptions {
             shard: Shard::all(),
             concurrency: None,
             fresh: false,
+            seed_key: None,
             out: None,
             events: Events::default(),
             supervisor: Supervisor::new(),
@@ -95,9 +101,22 @@ pub(crate) fn results_dir(arena: &Arena, shard: Shard) -> PathBuf {
     if shard.is_all() { dir } else { dir.join(format!("shard-{}-of-{}", shard.index, shard.count)) }
 }
 
-/// The meta file of an arena's results folder.
-pub(crate) fn meta_of(arena: &Arena, planned: u64, shard: Shard, kind: Kind) -> Meta {
-    let inputs = RunInputs::of(arena);
+/// The secret key of results folder `dir` of `arena`: the folder's own, else the arena's
+/// (`<output>/<name>/seed.key`, made if need be), which every folder of the arena shares — so
+/// its shards merge and two of its runs compare match by match.
+pub(crate) fn arena_key(arena: &Arena, dir: &std::path::Path) -> Result<SeedKey> {
+    folder_key(dir, KeySource::Arena { home: &results_dir(arena, Shard::all()) })
+}
+
+/// The meta file of an arena's results folder, whose match seeds are drawn with `key`.
+pub(crate) fn meta_of(
+    arena: &Arena,
+    planned: u64,
+    shard: Shard,
+    kind: Kind,
+    key: &SeedKey,
+) -> Meta {
+    let inputs = RunInputs::of(arena).keyed(key);
     Meta {
         arena_results: RESULTS_VERSION,
         arena: arena.name.clone(),
@@ -195,19 +214,23 @@ pub fn run(arena: &Arena, opts: &RunOptions) -> Result<RunReport> {
             arena.source.display()
         )));
     }
-    let schedule = arena.schedule();
-    let planned = schedule.total();
     let shard = opts.shard;
     let dir = opts.out.clone().unwrap_or_else(|| results_dir(arena, shard));
-    let meta = meta_of(arena, planned, shard, Kind::Tournament);
-    let (_lock, update) = super::update::prepare(&dir, &meta, opts.fresh, shard)?;
+    let key = match &opts.seed_key {
+        Some(file) => folder_key(&dir, KeySource::File { file, replace: opts.fresh })?,
+        None => arena_key(arena, &dir)?,
+    };
+    let schedule = arena.schedule(&key);
+    let planned = schedule.total();
+    let meta = meta_of(arena, planned, shard, Kind::Tournament, &key);
+    let (_lock, update) = super::update::prepare(&dir, &meta, opts.fresh, shard, &key)?;
     let seats = arena.roles.len();
     let matches_path = dir.join(MATCHES_FILE);
     let mut warnings = Vec::new();
 
     // Resume: every complete row on disk is a match not to play again.
     let inputs = meta.inputs.as_ref().expect("a run records its inputs");
-    let mut check = RowCheck::new(inputs);
+    let mut check = RowCheck::new(inputs, &key);
     // The replays whose rows are found: the others are of matches to play again.
     let kept = kept_ids(&dir)?;
     let mut with_row = std::collections::BTreeSet::new();

@@ -6,7 +6,7 @@
 //! is computed on demand, so memory does not grow with the number of matches.
 //!
 //! Shape: game `k` (`0..games_per_pairing`) of every pairing is played on map `k mod maps` with
-//! seed `game_seed(master, k)`, once in each seat order the bots' roles allow. In two-seat games
+//! seed `game_seed(key, master, k)` (the results folder's secret key), once in each seat order the bots' roles allow. In two-seat games
 //! the seat orders are the role swap; with more seats they are the rotations of the group, so every
 //! bot sits in every seat once.
 //!
@@ -28,7 +28,7 @@
 
 use serde::Serialize;
 
-use crate::seed::{game_seed, match_id, mix64};
+use crate::seed::{SeedKey, game_seed, match_id, mix64};
 
 /// How bots are paired.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -43,7 +43,7 @@ pub enum Format {
 }
 
 /// What decides the schedule: the format, the game's roles, the roles each bot plays, the
-/// number of games per pairing and of maps, and the master seed.
+/// number of games per pairing and of maps, the master seed and the key the seeds are drawn with.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Plan<'a> {
     pub format: &'a Format,
@@ -56,6 +56,7 @@ pub(crate) struct Plan<'a> {
     pub games_per_pairing: u64,
     pub maps: usize,
     pub seed: u64,
+    pub key: &'a SeedKey,
 }
 
 /// A group of bots that meet, and the seat orders it is played in.
@@ -139,6 +140,7 @@ pub(crate) struct Schedule {
     games: u64,
     maps: usize,
     master_seed: u64,
+    key: SeedKey,
     names: Vec<String>,
     /// A gauntlet's candidates: one first in each of its pairings.
     candidates: Vec<usize>,
@@ -191,6 +193,7 @@ impl Schedule {
             games: plan.games_per_pairing,
             maps: plan.maps,
             master_seed: plan.seed,
+            key: plan.key.clone(),
             names: plan.names.to_vec(),
             candidates: match plan.format {
                 Format::RoundRobin => Vec::new(),
@@ -227,7 +230,7 @@ impl Schedule {
             game,
             pairing,
             map: (game % self.maps as u64) as usize,
-            seed: game_seed(self.master_seed, game),
+            seed: game_seed(&self.key, self.master_seed, game),
             seats,
         }
     }
@@ -360,6 +363,8 @@ pub(crate) fn paired_configs(
         games_per_pairing: 1,
         maps: 1,
         seed: 0,
+        // Only the seat orders are asked.
+        key: &SeedKey::PUBLIC,
     });
     schedule.pairings().iter().flat_map(|p| p.orders.iter().cloned()).collect()
 }
@@ -399,6 +404,7 @@ mod tests {
             games_per_pairing: games,
             maps: 3,
             seed: 11,
+            key: &SeedKey::PUBLIC,
         })
     }
 
@@ -416,7 +422,7 @@ mod tests {
         assert_eq!((m0.seed, m0.map), (m1.seed, m1.map));
         let last = s.get(s.total() - 1);
         assert_eq!((last.game, last.map), (3, 0));
-        assert_eq!(last.seed, game_seed(11, 3));
+        assert_eq!(last.seed, game_seed(&SeedKey::PUBLIC, 11, 3));
         // Every bot plays every role equally often.
         let mut seat_count = [[0; 2]; 3];
         for id in 0..s.total() {
@@ -511,6 +517,7 @@ mod tests {
             games_per_pairing: games,
             maps,
             seed: 7,
+            key: &SeedKey::PUBLIC,
         })
     }
 
@@ -526,6 +533,7 @@ mod tests {
             games_per_pairing: games,
             maps,
             seed: 7,
+            key: &SeedKey::PUBLIC,
         })
     }
 
@@ -617,6 +625,7 @@ mod tests {
                 games_per_pairing: games,
                 maps,
                 seed: 3,
+                key: &SeedKey::PUBLIC,
             });
             assert_balanced(&s, count);
         }

@@ -11,6 +11,8 @@ use super::results::matches::{IdSet, read_rows};
 use super::results::{MATCHES_FILE, Meta, corrupt};
 use super::schedule::Shard;
 use crate::error::{Error, Result};
+// The status asks the plan which matches each shard holds, never their seeds: no key needed.
+use crate::seed::SeedKey;
 
 /// Where a shard stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -124,7 +126,7 @@ pub fn shard_status(dirs: &[PathBuf]) -> Result<ShardStatus> {
         .inputs
         .as_ref()
         .filter(|inputs| inputs.version == crate::tournament::inputs::INPUTS_VERSION)
-        .map(crate::tournament::inputs::RunInputs::schedule);
+        .map(|inputs| inputs.schedule(&SeedKey::PUBLIC));
     // Where a missing shard's folder would be, when the given ones are named as `arena run` names
     // them.
     let sibling = |index: u64| -> Option<PathBuf> {
@@ -185,7 +187,7 @@ fn recorded(dir: &Path, meta: &Meta) -> Result<u64> {
         .inputs
         .as_ref()
         .filter(|inputs| inputs.version == crate::tournament::inputs::INPUTS_VERSION)
-        .map(crate::tournament::inputs::RunInputs::schedule);
+        .map(|inputs| inputs.schedule(&SeedKey::PUBLIC));
     let mut seen =
         IdSet::new(schedule.as_ref().map_or(meta.planned, super::schedule::Schedule::total));
     read_rows(&path, meta.roles.len(), |line, row| {

@@ -28,7 +28,7 @@ use super::engine::{
 };
 use super::results::meta::Kind;
 use super::results::{Recorder, SPRT_FILE, prepare_dir, write_atomically};
-use super::run::meta_of;
+use super::run::{arena_key, meta_of};
 use super::schedule::{Planned, Shard, paired_configs};
 use super::stats::gsprt::{EloModel, Overshoot, bounds, elo_estimate, llr};
 use crate::bot::Supervisor;
@@ -36,8 +36,8 @@ use crate::error::Result;
 use crate::game::MapText;
 use crate::matches::PlayedMatch;
 use crate::registry::GameDef;
-use crate::seed::game_seed;
 use crate::seed::sprt_map_seed;
+use crate::seed::{SeedKey, game_seed};
 
 /// Which hypothesis the test accepted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -243,16 +243,18 @@ pub(super) struct TestPlan<'a> {
     repeats_after: Option<u64>,
     lower: f64,
     upper: f64,
+    /// The folder's secret, which the match seeds are drawn with.
+    key: SeedKey,
 }
 
 impl<'a> TestPlan<'a> {
-    pub(super) fn new(arena: &'a Arena, test: &'a SprtConfig) -> TestPlan<'a> {
+    pub(super) fn new(arena: &'a Arena, test: &'a SprtConfig, key: &SeedKey) -> TestPlan<'a> {
         let (lower, upper) = bounds(test.alpha, test.beta);
         let layout = Layout::new(arena, test);
         let repeats_after = (matches!(test.maps, PairMaps::Cycle) && repeatable(arena, &layout))
             .then(|| arena.maps.len() as u64 * layout.configs.len() as u64);
         let limit = repeats_after.map_or(test.max_pairs, |pool| pool.min(test.max_pairs));
-        TestPlan { arena, test, layout, limit, repeats_after, lower, upper }
+        TestPlan { arena, test, layout, limit, repeats_after, lower, upper, key: key.clone() }
     }
 
     /// The group of a pair's bots, as `matches.csv` labels a pairing.
@@ -270,7 +272,7 @@ impl<'a> TestPlan<'a> {
     /// The plans of pair `pair`'s two games (ids `2 pair` and `2 pair + 1`), without their map.
     pub(super) fn planned(&self, pair: u64) -> [Planned; 2] {
         let (draw, config) = self.layout.draw_and_config(pair);
-        let seed = game_seed(self.arena.seed, draw);
+        let seed = game_seed(&self.key, self.arena.seed, draw);
         let map = match self.test.maps {
             PairMaps::Cycle => (draw % self.arena.maps.len() as u64) as usize,
             PairMaps::Generate { .. } => 0,
@@ -456,10 +458,11 @@ impl EngineSchedule for Pairs<'_> {
 /// Runs a test; the arena's `[sprt]` section (with the caller's overrides) says which.
 pub fn run_sprt(arena: &Arena, test: &SprtConfig, opts: &SprtOptions) -> Result<SprtReport> {
     let dir = opts.out.clone().unwrap_or_else(|| sprt_dir(arena));
-    let meta = meta_of(arena, 2 * test.max_pairs, Shard::all(), Kind::Sprt);
+    let key = arena_key(arena, &dir)?;
+    let meta = meta_of(arena, 2 * test.max_pairs, Shard::all(), Kind::Sprt, &key);
     // A test always starts afresh: its stopping point depends on every pair before it.
     let _lock = prepare_dir(&dir, &meta, true)?;
-    let plan = TestPlan::new(arena, test);
+    let plan = TestPlan::new(arena, test, &key);
     let limit = plan.limit;
     let pairs = Pairs { rule: Mutex::new(plan.stop_rule()), plan };
     let recorder =

@@ -19,15 +19,17 @@ use super::merge::same_dir;
 use super::results::matches::{IdSet, MatchRow, RowWriter, drop_torn_line, read_rows};
 use super::results::meta::Kind;
 use super::results::replays::{kept_ids, link_or_copy, replay_path};
+use super::results::seed_key::{SEED_KEY_FILE, other_key, read_key, replace_key};
 use super::results::{
     Folder, MATCHES_FILE, META_FILE, Meta, REPLAYS_DIR, Recorder, corrupt, other_config,
     prepare_dir,
 };
-use super::run::meta_of;
+use super::run::{arena_key, meta_of};
 use super::schedule::Shard;
 use super::sprt::{SprtOptions, SprtReport, Stop, TestPlan, sprt_dir};
 use crate::error::{Error, Result};
 use crate::matches::PlayedMatch;
+use crate::seed::SeedKey;
 
 /// Pairs `from..to` of a test (`FROM..TO` on the command line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,8 +88,8 @@ fn pairs_dir(arena: &Arena, range: PairRange) -> PathBuf {
 }
 
 /// The meta file of a test's folders: a test's, so `--pairs`, `--decide` and `arena sprt` agree.
-fn test_meta(arena: &Arena, test: &SprtConfig) -> Meta {
-    meta_of(arena, 2 * test.max_pairs, Shard::all(), Kind::Sprt)
+fn test_meta(arena: &Arena, test: &SprtConfig, key: &SeedKey) -> Meta {
+    meta_of(arena, 2 * test.max_pairs, Shard::all(), Kind::Sprt, key)
 }
 
 /// Why `row` is not the game its id plans in this test, if it is not.
@@ -143,9 +145,12 @@ pub fn play_pairs(
     fresh: bool,
     opts: &SprtOptions,
 ) -> Result<PairsReport> {
-    let plan = TestPlan::new(arena, test);
     let dir = opts.out.clone().unwrap_or_else(|| pairs_dir(arena, range));
-    let meta = test_meta(arena, test);
+    // The ranges of one test share the arena's key, so one decision reads them all (on other
+    // machines: with the arena's seed.key copied there).
+    let key = arena_key(arena, &dir)?;
+    let plan = TestPlan::new(arena, test, &key);
+    let meta = test_meta(arena, test, &key);
     let _lock = prepare_dir(&dir, &meta, fresh)?;
     let path = dir.join(MATCHES_FILE);
     let mut done = IdSet::new(2 * test.max_pairs);
@@ -231,9 +236,10 @@ pub fn decide_sprt(
     dirs: &[PathBuf],
     out: Option<PathBuf>,
 ) -> Result<SprtReport> {
-    let plan = TestPlan::new(arena, test);
-    let meta = test_meta(arena, test);
     let out = out.unwrap_or_else(|| sprt_dir(arena));
+    let key = ranges_key(dirs)?.map_or_else(|| arena_key(arena, &out), Ok)?;
+    let plan = TestPlan::new(arena, test, &key);
+    let meta = test_meta(arena, test, &key);
     // Every game, by id: its row and its folder.
     let mut games: BTreeMap<u64, (MatchRow, &Path)> = BTreeMap::new();
     for dir in dirs {
@@ -305,8 +311,10 @@ pub fn decide_sprt(
         ));
     }
 
-    // The counted pairs' games, in order, as `arena sprt` would have written them.
+    // The counted pairs' games, in order, as `arena sprt` would have written them, and the key
+    // they were played with.
     let _lock = prepare_dir(&out, &meta, true)?;
+    replace_key(&out, &key)?;
     let writer = RowWriter::open(&out.join(MATCHES_FILE), arena.roles.len())?;
     // Each folder's kept replays, read once.
     let mut kept: BTreeMap<&Path, BTreeSet<u64>> = BTreeMap::new();
@@ -323,6 +331,35 @@ pub fn decide_sprt(
     }
     writer.sync()?;
     plan.report(&rule, Stop::NeedsMorePairs, &out, warnings)
+}
+
+/// The one key of the ranges' folders `dirs` (those with results; `None` when none has any);
+/// folders of two keys are refused, naming both files.
+fn ranges_key(dirs: &[PathBuf]) -> Result<Option<SeedKey>> {
+    let mut found: Option<(SeedKey, &Path)> = None;
+    for dir in dirs.iter().filter(|d| d.join(META_FILE).exists()) {
+        let Some(key) = read_key(dir)? else {
+            return Err(corrupt(
+                &dir.join(SEED_KEY_FILE),
+                None,
+                "is missing: the seeds of the folder's games cannot be checked without the key \
+                 they were drawn with; put it back (the other ranges' folders hold it)",
+            ));
+        };
+        match &found {
+            Some((first, from)) if *first != key => {
+                return Err(other_key(
+                    &dir.join(SEED_KEY_FILE),
+                    &key,
+                    &from.join(SEED_KEY_FILE),
+                    first,
+                ));
+            }
+            Some(_) => {}
+            None => found = Some((key, dir)),
+        }
+    }
+    Ok(found.map(|(key, _)| key))
 }
 
 #[cfg(test)]

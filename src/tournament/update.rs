@@ -13,7 +13,7 @@
 //! written last, so a folder is never left claiming inputs its rows do not have.
 //!
 //! What cannot be carried over is refused as before (`super::results::admit`): another game,
-//! variant, options, maps or master seed change every match.
+//! variant, options, maps, master seed or seed key change every match.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
@@ -32,6 +32,7 @@ use super::results::{
 use super::schedule::Shard;
 use super::stats::tally::Tally;
 use crate::error::{Error, Result};
+use crate::seed::SeedKey;
 
 /// The folder of a results folder's archives.
 pub(crate) const ARCHIVE_DIR: &str = "archive";
@@ -101,12 +102,13 @@ fn bot_changes(old: &BotInputs, new: &BotInputs) -> Vec<&'static str> {
 
 /// Whether the folder's rows can be carried over to `new`: the same results format, a
 /// tournament of the same shard, inputs recorded in this version, and the same game, variant,
-/// options, roles, maps and master seed (everything every match shares).
+/// options, roles, maps, master seed and seed key (everything every match shares).
 fn carries_over(old: &Meta, new: &Meta) -> Option<(RunInputs, RunInputs)> {
     let (Some(o), Some(n)) = (&old.inputs, &new.inputs) else { return None };
     let same_setting = (&o.plan.game, &o.plan.variant, &o.plan.options, &o.plan.roles)
         == (&n.plan.game, &n.plan.variant, &n.plan.options, &n.plan.roles)
-        && (&o.plan.maps, o.plan.seed) == (&n.plan.maps, n.plan.seed);
+        && (&o.plan.maps, o.plan.seed, &o.plan.seed_key)
+            == (&n.plan.maps, n.plan.seed, &n.plan.seed_key);
     let updatable = old.arena_results == RESULTS_VERSION
         && old.kind == new.kind
         && new.kind != Kind::Sprt
@@ -125,6 +127,7 @@ pub(crate) fn prepare(
     meta: &Meta,
     fresh: bool,
     shard: Shard,
+    key: &SeedKey,
 ) -> Result<(DirLock, Option<Update>)> {
     std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     let lock = lock_dir(dir)?;
@@ -133,7 +136,7 @@ pub(crate) fn prepare(
         if old != *meta
             && let Some((from, to)) = carries_over(&old, meta)
         {
-            let update = carry_over(dir, &old, meta, &from, &to, shard)?;
+            let update = carry_over(dir, &old, meta, &from, &to, shard, key)?;
             meta.write(dir)?;
             return Ok((lock, Some(update)));
         }
@@ -150,6 +153,7 @@ fn carry_over(
     from: &RunInputs,
     to: &RunInputs,
     shard: Shard,
+    key: &SeedKey,
 ) -> Result<Update> {
     let mut update = Update::default();
     let mut replaced_bots = BTreeSet::new();
@@ -176,7 +180,7 @@ fn carry_over(
     // Which rows leave, by line number: one pass over the rows, holding only those that leave.
     let matches = dir.join(MATCHES_FILE);
     let seats = new.roles.len();
-    let schedule = to.schedule();
+    let schedule = to.schedule(key);
     let mut leaving: Vec<(u64, u64, Leaves)> = Vec::new();
     if matches.exists() {
         drop_torn_line(&matches)?;

@@ -12,7 +12,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::external::{assert_no_process_left, bot, marked_processes, marker_in};
+use crate::external::{assert_no_process_left, bot, marked_bots, marked_processes, marker_in};
 use crate::sandbox::{play_with, report};
 use crate::support::root;
 
@@ -231,7 +231,13 @@ fn bots_running_at_the_same_time_run_as_users_of_their_own() {
     std::fs::write(dir.path().join("t.toml"), toml).unwrap();
     let mut arena =
         crate::external::start_arena(dir.path(), &["run", "t.toml", "-q", "-j", "2"], &marker, 4);
-    let uids: Vec<u32> = marked_processes(&marker)
+    // start_arena saw four marked processes, one of which may be a shell's child about to exec.
+    let waiting = Instant::now();
+    while marked_bots(&marker).len() < 4 {
+        assert!(waiting.elapsed() < Duration::from_secs(30), "the bots never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let uids: Vec<u32> = marked_bots(&marker)
         .into_iter()
         .filter_map(|pid| std::fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid()))
         .collect();

@@ -132,6 +132,19 @@ pub(crate) fn marked_processes(marker: &str) -> Vec<i32> {
     live
 }
 
+/// The marked processes that are bots themselves: a bot's shell that forks to run a command
+/// leaves a child carrying the marker too until that child execs (on a busy machine it is caught
+/// there), so a marked process whose parent is marked is not counted.
+pub(crate) fn marked_bots(marker: &str) -> Vec<i32> {
+    let marked = marked_processes(marker);
+    let parent = |pid: i32| -> Option<i32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+        stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()
+    };
+    marked.iter().copied().filter(|&pid| parent(pid).is_none_or(|p| !marked.contains(&p))).collect()
+}
+
 pub(crate) fn assert_no_process_left(marker: &str) {
     let left = marked_processes(marker);
     assert!(left.is_empty(), "processes left behind: {left:?}");

@@ -19,6 +19,7 @@ mod painters;
 mod protocols;
 mod risk;
 mod sandbox;
+mod seeds;
 mod separating;
 mod skynet;
 mod spiders;

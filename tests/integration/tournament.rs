@@ -129,10 +129,33 @@ fn a_run_writes_rows_summaries_and_a_table() {
 fn concurrency_does_not_change_the_results() {
     let f = Folder::new(30);
     f.ok(&["run", "t.toml", "-j", "1", "--out", "one"]);
+    // Folders of one arena share its key (`results/t/seed.key`): the same results.
     f.ok(&["run", "t.toml", "-j", "4", "--out", "four"]);
     assert_eq!(reproducible(&f.read("one/matches.csv")), reproducible(&f.read("four/matches.csv")));
     assert_eq!(f.read("one/summary.csv"), f.read("four/summary.csv"));
     assert_eq!(f.read("one/pairwise.csv"), f.read("four/pairwise.csv"));
+    assert_eq!(f.read("one/seed.key"), f.read("results/t/seed.key"));
+    assert_eq!(f.read("four/seed.key"), f.read("results/t/seed.key"));
+
+    // Another machine (another folder, no key given): the same master seed, other match seeds.
+    let elsewhere = Folder::new(30);
+    elsewhere.ok(&["run", "t.toml", "-j", "3", "--out", "other"]);
+    let seeds = |f: &Folder, dir: &str| -> Vec<String> {
+        let csv = f.read(&format!("{dir}/matches.csv"));
+        let mut seeds: Vec<String> =
+            csv.lines().skip(1).map(|l| l.split(',').nth(4).unwrap().to_string()).collect();
+        seeds.sort();
+        seeds
+    };
+    assert_ne!(f.read("one/seed.key"), elsewhere.read("other/seed.key"));
+    let (one, other) = (seeds(&f, "one"), seeds(&elsewhere, "other"));
+    assert!(one.iter().all(|s| !other.contains(s)), "no match seed in common: {one:?} {other:?}");
+    // ... and with the first machine's seed.key, the first machine's results, byte for byte.
+    let key = f.path().join("one/seed.key").display().to_string();
+    elsewhere.ok(&["run", "t.toml", "-j", "2", "--out", "replayed", "--seed-key", &key]);
+    let (ours, theirs) = (f.read("one/matches.csv"), elsewhere.read("replayed/matches.csv"));
+    assert_eq!(reproducible(&ours), reproducible(&theirs));
+    assert_eq!(f.read("one/summary.csv"), elsewhere.read("replayed/summary.csv"));
 }
 
 #[test]
@@ -147,6 +170,8 @@ fn a_torn_write_is_dropped_and_the_run_resumes() {
     std::fs::create_dir_all(f.path().join("part")).unwrap();
     std::fs::write(f.path().join("part/matches.csv"), torn).unwrap();
     std::fs::copy(f.path().join("full/meta.json"), f.path().join("part/meta.json")).unwrap();
+    // The key travels with the rows (docs/tournaments.md, "Reproducing a run elsewhere").
+    std::fs::copy(f.path().join("full/seed.key"), f.path().join("part/seed.key")).unwrap();
 
     let out = f.arena(&["run", "t.toml", "--out", "part"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -158,6 +183,56 @@ fn a_torn_write_is_dropped_and_the_run_resumes() {
     // Running a finished arena again plays nothing.
     let again = f.ok(&["run", "t.toml", "--out", "part"]);
     assert!(again.contains("played 0 matches (40 resumed)"), "{again}");
+}
+
+/// The folder's `seed.key`: private, kept by a resume and by `--fresh` (a rerun replays the same
+/// matches), and a resume refuses rows played with another key, naming the files.
+#[test]
+fn the_seed_key_is_private_kept_and_checked() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Folder::new(6);
+    f.ok(&["run", "t.toml"]);
+    let key = f.read("results/t/seed.key");
+    let mode = std::fs::metadata(f.path().join("results/t/seed.key")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert_eq!(key.len(), 65, "64 hex digits and a newline: {key:?}");
+    // meta.json names the key by its id only.
+    let meta = f.read("results/t/meta.json");
+    let id =
+        serde_json::from_str::<serde_json::Value>(&meta).unwrap()["inputs"]["plan"]["seed_key"]
+            .as_str()
+            .expect("the key's id")
+            .to_string();
+    assert_eq!(id.len(), 16);
+    assert!(!meta.contains(key.trim()), "the key itself is in no other file");
+    let first = f.read("results/t/matches.csv");
+    // --fresh: the same key, so the same matches again.
+    f.ok(&["run", "t.toml", "--fresh"]);
+    assert_eq!(f.read("results/t/seed.key"), key);
+    assert_eq!(reproducible(&f.read("results/t/matches.csv")), reproducible(&first));
+    // A resume of a finished folder: nothing played, nothing rewritten.
+    let again = f.ok(&["run", "t.toml"]);
+    assert!(again.contains("played 0 matches (24 resumed)"), "{again}");
+    assert_eq!(f.read("results/t/seed.key"), key);
+
+    // The key replaced (another machine's): the rows are not this key's, so refused.
+    std::fs::write(f.path().join("results/t/seed.key"), format!("{}\n", "5a".repeat(32))).unwrap();
+    let out = f.arena(&["run", "t.toml"]);
+    assert_eq!(out.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("results/t/seed.key")
+            && stderr.contains("results/t/meta.json")
+            && stderr.contains(&id)
+            && stderr.contains("--fresh"),
+        "{stderr}"
+    );
+    // Not a key at all.
+    std::fs::write(f.path().join("results/t/seed.key"), "1234\n").unwrap();
+    let out = f.arena(&["run", "t.toml"]);
+    assert_eq!(out.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("seed.key") && stderr.contains("not a seed key"), "{stderr}");
 }
 
 #[test]
@@ -216,12 +291,30 @@ fn resume_and_merge_refuse_an_edited_row_with_the_same_message() {
 #[test]
 fn three_merged_shards_give_the_summaries_of_one_run() {
     let f = Folder::new(12);
-    f.ok(&["run", "t.toml"]);
     for k in ["1/3", "2/3", "3/3"] {
         let stdout =
             f.ok(&["run", "t.toml", "--shard", k, "--out", &format!("shards/{}", &k[..1])]);
         assert!(stdout.contains(&format!("shard {k} only")), "{stdout}");
     }
+    // The shards took one key, the arena's, made by the first.
+    let key = f.read("results/t/seed.key");
+    for k in 1..=3 {
+        assert_eq!(f.read(&format!("shards/{k}/seed.key")), key);
+    }
+    f.ok(&["run", "t.toml"]);
+    // A shard of another key (another machine that was not given the arena's seed.key):
+    // refused, naming both files.
+    std::fs::write(f.path().join("other.key"), format!("{}\n", "5a".repeat(32))).unwrap();
+    f.ok(&["run", "t.toml", "--shard", "3/3", "--out", "elsewhere/3", "--seed-key", "other.key"]);
+    let out = f.arena(&["merge", "shards/1", "shards/2", "elsewhere/3", "--out", "mixed"]);
+    assert_eq!(out.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("elsewhere/3/seed.key")
+            && stderr.contains("shards/1/seed.key")
+            && stderr.contains("share one seed.key"),
+        "{stderr}"
+    );
     // An incomplete set is refused.
     let out = f.arena(&["merge", "shards/1", "shards/2", "--out", "merged"]);
     assert_eq!(out.status.code(), Some(4));
@@ -791,6 +884,13 @@ fn diff_says_whether_anything_changed_and_lists_what_did() {
     );
     std::fs::write(f.path().join("reg.toml"), text).unwrap();
     f.ok(&["run", "reg.toml", "-q"]);
+    // With another key, every seed differs: nothing to compare, and the way out said.
+    std::fs::write(f.path().join("other.key"), format!("{}\n", "5a".repeat(32))).unwrap();
+    f.ok(&["run", "reg.toml", "-q", "--out", "other", "--seed-key", "other.key"]);
+    let out = f.arena(&["diff", "results/reg", "other"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("seed keys") && stdout.contains("--seed-key"), "{stdout}");
     f.ok(&["run", "reg.toml", "-q", "--out", "again"]);
     // Identical results: exit 0, and every bot's change is exactly 0.
     let same = f.arena(&["diff", "results/reg", "again"]);

@@ -36,6 +36,7 @@ use crate::error::{Error, Result};
 use crate::game::MapText;
 use crate::games::GameId;
 use crate::matches::LimitOverrides;
+use crate::seed::SeedKey;
 
 use super::bot_files::BotFingerprint;
 use super::results::replays::ReplayPolicy;
@@ -193,8 +194,9 @@ impl Arena {
         })
     }
 
-    /// The arena's schedule: every planned match, computed on demand.
-    pub(crate) fn schedule(&self) -> Schedule {
+    /// The arena's schedule, its match seeds drawn with `key` (a results folder's): every
+    /// planned match, computed on demand.
+    pub(crate) fn schedule(&self, key: &SeedKey) -> Schedule {
         let bot_roles: Vec<Vec<String>> = self.bots.iter().map(|b| b.roles.clone()).collect();
         let names: Vec<String> = self.bots.iter().map(|b| b.name.clone()).collect();
         Schedule::new(Plan {
@@ -205,6 +207,7 @@ impl Arena {
             games_per_pairing: self.games_per_pairing,
             maps: self.maps.len(),
             seed: self.seed,
+            key,
         })
     }
 

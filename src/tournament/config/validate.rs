@@ -130,7 +130,8 @@ pub(super) fn arena<D: GameDef>(
         league,
         source,
     };
-    let schedule = arena.schedule();
+    // Asked for its pairings and totals only: no seed of it is played.
+    let schedule = arena.schedule(&crate::seed::SeedKey::PUBLIC);
     if schedule.pairings().is_empty() {
         return Err(Problem::NoPairing.at("bots"));
     }

@@ -37,7 +37,7 @@ use super::results::matches::{drop_torn_line, read_rows};
 use super::results::meta::Kind;
 use super::results::replays::kept_ids;
 use super::results::{Folder, MATCHES_FILE, Recorder, corrupt, write_atomically, write_summaries};
-use super::run::{meta_of, results_dir};
+use super::run::{arena_key, meta_of, results_dir};
 use super::schedule::{Planned, Shard};
 use super::stats::standings::Standings;
 use super::stats::tally::MatchPlacing;
@@ -45,7 +45,7 @@ use super::update::prepare;
 use crate::bot::Supervisor;
 use crate::error::{Error, Result};
 use crate::matches::PlayedMatch;
-use crate::seed::{game_seed, match_id};
+use crate::seed::{SeedKey, game_seed, match_id};
 
 /// The league's journal in its results folder.
 pub(crate) const JOURNAL_FILE: &str = "league.jsonl";
@@ -139,6 +139,8 @@ struct Live {
 /// decided matches without a row, then one unit per new decision.
 struct Segment<'a> {
     arena: &'a Arena,
+    /// The folder's secret, which the match seeds are drawn with.
+    key: &'a SeedKey,
     replays: Vec<(u64, Pick)>,
     window: u64,
     deadline: Option<Instant>,
@@ -184,7 +186,7 @@ impl Segment<'_> {
                 pairing: n as usize,
                 seats,
                 map,
-                seed: game_seed(self.arena.seed, pick.game),
+                seed: game_seed(self.key, self.arena.seed, pick.game),
             },
             map: self.arena.maps[map].clone(),
             label: label.join(" vs "),
@@ -407,10 +409,11 @@ pub fn league(arena: &Arena, opts: &LeagueOptions) -> Result<LeagueReport> {
     let mut changes = Vec::new();
     let mut warnings = Vec::new();
     let mut played_total = 0;
+    let key = arena_key(&arena, &dir)?;
     loop {
         let seen = opts.watch.as_ref().map(|p| (p.clone(), modified(p)));
-        let meta = meta_of(&arena, 0, Shard::all(), Kind::League);
-        let (lock, update) = prepare(&dir, &meta, false, Shard::all())?;
+        let meta = meta_of(&arena, 0, Shard::all(), Kind::League, &key);
+        let (lock, update) = prepare(&dir, &meta, false, Shard::all(), &key)?;
         let journal_path = dir.join(JOURNAL_FILE);
         let entries = read_journal(&journal_path)?;
         let mut journal = std::fs::OpenOptions::new()
@@ -540,6 +543,7 @@ pub fn league(arena: &Arena, opts: &LeagueOptions) -> Result<LeagueReport> {
         let to_play = budget.map_or(0, |b| b + replays.len() as u64);
         let segment = Segment {
             arena: &arena,
+            key: &key,
             replays,
             window: settings.window.max(1),
             deadline,

@@ -10,6 +10,7 @@
 //! | `replays/<id>.jsonl` (the replays kept) | [`replays`] |
 //! | `analysis.csv`, `analysis-summary.csv` (`analysis = true`) | [`analysis`] |
 //! | `metrics.csv` (the bots' `@metric` lines, per match and seat) | [`metrics`] |
+//! | `seed.key` (the secret the match seeds are drawn with; kept by `--fresh`) | [`seed_key`] |
 //! | `sprt.json` (a test's verdict), `report.html` (drawn by `crate::view::report`) | names only |
 //!
 //! This module also holds the lock that keeps two runs out of one folder, the atomic writes, and
@@ -22,6 +23,7 @@ pub(crate) mod matches;
 pub(crate) mod meta;
 pub(crate) mod metrics;
 pub(crate) mod replays;
+pub(crate) mod seed_key;
 pub(crate) mod summaries;
 
 use std::collections::BTreeSet;
@@ -67,8 +69,10 @@ const RUN_FILES: &[&str] = &[
 /// The version of the files' layout. 2: `matches.csv` has the `seat*_max_turn_cpu_ms` columns.
 /// 3: `meta.json` holds the run's inputs ([`RunInputs`]) and its fingerprint is theirs. 4: match
 /// ids are drawn from each match's identity (`crate::seed::match_id`), not numbered by position.
+/// 5: match seeds are drawn with the folder's secret `seed.key` (`crate::seed::game_seed`), whose
+/// id the inputs record.
 /// A folder of an earlier version is still read (`merge`, `diff`, `report`) but not resumed.
-pub(crate) const RESULTS_VERSION: u32 = 4;
+pub(crate) const RESULTS_VERSION: u32 = 5;
 
 /// A results folder whose content is not what arena wrote (edited, truncated, mixed).
 pub(crate) fn corrupt(path: &Path, line: Option<u64>, message: impl Into<String>) -> Error {
@@ -175,6 +179,9 @@ pub(crate) fn admit(dir: &Path, meta: &Meta, fresh: bool) -> Result<()> {
                 ),
             ));
         }
+        if let Some(refused) = other_seed_key(dir, &old, meta) {
+            return Err(refused);
+        }
         if old != *meta {
             return Err(other_config(
                 dir,
@@ -194,6 +201,25 @@ pub(crate) fn admit(dir: &Path, meta: &Meta, fresh: bool) -> Result<()> {
         ));
     }
     meta.write(dir)
+}
+
+/// The error for a folder whose rows (`old`'s) were played with another seed key than the one
+/// in its `seed.key` now (`meta`'s), if they were.
+pub(crate) fn other_seed_key(dir: &Path, old: &Meta, meta: &Meta) -> Option<Error> {
+    let key_of = |m: &Meta| m.inputs.as_ref().and_then(|i| i.plan.seed_key.clone());
+    let (old_key, new_key) = (key_of(old)?, key_of(meta)?);
+    (old_key != new_key).then(|| {
+        corrupt(
+            &dir.join(seed_key::SEED_KEY_FILE),
+            None,
+            format!(
+                "is seed key {new_key}, but the rows `{}` records were played with key {old_key}: \
+                 put back the seed.key they were played with, or rerun with --fresh to play them \
+                 again with this one",
+                dir.join(META_FILE).display()
+            ),
+        )
+    })
 }
 
 /// The error for a folder `dir` whose rows (`old`'s) are of another config than `meta`: other
