@@ -138,6 +138,21 @@ fn matches_a_memoised_minimax_up_to_side_6_for_either_painter_and_any_window() {
     assert!(sides[6] >= 40, "{sides:?}");
 }
 
+/// A position in mid-game: up to five random moves played from the board's start. Returns the
+/// open rooms, the painter to move and the other.
+fn random_position(board: &Board, rng: &mut ChaCha8Rng) -> (Rooms, u8, u8) {
+    let geo = &board.geometry;
+    let [mut mover, mut other] = board.starts;
+    let mut open = geo.all & !board.blocked & !bit(mover) & !bit(other);
+    for _ in 0..rng.random_range(0..6) {
+        let moves: Vec<u8> = rooms(geo.neighbours[mover as usize] & open).collect();
+        let Some(&m) = moves.choose(rng) else { break };
+        open &= !bit(m);
+        (mover, other) = (other, m);
+    }
+    (open, mover, other)
+}
+
 #[test]
 fn territory_bounds_hold_in_random_positions() {
     let mut rng = ChaCha8Rng::seed_from_u64(14);
@@ -145,15 +160,7 @@ fn territory_bounds_hold_in_random_positions() {
     for seed in 0..300u64 {
         let board = random_board(3 + (seed % 3) as u32, [0.0, 0.2][(seed % 2) as usize], seed);
         let geo = &board.geometry;
-        let [mut mover, mut other] = board.starts;
-        let mut open = geo.all & !board.blocked & !bit(mover) & !bit(other);
-        // Play a few random moves for a position in mid-game.
-        for _ in 0..rng.random_range(0..6) {
-            let moves: Vec<u8> = rooms(geo.neighbours[mover as usize] & open).collect();
-            let Some(&m) = moves.choose(&mut rng) else { break };
-            open &= !bit(m);
-            (mover, other) = (other, m);
-        }
+        let (open, mover, other) = random_position(&board, &mut rng);
         if geo.neighbours[mover as usize] & open == 0 || geo.neighbours[other as usize] & open == 0
         {
             continue;
@@ -279,14 +286,7 @@ fn check_prunings(wrong: Option<Wrong>) -> Result<usize, String> {
         let size = 3 + (seed % 3) as u32;
         let board = random_board(size, [0.1, 0.2, 0.3][(seed % 3) as usize], 5000 + seed);
         let geo = &board.geometry;
-        let [mut mover, mut other] = board.starts;
-        let mut open = geo.all & !board.blocked & !bit(mover) & !bit(other);
-        for _ in 0..rng.random_range(0..6) {
-            let moves: Vec<u8> = rooms(geo.neighbours[mover as usize] & open).collect();
-            let Some(&m) = moves.choose(&mut rng) else { break };
-            open &= !bit(m);
-            (mover, other) = (other, m);
-        }
+        let (open, mover, other) = random_position(&board, &mut rng);
         let mut memo = HashMap::new();
         for (mover, other) in [(mover, other), (other, mover)] {
             let expected = memoised(geo, open, mover, other, &mut memo);
