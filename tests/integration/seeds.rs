@@ -11,7 +11,7 @@ use std::path::Path;
 use arena::seed::{SeedKey, bot_seed, game_seed};
 
 use crate::external::{assert_no_process_left, bot, marker_in};
-use crate::support::root;
+use crate::support::{root, run_arena_file};
 
 /// The match seed of game `k` as arena drew it from the master seed alone, before the key.
 fn legacy_game_seed(master: u64, k: u64) -> u64 {
@@ -34,14 +34,8 @@ fn risk_tournament(dir: &Path, seed: u64, games: u64, bots: &str, sandbox: &str)
          [limits]\nfirst_turn_ms = 60000\nturn_ms = 5000\n[maps]\nfiles = [{:?}]\n{bots}",
         map.display().to_string(),
     );
-    std::fs::write(dir.join("t.toml"), toml).expect("the arena file is written");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["run", "t.toml", "-q", "-j", "2"])
-        .current_dir(dir)
-        .output()
-        .expect("arena runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    std::fs::read_to_string(dir.join("results/t/matches.csv")).expect("matches.csv")
+    let results = run_arena_file(dir, "t", &toml);
+    std::fs::read_to_string(results.join("matches.csv")).expect("matches.csv")
 }
 
 /// `(game, seed)` of every row.

@@ -228,10 +228,16 @@ impl Confinement {
         self.readable.as_deref()
     }
 
+    /// The bot's own cgroup, when its slot has one.
+    #[cfg(target_os = "linux")]
+    fn cgroup(&self) -> Option<&cgroup::BotCgroup> {
+        self.slot.as_ref()?.cgroup.as_ref()
+    }
+
     /// A clock of the CPU time the bot's processes used, when a cgroup counts it.
     pub(super) fn cgroup_clock(&self) -> Option<CpuClock> {
         #[cfg(target_os = "linux")]
-        return self.slot.as_ref()?.cgroup.as_ref().and_then(cgroup::BotCgroup::cpu_clock);
+        return self.cgroup().and_then(cgroup::BotCgroup::cpu_clock);
         #[cfg(not(target_os = "linux"))]
         None
     }
@@ -239,11 +245,7 @@ impl Confinement {
     /// Whether the kernel caps the memory of the bot's processes together (a `memory` cgroup).
     pub(super) fn caps_memory(&self) -> bool {
         #[cfg(target_os = "linux")]
-        return self
-            .slot
-            .as_ref()
-            .and_then(|s| s.cgroup.as_ref())
-            .is_some_and(cgroup::BotCgroup::caps_memory);
+        return self.cgroup().is_some_and(cgroup::BotCgroup::caps_memory);
         #[cfg(not(target_os = "linux"))]
         false
     }
@@ -287,11 +289,7 @@ impl Confinement {
     /// Whether the bot ran out of the memory of its `memory` cgroup.
     pub(super) fn hit_memory_cap(&self) -> bool {
         #[cfg(target_os = "linux")]
-        return self
-            .slot
-            .as_ref()
-            .and_then(|s| s.cgroup.as_ref())
-            .is_some_and(cgroup::BotCgroup::ran_out_of_memory);
+        return self.cgroup().is_some_and(cgroup::BotCgroup::ran_out_of_memory);
         #[cfg(not(target_os = "linux"))]
         false
     }
