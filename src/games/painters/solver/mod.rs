@@ -4,7 +4,8 @@
 //! a position's value for the painter to move depends only on the open rooms and the two
 //! positions. The search is negamax alpha-beta over `(open rooms, mover, other)` with:
 //!
-//! - **bitboards**: a set of rooms is a `u128`, a move is a bit;
+//! - **bitboards**: a set of rooms is a `u128` up to side 11 and three `u64` words beyond
+//!   ([`Bits`]; [`BoardSolver`] picks one by side, once), a move is a bit;
 //! - **canonical positions**: open rooms neither painter can ever reach are dropped from the
 //!   state, so positions that differ only in dead pockets share one table entry;
 //! - **region separation**: once the painters' reachable regions are disjoint, nothing one does
@@ -32,13 +33,18 @@
 //!
 //! The solver's parts: this file holds the exact game-tree search, `table.rs` the transposition
 //! and longest-path tables, `paths.rs` the longest-path search and its bounds, `anytime.rs` the
-//! depth-limited iterative deepening of the `search` bot.
+//! depth-limited iterative deepening of the `search` bot, `board.rs` the choice of bit sets by
+//! side ([`BoardSolver`]) and the `greedy` bot's move.
 
 mod anytime;
+mod board;
 mod paths;
 mod table;
 
-use super::map::{Board, Geometry, Rooms, bit, rooms};
+pub use anytime::Found;
+pub use board::BoardSolver;
+
+use super::map::{Bits, Board, Geometry, rooms};
 use crate::budget::Budget;
 use table::{Entry, PathEntry};
 
@@ -46,7 +52,7 @@ use table::{Entry, PathEntry};
 /// reading the clock tens of nanoseconds.
 const CLOCK_EVERY: u64 = 64;
 
-/// Larger than any score difference (at most 121 rooms).
+/// Larger than any score difference (at most 169 rooms).
 pub(crate) const INF: i32 = 1000;
 
 /// The range `(lower, upper)` of a value once a fail-soft search with window `(low, high)`
@@ -109,12 +115,12 @@ pub struct Stats {
 
 /// The exact solver and its tables, reused across positions of one board (a bot keeps one for a
 /// whole match, so later turns start from what earlier ones learnt).
-pub struct Solver {
-    geo: Geometry,
-    table: Vec<Entry>,
+pub struct Solver<B: Bits = u128> {
+    geo: Geometry<B>,
+    table: Vec<Entry<B>>,
     /// Used entries of `table`: it grows (4x) when three quarters are used, up to `max_len`.
     table_used: usize,
-    paths: Vec<PathEntry>,
+    paths: Vec<PathEntry<B>>,
     paths_used: usize,
     max_len: usize,
     budget: Budget,
@@ -127,10 +133,10 @@ pub struct Solver {
     wrong: Option<Wrong>,
 }
 
-impl Solver {
+impl<B: Bits> Solver<B> {
     /// A solver whose tables grow up to `2^max_bits` game entries and as many path entries
     /// (32 bytes each). They start small: most positions need few.
-    pub fn new(geo: Geometry, max_bits: u32) -> Solver {
+    pub fn new(geo: Geometry<B>, max_bits: u32) -> Solver<B> {
         let max_len = 1usize << max_bits.max(1);
         let n = max_len.min(1 << 10);
         Solver {
@@ -143,7 +149,7 @@ impl Solver {
             budget: Budget::unlimited(),
             inexact: false,
             stats: Stats::default(),
-            history: vec![0; 128 * 128],
+            history: vec![0; B::CAPACITY * B::CAPACITY],
             #[cfg(test)]
             wrong: None,
         }
@@ -182,14 +188,14 @@ impl Solver {
         }
     }
 
-    pub fn geometry(&self) -> &Geometry {
+    pub fn geometry(&self) -> &Geometry<B> {
         &self.geo
     }
 
     /// The value of a fresh board: the best score Alma can guarantee.
     pub fn solve_board(&mut self, board: &Board) -> i32 {
         let [a, b] = board.starts;
-        let open = self.geo.all & !board.blocked & !bit(a) & !bit(b);
+        let open = self.geo.all & !B::from_wide(board.blocked) & !B::bit(a) & !B::bit(b);
         let (value, _) = self.value_range(open, a, b, Budget::unlimited());
         value
     }
@@ -197,7 +203,7 @@ impl Solver {
     /// What null-window searches proved about the value before `budget` ran out: `(lower,
     /// upper)`, equal once exact. Each search halves the range left, so a search cut short by
     /// its budget still says how far it got (the benchmark reports this for the largest side).
-    pub fn value_range(&mut self, open: Rooms, mover: u8, other: u8, budget: Budget) -> (i32, i32) {
+    pub fn value_range(&mut self, open: B, mover: u8, other: u8, budget: Budget) -> (i32, i32) {
         self.budget = budget.check_every(CLOCK_EVERY);
         let most = open.count_ones() as i32 + 1;
         let (mut lower, mut upper) = (-most, most);
@@ -215,7 +221,7 @@ impl Solver {
     /// The exact value for the painter at `mover` to move, or `None` if `budget` ran out first.
     /// Found by null-window searches ([`Solver::value_range`]): on open S = 10 boards they
     /// visit about a third fewer positions than one full-window search.
-    pub fn value(&mut self, open: Rooms, mover: u8, other: u8, budget: Budget) -> Option<i32> {
+    pub fn value(&mut self, open: B, mover: u8, other: u8, budget: Budget) -> Option<i32> {
         let (lower, upper) = self.value_range(open, mover, other, budget);
         (lower == upper).then_some(lower)
     }
@@ -224,7 +230,7 @@ impl Solver {
     /// painter cannot move or `budget` ran out first.
     pub fn best_move(
         &mut self,
-        open: Rooms,
+        open: B,
         mover: u8,
         other: u8,
         budget: Budget,
@@ -233,7 +239,7 @@ impl Solver {
         let mut best: Option<(u8, i32)> = None;
         for m in self.ordered_moves(open, mover, other) {
             let alpha = best.map_or(-INF, |(_, v)| v);
-            let v = 1 - self.search(open & !bit(m), other, m, -INF, 1 - alpha);
+            let v = 1 - self.search(open & !B::bit(m), other, m, -INF, 1 - alpha);
             if self.budget.is_out() {
                 return None;
             }
@@ -244,7 +250,7 @@ impl Solver {
         best
     }
 
-    fn ordered_moves(&self, open: Rooms, mover: u8, other: u8) -> Vec<u8> {
+    fn ordered_moves(&self, open: B, mover: u8, other: u8) -> Vec<u8> {
         let moves = self.geo.neighbours[mover as usize] & open;
         let mut list: Vec<u8> = rooms(moves).collect();
         let canonical = self.canonical(open, mover, other);
@@ -257,7 +263,7 @@ impl Solver {
     }
 
     /// The open rooms either painter can still reach.
-    fn canonical(&self, open: Rooms, mover: u8, other: u8) -> Rooms {
+    fn canonical(&self, open: B, mover: u8, other: u8) -> B {
         let from = self.geo.neighbours[mover as usize] | self.geo.neighbours[other as usize];
         self.geo.component(open, from)
     }
@@ -271,15 +277,7 @@ impl Solver {
     /// The value once the painters' regions are apart: the difference of two longest paths.
     /// Cheap bounds on both (a greedy walk below, the path bound above) often settle the window
     /// (a fail-soft bound is all the caller needs), sparing one or both exact searches.
-    fn apart(
-        &mut self,
-        mover: u8,
-        mine: Rooms,
-        other: u8,
-        theirs: Rooms,
-        alpha: i32,
-        beta: i32,
-    ) -> i32 {
+    fn apart(&mut self, mover: u8, mine: B, other: u8, theirs: B, alpha: i32, beta: i32) -> i32 {
         let (mut my_low, mut my_high) = (self.walk(mover, mine), self.path_bound(mover, mine));
         let (mut their_low, mut their_high) =
             (self.walk(other, theirs), self.path_bound(other, theirs));
@@ -315,13 +313,7 @@ impl Solver {
     /// `painter` paints all `s` walk rooms and `rival` never enters one, so `rival` paints a
     /// simple path in the rooms left, at most their path bound `b`: `rival` scores at most `b -
     /// s` against that strategy, and so at most that against `painter`'s best play.
-    pub(crate) fn territory(
-        &self,
-        relevant: Rooms,
-        painter: u8,
-        rival: u8,
-        rival_first: bool,
-    ) -> i32 {
+    pub(crate) fn territory(&self, relevant: B, painter: u8, rival: u8, rival_first: bool) -> i32 {
         let safe = self.safe_walk(painter, rival, relevant, rival_first);
         let rest = relevant & !safe;
         let reach = self.geo.component(rest, rest & self.geo.neighbours[rival as usize]);
@@ -333,23 +325,23 @@ impl Solver {
     /// Negamax alpha-beta: the value for the painter at `mover` (the rooms it will paint from now
     /// minus the other's), fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower
     /// bound, anything between exact.
-    fn search(&mut self, open: Rooms, mover: u8, other: u8, mut alpha: i32, mut beta: i32) -> i32 {
+    fn search(&mut self, open: B, mover: u8, other: u8, mut alpha: i32, mut beta: i32) -> i32 {
         let geo = &self.geo;
         let mine = geo.neighbours[mover as usize] & open;
         let theirs = geo.neighbours[other as usize] & open;
-        if mine == 0 {
-            if theirs == 0 {
+        if mine.is_empty() {
+            if theirs.is_empty() {
                 return 0;
             }
             // A painter that cannot move never will again: the other paints its longest path.
             let region = geo.component(open, theirs);
-            return self.apart(mover, 0, other, region, alpha, beta);
+            return self.apart(mover, B::ZERO, other, region, alpha, beta);
         }
         let my_region = geo.component(open, mine);
-        if theirs == 0 {
-            return self.apart(mover, my_region, other, 0, alpha, beta);
+        if theirs.is_empty() {
+            return self.apart(mover, my_region, other, B::ZERO, alpha, beta);
         }
-        if my_region & theirs == 0 {
+        if (my_region & theirs).is_empty() {
             let their_region = geo.component(open, theirs);
             return self.apart(mover, my_region, other, their_region, alpha, beta);
         }
@@ -388,7 +380,7 @@ impl Solver {
         let window_low = alpha;
         let mut moves = [u8::MAX; 3];
         let mut count = 0;
-        if first != u8::MAX && mine & bit(first) != 0 {
+        if first != u8::MAX && mine.has(first) {
             moves[0] = first;
             count = 1;
         }
@@ -402,12 +394,12 @@ impl Solver {
         // Then towards open space: on random open S = 8 boards this visits about a quarter fewer
         // nodes than room order (and the reverse, wall hugging, about a third more).
         let exits = |m: u8| (self.geo.neighbours[m as usize] & relevant).count_ones();
-        let history = |m: u8| self.history[mover as usize * 128 + m as usize];
+        let history = |m: u8| self.history[mover as usize * B::CAPACITY + m as usize];
         moves[start..count].sort_unstable_by_key(|&m| std::cmp::Reverse((history(m), exits(m))));
         let mut best = -INF;
         let mut best_move = moves[0];
         for (i, &m) in moves[..count].iter().enumerate() {
-            let child = relevant & !bit(m);
+            let child = relevant & !B::bit(m);
             // Principal variation search: the first move gets the window, the others a null
             // window that only asks whether they beat alpha, searched again if they do.
             let mut v = if i == 0 || beta - alpha <= 1 {
@@ -428,7 +420,7 @@ impl Solver {
                     alpha = v;
                     if alpha >= beta {
                         let weight = relevant.count_ones();
-                        let slot = &mut self.history[mover as usize * 128 + m as usize];
+                        let slot = &mut self.history[mover as usize * B::CAPACITY + m as usize];
                         *slot = slot.saturating_add(weight * weight);
                         break;
                     }
