@@ -25,7 +25,7 @@ use crate::registry::{BotEntry, Exact, GameDef, RandomBot, Separating};
 pub use map::Board;
 pub use rules::{Options, Painters, PaintersAction, PaintersView};
 pub use solve::solve_cases;
-pub use solver::Solver;
+pub use solver::{Profile, Solver};
 
 impl GameDef for Painters {
     type G = Painters;
