@@ -26,7 +26,7 @@ use crate::registry::{BotEntry, Exact, GameDef, RandomBot, Separating};
 pub use map::Board;
 pub use rules::{Options, Painters, PaintersAction, PaintersView};
 pub use solve::solve_cases;
-pub use solver::{BoardSolver, Found, Solver};
+pub use solver::{BoardSolver, Found, Profile, Solver};
 
 impl GameDef for Painters {
     type G = Painters;

@@ -3,7 +3,7 @@
 //! beyond. The choice is made once, when the solver is made; every call after it converts the
 //! rules' [`Rooms`] to the solver's sets and runs the same code.
 
-use super::{Found, Solver, Stats};
+use super::{Found, Profile, Solver, Stats};
 use crate::budget::Budget;
 use crate::games::painters::map::{Bits, Board, Geometry, Rooms, Wide};
 
@@ -52,6 +52,16 @@ impl BoardSolver {
 
     pub fn reset_stats(&mut self) {
         each!(self, s => s.stats = Stats::default());
+    }
+
+    /// Collects a [`Profile`] of the searches from now on.
+    pub fn start_profile(&mut self) {
+        each!(self, s => s.profile = Some(Box::default()));
+    }
+
+    /// What the searches collected since [`BoardSolver::start_profile`].
+    pub fn profile(&self) -> Option<&Profile> {
+        each!(self, s => s.profile.as_deref())
     }
 
     /// See [`Solver::preallocate`].

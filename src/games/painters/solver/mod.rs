@@ -113,6 +113,49 @@ pub struct Stats {
     pub table_hits: u64,
 }
 
+/// Where a search's nodes go, for finding what to improve (`PAINTERS_PROFILE=1 cargo bench
+/// --bench painters`): collected only when [`Solver::profile`] is `Some`, so an ordinary solve
+/// pays one branch per node.
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    /// Each null-window search of the driver: `(guess, answer, game nodes, path nodes)`.
+    pub passes: Vec<(i32, i32, u64, u64)>,
+    /// Searched game-tree nodes (the painters in one region, no cheap bound settled the
+    /// window) by the number of rooms either painter can reach, in buckets of 8.
+    pub by_region: [u64; 16],
+    /// The same nodes by the distance between the painters through open rooms (15: 15 or
+    /// more).
+    pub by_distance: [u64; 16],
+    /// Positions settled without a search: the regions apart (or a painter stuck), the
+    /// mover's path bound, the other's path bound, the table, the territory bound.
+    pub settled: [u64; 5],
+    /// Searched nodes cut off by their first move, by a later one, and with every move
+    /// searched and none reaching beta (ordering quality: a cut-off after the first move
+    /// means the first move's subtree was wasted).
+    pub first_move_cutoffs: u64,
+    pub later_cutoffs: u64,
+    pub all_moves_searched: u64,
+}
+
+/// What [`Profile::settled`] counts, by index.
+#[derive(Clone, Copy)]
+enum Settled {
+    Apart,
+    MoverBound,
+    OtherBound,
+    Table,
+    Territory,
+}
+
+/// Counts a position settled without a search, when profiling (a free function, so it borrows
+/// only the profile while the search holds the geometry).
+#[inline]
+fn settled_by(profile: &mut Option<Box<Profile>>, how: Settled) {
+    if let Some(p) = profile {
+        p.settled[how as usize] += 1;
+    }
+}
+
 /// The exact solver and its tables, reused across positions of one board (a bot keeps one for a
 /// whole match, so later turns start from what earlier ones learnt).
 pub struct Solver<B: Bits = u128> {
@@ -128,6 +171,8 @@ pub struct Solver<B: Bits = u128> {
     inexact: bool,
     pub stats: Stats,
     history: Vec<u32>,
+    /// Where the nodes go, when asked for (benchmarks).
+    pub profile: Option<Box<Profile>>,
     /// The deliberately wrong rule switched on, if any (tests only).
     #[cfg(test)]
     wrong: Option<Wrong>,
@@ -150,6 +195,7 @@ impl<B: Bits> Solver<B> {
             inexact: false,
             stats: Stats::default(),
             history: vec![0; B::CAPACITY * B::CAPACITY],
+            profile: None,
             #[cfg(test)]
             wrong: None,
         }
@@ -209,7 +255,12 @@ impl<B: Bits> Solver<B> {
         let (mut lower, mut upper) = (-most, most);
         while lower < upper {
             let guess = lower + (upper - lower) / 2;
+            let before = (self.stats.nodes, self.stats.path_nodes);
             let v = self.search(open, mover, other, guess, guess + 1);
+            if let Some(p) = &mut self.profile {
+                let (nodes, path_nodes) = (self.stats.nodes, self.stats.path_nodes);
+                p.passes.push((guess, v, nodes - before.0, path_nodes - before.1));
+            }
             if self.budget.is_out() {
                 break;
             }
@@ -266,6 +317,24 @@ impl<B: Bits> Solver<B> {
     fn canonical(&self, open: B, mover: u8, other: u8) -> B {
         let from = self.geo.neighbours[mover as usize] | self.geo.neighbours[other as usize];
         self.geo.component(open, from)
+    }
+
+    /// Records a searched node's region size and the painters' distance, when profiling.
+    fn profile_node(&mut self, relevant: B, mover: u8, other: u8) {
+        let Some(p) = &mut self.profile else { return };
+        p.by_region[(relevant.count_ones() as usize / 8).min(15)] += 1;
+        let through = relevant | B::bit(other);
+        let (mut reached, mut frontier, mut distance) = (B::bit(mover), B::bit(mover), 0);
+        while !frontier.has(other) && !frontier.is_empty() && distance < 15 {
+            let mut next = B::ZERO;
+            for r in rooms(frontier) {
+                next |= self.geo.neighbours[r as usize];
+            }
+            frontier = next & through & !reached;
+            reached |= frontier;
+            distance += 1;
+        }
+        p.by_distance[distance] += 1;
     }
 
     /// Counts a node against the budget; true once it is spent.
@@ -334,14 +403,17 @@ impl<B: Bits> Solver<B> {
                 return 0;
             }
             // A painter that cannot move never will again: the other paints its longest path.
+            settled_by(&mut self.profile, Settled::Apart);
             let region = geo.component(open, theirs);
             return self.apart(mover, B::ZERO, other, region, alpha, beta);
         }
         let my_region = geo.component(open, mine);
         if theirs.is_empty() {
+            settled_by(&mut self.profile, Settled::Apart);
             return self.apart(mover, my_region, other, B::ZERO, alpha, beta);
         }
         if (my_region & theirs).is_empty() {
+            settled_by(&mut self.profile, Settled::Apart);
             let their_region = geo.component(open, theirs);
             return self.apart(mover, my_region, other, their_region, alpha, beta);
         }
@@ -354,17 +426,21 @@ impl<B: Bits> Solver<B> {
         // I paint at least the room I move into, at most my path bound; the other likewise.
         let high = self.path_bound(mover, my_region);
         if high <= alpha {
+            settled_by(&mut self.profile, Settled::MoverBound);
             return high;
         }
         let low = 1 - self.path_bound(other, relevant);
         if low >= beta {
+            settled_by(&mut self.profile, Settled::OtherBound);
             return low;
         }
+        self.profile_node(relevant, mover, other);
         let mut first = u8::MAX;
         if let Some(e) = self.probe(relevant, mover, other) {
             self.stats.table_hits += 1;
             let (lower, upper) = (e.lower as i32, e.upper as i32);
             if let Some(v) = settled((lower, upper), (alpha, beta)) {
+                settled_by(&mut self.profile, Settled::Table);
                 return v;
             }
             alpha = alpha.max(lower);
@@ -375,6 +451,7 @@ impl<B: Bits> Solver<B> {
         // I paint whatever the other does, cost more time than it saved on open S = 10 boards.)
         let high = self.territory(relevant, other, mover, true);
         if high <= alpha {
+            settled_by(&mut self.profile, Settled::Territory);
             return high;
         }
         let window_low = alpha;
@@ -419,6 +496,13 @@ impl<B: Bits> Solver<B> {
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
+                        if let Some(p) = &mut self.profile {
+                            *if i == 0 {
+                                &mut p.first_move_cutoffs
+                            } else {
+                                &mut p.later_cutoffs
+                            } += 1;
+                        }
                         let weight = relevant.count_ones();
                         let slot = &mut self.history[mover as usize * B::CAPACITY + m as usize];
                         *slot = slot.saturating_add(weight * weight);
@@ -426,6 +510,11 @@ impl<B: Bits> Solver<B> {
                     }
                 }
             }
+        }
+        if best <= window_low
+            && let Some(p) = &mut self.profile
+        {
+            p.all_moves_searched += 1;
         }
         self.store(relevant, mover, other, (window_low, beta), best, best_move);
         best

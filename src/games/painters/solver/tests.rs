@@ -447,3 +447,33 @@ fn wide_boards_with_small_regions_match_the_memoised_minimax() {
     }
     assert!(checked >= 40, "{checked} boards with a non-zero value");
 }
+
+#[test]
+fn the_profile_accounts_for_every_node_and_changes_nothing() {
+    for seed in 0..12u64 {
+        let board = random_board(5 + (seed % 3) as u32, [0.0, 0.1][(seed % 2) as usize], seed);
+        let mut plain = Solver::new(Geometry::<u128>::new(board.size()), 16);
+        let mut profiled = Solver::new(Geometry::<u128>::new(board.size()), 16);
+        profiled.profile = Some(Box::default());
+        let value = profiled.solve_board(&board);
+        assert_eq!(value, plain.solve_board(&board), "seed {seed}");
+        assert_eq!(profiled.stats, plain.stats, "seed {seed}: profiling changed the search");
+        let p = profiled.profile.as_deref().expect("a profile");
+        let stats = profiled.stats;
+        let passes: u64 = p.passes.iter().map(|pass| pass.2).sum();
+        let path_passes: u64 = p.passes.iter().map(|pass| pass.3).sum();
+        assert_eq!((passes, path_passes), (stats.nodes, stats.path_nodes), "seed {seed}");
+        let searched: u64 = p.by_region.iter().sum();
+        assert_eq!(p.by_distance.iter().sum::<u64>(), searched, "seed {seed}");
+        let (mover_bound, other_bound) = (p.settled[1], p.settled[2]);
+        assert_eq!(searched + mover_bound + other_bound, stats.nodes, "seed {seed}");
+        let ended = p.first_move_cutoffs + p.later_cutoffs + p.all_moves_searched;
+        assert!(
+            ended <= searched,
+            "seed {seed}: {ended} searched nodes ended, {searched} searched"
+        );
+        // The driver stops when a pass's answer closes the range: that answer is the value.
+        let last = p.passes.last().expect("a pass");
+        assert_eq!(last.1, value, "seed {seed}: last pass {last:?}");
+    }
+}
