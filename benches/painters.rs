@@ -1,18 +1,20 @@
 //! Painters' Duel solver benchmark: Test Set 2 in total, random open boards of side 7 and 8
-//! (median and worst of 10), 9 and 10 (of 5), 11 (of 10, with the range proved when not solved).
+//! (median and worst of 10), 9 and 10 (of 5), 11 and 12 (of 10, with the range proved when not
+//! solved).
 //!
 //! `cargo bench --bench painters` (env `PAINTERS_MAX_S`, default 9: the largest side tried;
 //! `PAINTERS_MIN_S`, default 7: the smallest; `PAINTERS_CAP_S`, default 60: seconds of CPU
 //! allowed per board beyond side 8; `PAINTERS_TABLE_BITS`: the tables' largest size as a power
-//! of two, default `Solver::bits_for`; `PAINTERS_SEEDS`, e.g. `11-20`: other seeds than the
-//! default ones, to check a figure on boards it was not tuned on).
+//! of two, default `BoardSolver::bits_for`; `PAINTERS_SEEDS`, e.g. `11-20`: other seeds than the
+//! default ones, to check a figure on boards it was not tuned on; `PAINTERS_PROFILE=1`: where
+//! each board's nodes go, see [`Profile`]).
 
 use std::time::{Duration, Instant};
 
 use arena::budget::{Budget, Clock};
 use arena::games::painters::generator::random_board;
-use arena::games::painters::map::parse_kickstart;
-use arena::games::painters::{Solver, solve_cases};
+use arena::games::painters::map::{Rooms, bit, parse_kickstart};
+use arena::games::painters::{BoardSolver, Profile, solve_cases};
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -95,10 +97,13 @@ fn open_boards(size: u32, cap: Duration, seeds: Option<std::ops::RangeInclusive<
     let mut unsolved = 0;
     for seed in seeds.unwrap_or(1..=count) {
         let board = random_board(size, 0.0, seed);
-        let bits = env("PAINTERS_TABLE_BITS", u64::from(Solver::bits_for(size))) as u32;
-        let mut solver = Solver::new(board.geometry.clone(), bits);
+        let bits = env("PAINTERS_TABLE_BITS", u64::from(BoardSolver::bits_for(size))) as u32;
+        let mut solver = BoardSolver::new(size, bits);
+        if env("PAINTERS_PROFILE", 0) != 0 {
+            solver.start_profile();
+        }
         let [a, b] = board.starts;
-        let open = board.geometry.all & !(1u128 << a) & !(1u128 << b);
+        let open = board.geometry.all & !bit::<Rooms>(a) & !bit::<Rooms>(b);
         let budget =
             if size > 8 { Budget::with_clock(Clock::ThreadCpu, cap) } else { Budget::unlimited() };
         let (started, cpu_started) = (Instant::now(), cpu());
@@ -110,8 +115,8 @@ fn open_boards(size: u32, cap: Duration, seeds: Option<std::ops::RangeInclusive<
         let run = Run {
             cpu: cpu() - cpu_started,
             wall: started.elapsed(),
-            nodes: solver.stats.nodes,
-            path_nodes: solver.stats.path_nodes,
+            nodes: solver.stats().nodes,
+            path_nodes: solver.stats().path_nodes,
         };
         let figures = format!(
             "{:>9.2} ms CPU, {:>9.2} ms wall ({} nodes, {} path nodes)",
@@ -120,6 +125,9 @@ fn open_boards(size: u32, cap: Duration, seeds: Option<std::ops::RangeInclusive<
             run.nodes,
             run.path_nodes
         );
+        if let Some(profile) = solver.profile() {
+            print_profile(profile);
+        }
         if lower == upper {
             println!("  S={size} seed {seed}: value {lower:>3} in {figures}");
             runs.push(run);
@@ -154,5 +162,33 @@ fn open_boards(size: u32, cap: Duration, seeds: Option<std::ops::RangeInclusive<
         nodes[nodes.len() / 2],
         nodes[nodes.len() - 1],
         runs.len()
+    );
+}
+
+/// Where one board's nodes went: per null-window pass, by region size and by the painters'
+/// distance, how positions were settled without a search, and the move ordering's quality.
+fn print_profile(p: &Profile) {
+    for &(guess, answer, nodes, path_nodes) in &p.passes {
+        println!(
+            "    pass: is the value above {guess}? answer {answer}: {nodes} nodes, {path_nodes} path nodes"
+        );
+    }
+    let searched: u64 = p.by_region.iter().sum();
+    let share = |n: u64| 100.0 * n as f64 / searched.max(1) as f64;
+    let row = |counts: &[u64]| {
+        counts.iter().map(|&n| format!("{:.0}", share(n))).collect::<Vec<_>>().join(" ")
+    };
+    println!(
+        "    searched nodes {searched}, % by rooms in the shared region (0-7, 8-15, ...): {}",
+        row(&p.by_region)
+    );
+    println!("    % by the painters' distance (0, 1, ..., 14, 15+): {}", row(&p.by_distance));
+    println!(
+        "    settled without a search: apart {}, mover's bound {}, other's bound {}, table {}, territory {}",
+        p.settled[0], p.settled[1], p.settled[2], p.settled[3], p.settled[4]
+    );
+    println!(
+        "    cut-offs by the first move {}, by a later one {}; all moves searched, none above alpha: {}",
+        p.first_move_cutoffs, p.later_cutoffs, p.all_moves_searched
     );
 }

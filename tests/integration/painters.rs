@@ -173,7 +173,72 @@ fn solve_describes_its_arguments_and_answers_in_json() {
         v["cases"].as_array().unwrap().iter().map(|c| c["value"].as_i64().unwrap()).collect();
     assert_eq!(values, vec![2, 0]);
     let help = Arena::new().args(["gen", "painters", "--help"]).run().success();
-    for text in ["--size", "2 to 11", "--blocked"] {
+    for text in ["--size", "2 to 13", "--blocked"] {
         assert!(help.stdout().contains(text), "{text}: {}", help.stdout());
     }
+}
+
+/// `arena gen painters --size S` for a side a `u128` cannot hold.
+fn generate(size: u32, blocked: &str, seed: u32) -> String {
+    let generated = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["gen", "painters", "--seed", &seed.to_string(), "--size", &size.to_string()])
+        .args(["--blocked", blocked])
+        .output()
+        .expect("arena gen runs");
+    assert!(generated.status.success(), "{}", String::from_utf8_lossy(&generated.stderr));
+    String::from_utf8(generated.stdout).expect("utf-8 board")
+}
+
+/// Sides 12 and 13 (144 and 169 rooms, past a `u128`) through the binary: generated, solved
+/// from the board file and as a Kick Start case alike, and played by every bot; side 14 is
+/// refused naming the setting, the file and the line.
+#[test]
+fn sides_12_and_13_generate_solve_and_play() {
+    let arena = Arena::new();
+    let mut cases = Vec::new();
+    for (size, seed) in [(12, 1), (12, 2), (13, 3)] {
+        // Most rooms under construction: small regions, solved at once.
+        let text = generate(size, "0.55", seed);
+        assert!(text.contains(&format!("size {size}")), "{text}");
+        let board = arena::games::painters::map::parse_board_file("gen", &text).unwrap();
+        assert_eq!(board.size(), size);
+        let file = arena.dir().join(format!("board{seed}.txt"));
+        std::fs::write(&file, &text).unwrap();
+        let run = Arena::new().args(["solve", "painters", file.to_str().unwrap()]).run().success();
+        let kickstart = solve_stdin(&format!("1\n{}", board.kickstart_case()));
+        assert!(kickstart.starts_with("Case #1: "), "{kickstart}");
+        assert_eq!(run.stdout(), kickstart, "side {size}: the board file and the Kick Start case");
+        cases.push(board.kickstart_case());
+    }
+    // The three cases in one Kick Start input, next to a small one: one answer each, in order.
+    let small = "2 1 1 2 1 0\n";
+    let input = format!("4\n{small}{}", cases.concat());
+    let answers = solve_stdin(&input);
+    assert_eq!(answers.lines().count(), 4, "{answers}");
+    assert!(answers.starts_with("Case #1: 2\n"), "{answers}");
+
+    // A match on a side-12 board with each bot on each side.
+    let dir = arena.dir().to_path_buf();
+    let board = dir.join("board1.txt");
+    for (alma, berthe) in [("perfect", "search"), ("greedy", "perfect"), ("search", "random")] {
+        let run = Arena::new()
+            .args(["play", "painters", "--map", board.to_str().unwrap()])
+            .args(["--bot", &format!("alma={alma}"), "--bot", &format!("berthe={berthe}")])
+            .args(["--seed", "5"])
+            .run()
+            .success();
+        assert!(run.stdout().contains("neither painter can move"), "{}", run.stdout());
+    }
+
+    // Beyond side 13: the generator names its setting, the readers the file and line.
+    let refused = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["gen", "painters", "--size", "14"])
+        .output()
+        .expect("arena gen runs");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && err.contains("size"), "{err}");
+    std::fs::write(dir.join("big.in"), "1\n14 1 1 2 1 0\n").unwrap();
+    let run = Arena::new().args(["solve", "painters", dir.join("big.in").to_str().unwrap()]);
+    let run = run.run().failure();
+    assert!(run.stderr().contains("big.in") && run.stderr().contains("line 2"), "{}", run.stderr());
 }

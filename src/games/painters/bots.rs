@@ -7,9 +7,9 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::map::{Rooms, bit, rooms};
+use super::map::{Rooms, rooms};
 use super::rules::{Painters, PaintersAction, PaintersView};
-use super::solver::Solver;
+use super::solver::BoardSolver;
 use crate::bot::{Bot, BotFailure, TurnContext};
 use crate::budget::Budget;
 
@@ -31,27 +31,15 @@ fn search_budget(ctx: &TurnContext) -> Budget {
     ctx.budget(1.0, (ctx.allowance() / 4).min(Duration::from_millis(50)))
 }
 
-/// One ply: the move after which my reachable region most outgrows the other's (rooms I reach
-/// first count for me, as in [`Solver::voronoi`]); ties go to the move with fewer exits, which
-/// hugs walls and keeps the open space for later.
+/// One ply: the move after which my reachable region most outgrows the other's (see
+/// [`Solver::greedy`](super::solver::Solver::greedy)).
 pub(crate) struct GreedyBot {
-    solver: Option<Solver>,
+    solver: Option<BoardSolver>,
 }
 
 impl GreedyBot {
     pub(crate) fn new() -> GreedyBot {
         GreedyBot { solver: None }
-    }
-
-    /// The greedy choice for the painter at `mover`, or `None` if it cannot move.
-    pub(crate) fn choose(solver: &Solver, open: Rooms, mover: u8, other: u8) -> Option<u8> {
-        let geo = solver.geometry();
-        rooms(geo.neighbours[mover as usize] & open).max_by_key(|&m| {
-            let after = open & !bit(m);
-            let score = -solver.voronoi(after, other, m);
-            let exits = (geo.neighbours[m as usize] & after).count_ones() as i32;
-            (score, -exits, std::cmp::Reverse(m))
-        })
     }
 }
 
@@ -63,10 +51,9 @@ impl Default for GreedyBot {
 
 impl Bot<Painters> for GreedyBot {
     fn act(&mut self, view: &PaintersView, _: &TurnContext) -> Result<PaintersAction, BotFailure> {
-        let solver =
-            self.solver.get_or_insert_with(|| Solver::new(view.game.board.geometry.clone(), 1));
+        let solver = self.solver.get_or_insert_with(|| BoardSolver::new(view.game.board.size(), 1));
         let (open, me, other) = position(view);
-        GreedyBot::choose(solver, open, me, other).map(PaintersAction::to_room).ok_or_else(no_move)
+        solver.greedy(open, me, other).map(PaintersAction::to_room).ok_or_else(no_move)
     }
 }
 
@@ -75,7 +62,7 @@ impl Bot<Painters> for GreedyBot {
 /// deadline comes before the proof, it plays the greedy move instead (and says so on stderr
 /// when `ARENA_LOG` asks for it).
 pub(crate) struct PerfectBot {
-    solver: Option<Solver>,
+    solver: Option<BoardSolver>,
 }
 
 impl PerfectBot {
@@ -105,7 +92,7 @@ impl Bot<Painters> for PerfectBot {
                 7 => 18,
                 _ => 20,
             };
-            let mut solver = Solver::new(view.game.board.geometry.clone(), bits);
+            let mut solver = BoardSolver::new(size, bits);
             solver.preallocate();
             solver
         });
@@ -114,7 +101,7 @@ impl Bot<Painters> for PerfectBot {
             Some((room, _)) => room,
             None => {
                 tracing::info!("perfect: no proof by the deadline, playing the greedy move");
-                GreedyBot::choose(solver, open, me, other).ok_or_else(no_move)?
+                solver.greedy(open, me, other).ok_or_else(no_move)?
             }
         };
         Ok(PaintersAction::to_room(room))
@@ -125,7 +112,7 @@ impl Bot<Painters> for PerfectBot {
 /// deadline; its seed shuffles the root moves, which breaks ties between equal moves.
 pub(crate) struct SearchBot {
     rng: ChaCha8Rng,
-    solver: Option<Solver>,
+    solver: Option<BoardSolver>,
 }
 
 impl SearchBot {
@@ -141,7 +128,7 @@ impl Bot<Painters> for SearchBot {
         ctx: &TurnContext,
     ) -> Result<PaintersAction, BotFailure> {
         let solver =
-            self.solver.get_or_insert_with(|| Solver::new(view.game.board.geometry.clone(), 16));
+            self.solver.get_or_insert_with(|| BoardSolver::new(view.game.board.size(), 16));
         let (open, me, other) = position(view);
         let mut order: Vec<u8> = rooms(view.game.moves_of(view.seat)).collect();
         order.shuffle(&mut self.rng);
@@ -192,7 +179,7 @@ mod tests {
         for seed in 0..40u64 {
             let board =
                 random_board(3 + (seed % 3) as u32, [0.0, 0.1, 0.25][(seed % 3) as usize], seed);
-            let value = Solver::new(board.geometry.clone(), 12).solve_board(&board);
+            let value = BoardSolver::new(board.size(), 12).solve_board(&board);
             let game = Painters::new(Arc::new(board));
             assert_eq!(play(&game, "perfect", "perfect", seed), value, "seed {seed}");
             for other in ["random", "greedy", "search"] {

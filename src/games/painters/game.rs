@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use super::map::{bit, coords, rooms};
+use super::map::{Bits, Rooms, bit, coords, rooms};
 use super::protocol;
 use super::rules::{ALMA, BERTHE, Painters, PaintersAction, PaintersView, ROLES};
 use crate::game::{BadLine, Game, Illegal, Outcome, Seat, Status};
@@ -50,17 +50,17 @@ impl Game for Painters {
             ))
         })?;
         let (r0, p0) = coords(self.positions[seat]);
-        if self.board.geometry.neighbours[self.positions[seat] as usize] & bit(room) == 0 {
+        if !self.board.geometry.neighbours[self.positions[seat] as usize].has(room) {
             return Err(Illegal::new(format!("room ({row}, {pos}) is not next to ({r0}, {p0})")));
         }
-        if self.board.blocked & bit(room) != 0 {
+        if self.board.blocked.has(room) {
             return Err(Illegal::new(format!("room ({row}, {pos}) is under construction")));
         }
-        if self.closed & bit(room) != 0 {
+        if self.closed.has(room) {
             return Err(Illegal::new(format!("room ({row}, {pos}) is already painted")));
         }
-        self.closed |= bit(room);
-        self.painted_by[seat] |= bit(room);
+        self.closed |= bit::<Rooms>(room);
+        self.painted_by[seat] |= bit::<Rooms>(room);
         self.positions[seat] = room;
         self.moves.push((seat, room));
         self.to_act = self.next_to_act(seat);

@@ -7,12 +7,12 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::map::{Board, Geometry, MAX_SIZE, bit};
+use super::map::{Bits, Board, Geometry, MAX_SIZE, Rooms, bit};
 use crate::game::{Setting, SetupError, bounded, parse_settings};
 
 /// The generator's settings, as `arena gen painters --help` lists them.
 pub const SETTINGS: &[Setting] = &[
-    Setting { key: "size", help: "the museum's side", range: "2 to 11", default: "6" },
+    Setting { key: "size", help: "the museum's side", range: "2 to 13", default: "6" },
     Setting {
         key: "blocked",
         help: "the chance that a room (other than the starts) is under construction",
@@ -56,11 +56,11 @@ pub fn generate(params: &BTreeMap<String, String>, seed: u64) -> Result<Board, S
 /// The board [`generate`] makes.
 pub fn random_board(size: u32, blocked: f64, seed: u64) -> Board {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let geometry = Geometry::new(size);
+    let geometry: Geometry = Geometry::new(size);
     let mut all: Vec<u8> = (0..geometry.rooms() as u8).collect();
     all.shuffle(&mut rng);
     let starts = [all[0], all[1]];
-    let mut set = 0;
+    let mut set = Rooms::ZERO;
     for &room in &all[2..] {
         if rng.random_bool(blocked) {
             set |= bit(room);
@@ -92,8 +92,13 @@ mod tests {
         let a = generate(&params, 7).unwrap();
         assert_eq!(a, generate(&params, 7).unwrap());
         assert_ne!(a, generate(&params, 8).unwrap());
-        assert_eq!(a.blocked & (bit(a.starts[0]) | bit(a.starts[1])), 0);
+        assert!(!a.blocked.has(a.starts[0]) && !a.blocked.has(a.starts[1]));
         params.insert("size".to_string(), "12".to_string());
-        assert!(generate(&params, 7).is_err());
+        let wide = generate(&params, 7).unwrap();
+        assert_eq!((wide.size(), wide.geometry.rooms()), (12, 144));
+        assert!(wide.blocked.count_ones() > 0 && (wide.blocked & !wide.geometry.all).is_empty());
+        params.insert("size".to_string(), (MAX_SIZE + 1).to_string());
+        let e = generate(&params, 7).unwrap_err().to_string();
+        assert!(e.contains("size"), "{e}");
     }
 }

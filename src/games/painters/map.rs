@@ -2,68 +2,72 @@
 //! a board comes in (arena's own keyword file and the Kick Start input).
 //!
 //! Room `(r, p)` (row `r` from 1, position `p` from 1 to `2r - 1`) is bit `(r - 1)^2 + p - 1` of a
-//! `u128`, so a museum of side up to [`MAX_SIZE`] = 11 (121 rooms) fits one machine word pair and
-//! every set operation of the rules and the solver is a handful of instructions.
+//! bit set ([`Bits`]), so every set operation of the rules and the solver is a handful of
+//! instructions. The rules keep their sets as [`Wide`] (192 bits, sides up to [`MAX_SIZE`] = 13);
+//! the solver works on a `u128` up to side 11 and on [`Wide`] beyond.
 
 use std::fmt::Write as _;
 
+pub use super::bits::{Bits, Wide};
 use crate::game::{InvalidMap, SetupError};
 
-/// The largest side a board may have: 11 * 11 = 121 rooms fit a `u128`.
-pub const MAX_SIZE: u32 = 11;
+/// The largest side a board may have: 13 * 13 = 169 rooms fit a [`Wide`] set.
+pub const MAX_SIZE: u32 = Wide::MAX_SIDE;
 /// The largest side of the original problem (Test Set 2).
 pub const KICKSTART_MAX_SIZE: u32 = 6;
 
-/// A set of rooms, one bit per room.
-pub type Rooms = u128;
+/// A set of rooms as the rules keep it, one bit per room.
+pub type Rooms = Wide;
 
 /// The bit of one room.
-#[inline]
-pub fn bit(room: u8) -> Rooms {
-    1u128 << room
+#[inline(always)]
+pub fn bit<B: Bits>(room: u8) -> B {
+    B::bit(room)
 }
 
 /// Iterates the rooms of a set, lowest index first.
 #[inline]
-pub fn rooms(mut set: Rooms) -> impl Iterator<Item = u8> {
+pub fn rooms<B: Bits>(mut set: B) -> impl Iterator<Item = u8> {
     std::iter::from_fn(move || {
-        if set == 0 {
+        if set.is_empty() {
             return None;
         }
         let room = set.trailing_zeros() as u8;
-        set &= set - 1;
+        set = set.without_lowest();
         Some(room)
     })
 }
 
-/// The shape of a museum of side `size`: adjacency and colour masks, shared by rules and solver.
+/// The shape of a museum of side `size`: adjacency and colour masks, shared by rules and solver,
+/// in the bit sets `B` (the rules' [`Wide`], or the solver's `u128` for sides up to 11).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Geometry {
+pub struct Geometry<B: Bits = Rooms> {
     pub size: u32,
     /// Every room of the museum.
-    pub all: Rooms,
+    pub all: B,
     /// The rooms pointing up (odd position); every door joins an up room to a down room, so the
     /// graph is bipartite and a path alternates colours.
-    pub up: Rooms,
+    pub up: B,
     /// `neighbours[room]`: the rooms sharing a side with `room`.
-    pub neighbours: Vec<Rooms>,
+    pub neighbours: Vec<B>,
     /// Rooms with a left neighbour (position > 1) and with a right one (not the row's last).
-    has_left: Rooms,
-    has_right: Rooms,
+    has_left: B,
+    has_right: B,
     /// Per row `r < size`: its up rooms, whose down neighbour is `2r` bits further.
-    vertical: Vec<(Rooms, u32)>,
+    vertical: Vec<(B, u32)>,
 }
 
-impl Geometry {
-    pub fn new(size: u32) -> Geometry {
-        assert!((1..=MAX_SIZE).contains(&size), "museum side {size} outside 1..={MAX_SIZE}");
+impl<B: Bits> Geometry<B> {
+    pub fn new(size: u32) -> Geometry<B> {
+        let max = B::MAX_SIDE;
+        assert!((1..=max).contains(&size), "museum side {size} outside 1..={max}");
         let cells = (size * size) as usize;
-        let mut neighbours = vec![0; cells];
-        let mut up = 0;
+        let mut neighbours = vec![B::ZERO; cells];
+        let mut up = B::ZERO;
         for r in 1..=size {
             for p in 1..=2 * r - 1 {
                 let room = index(r, p);
-                let mut set = 0;
+                let mut set = B::ZERO;
                 if p > 1 {
                     set |= bit(index(r, p - 1));
                 }
@@ -81,13 +85,13 @@ impl Geometry {
                 neighbours[room as usize] = set;
             }
         }
-        let all = if cells == 128 { u128::MAX } else { (1u128 << cells) - 1 };
-        let (mut has_left, mut has_right) = (0, 0);
+        let all = B::first(cells);
+        let (mut has_left, mut has_right) = (B::ZERO, B::ZERO);
         let mut vertical = Vec::new();
         for r in 1..=size {
-            let mut row_up = 0;
+            let mut row_up = B::ZERO;
             for p in 1..2 * r {
-                let b = bit(index(r, p));
+                let b: B = bit(index(r, p));
                 if p > 1 {
                     has_left |= b;
                 }
@@ -108,10 +112,10 @@ impl Geometry {
     /// The rooms with at most one neighbour in `set`, by word operations rather than room by
     /// room: one set per door direction, then "not in two of them".
     #[inline]
-    pub fn at_most_one_neighbour_in(&self, set: Rooms) -> Rooms {
+    pub fn at_most_one_neighbour_in(&self, set: B) -> B {
         let left = (set << 1) & self.has_left;
         let right = (set >> 1) & self.has_right;
-        let mut vertical = 0;
+        let mut vertical = B::ZERO;
         for &(row_up, shift) in &self.vertical {
             vertical |= ((set >> shift) & row_up) | ((set & row_up) << shift);
         }
@@ -129,11 +133,11 @@ impl Geometry {
 
     /// The rooms of `open` reachable from `from` (included when open) through open rooms.
     #[inline]
-    pub fn component(&self, open: Rooms, from: Rooms) -> Rooms {
+    pub fn component(&self, open: B, from: B) -> B {
         let mut reached = from & open;
         let mut frontier = reached;
-        while frontier != 0 {
-            let mut next = 0;
+        while !frontier.is_empty() {
+            let mut next = B::ZERO;
             for room in rooms(frontier) {
                 next |= self.neighbours[room as usize];
             }
@@ -187,7 +191,7 @@ impl Board {
         if !(1..=MAX_SIZE).contains(&size) {
             return Err(format!("side {size} outside 1..={MAX_SIZE}"));
         }
-        let geometry = Geometry::new(size);
+        let geometry: Geometry = Geometry::new(size);
         let room = |what: &str, (r, p): (u32, u32)| {
             if geometry.contains(r, p) {
                 Ok(index(r, p))
@@ -200,7 +204,7 @@ impl Board {
         if a == b {
             return Err(format!("both painters start in room ({}, {})", alma.0, alma.1));
         }
-        let mut set = 0;
+        let mut set = Rooms::ZERO;
         for &rp in blocked {
             let x = room("the blocked", rp)?;
             if x == a || x == b {
@@ -360,7 +364,7 @@ pub fn parse_board_file(name: &str, text: &str) -> Result<Board, SetupError> {
     let (alma, alma_line) = alma.ok_or_else(|| missing("alma"))?;
     let (berthe, berthe_line) = berthe.ok_or_else(|| missing("berthe"))?;
     // Check room by room first, so an error names the line at fault.
-    let geometry = Geometry::new(size);
+    let geometry: Geometry = Geometry::new(size);
     for &((r, p), line) in [(alma, alma_line), (berthe, berthe_line)].iter().chain(blocked.iter()) {
         if !geometry.contains(r, p) {
             return Err(SetupError::map(
@@ -422,22 +426,26 @@ pub fn parse_kickstart(name: &str, text: &str) -> Result<Vec<Board>, SetupError>
 
 #[cfg(test)]
 mod tests {
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
     use super::*;
 
     #[test]
     fn indices_and_coordinates_round_trip() {
-        let g = Geometry::new(MAX_SIZE);
+        let g: Geometry = Geometry::new(MAX_SIZE);
         for r in 1..=MAX_SIZE {
             for p in 1..2 * r {
                 assert_eq!(coords(index(r, p)), (r, p));
             }
         }
-        assert_eq!(g.rooms(), 121);
+        assert_eq!(g.rooms(), 169);
+        assert_eq!(g.all.count_ones(), 169);
     }
 
     #[test]
     fn adjacency_matches_the_statement_and_is_symmetric() {
-        let g = Geometry::new(3);
+        let g: Geometry = Geometry::new(3);
         let n = |r, p| -> Vec<(u32, u32)> {
             rooms(g.neighbours[index(r, p) as usize]).map(coords).collect()
         };
@@ -449,8 +457,35 @@ mod tests {
         assert_eq!(n(3, 5), vec![(3, 4)]);
         for a in 0..g.rooms() as u8 {
             for b in rooms(g.neighbours[a as usize]) {
-                assert!(g.neighbours[b as usize] & bit(a) != 0);
-                assert_ne!(g.up & bit(a) != 0, g.up & bit(b) != 0, "doors join opposite colours");
+                assert!(g.neighbours[b as usize].has(a));
+                assert_ne!(g.up.has(a), g.up.has(b), "doors join opposite colours");
+            }
+        }
+    }
+
+    /// The geometry in either kind of bit set is the same museum, and the word operations of
+    /// the dead-end count agree with counting doors room by room on the widest museum, whose
+    /// rows straddle the words of a [`Wide`] set.
+    #[test]
+    fn the_geometry_is_one_museum_in_every_width() {
+        for size in 1..=u128::MAX_SIDE {
+            let (narrow, wide) = (Geometry::<u128>::new(size), Geometry::<Wide>::new(size));
+            assert_eq!(narrow.all.to_wide(), wide.all);
+            assert_eq!(narrow.up.to_wide(), wide.up);
+            let n: Vec<Wide> = narrow.neighbours.iter().map(|s| s.to_wide()).collect();
+            assert_eq!(n, wide.neighbours);
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        for size in [12, MAX_SIZE] {
+            let g: Geometry = Geometry::new(size);
+            assert!(rooms(g.all).eq(0..(size * size) as u8));
+            for _ in 0..200 {
+                let words: [u64; 3] = rng.random();
+                let set = Wide(words) & g.all;
+                let slow = rooms(g.all)
+                    .filter(|&r| (g.neighbours[r as usize] & set).count_ones() <= 1)
+                    .fold(Wide::ZERO, |acc, r| acc | bit(r));
+                assert_eq!(g.all & g.at_most_one_neighbour_in(set), slow);
             }
         }
     }
@@ -477,5 +512,14 @@ mod tests {
         assert!(e.contains("line 3"), "{e}");
         let e = parse_board("ks", "1\n2 1 1 1 1 0\n", 1).unwrap_err().to_string();
         assert!(e.contains("both painters"), "{e}");
+        // Beyond the largest side, in either format.
+        let e = parse_board("big.txt", "size 14\nalma 1 1\nberthe 2 1\n", 1).unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("big.txt") && e.contains("line 1") && e.contains("1..=13"), "{e}");
+        let e = parse_board("big.in", "1\n14 1 1 2 1 0\n", 1).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("side 14"), "{e}");
+        // Side 13 is read.
+        let b = parse_board("b", "1\n13 1 1 13 25 1\n12 23\n", 1).unwrap();
+        assert_eq!((b.size(), b.blocked_coords()), (13, vec![(12, 23)]));
     }
 }

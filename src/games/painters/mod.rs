@@ -2,6 +2,7 @@
 //! every room they enter, and the one who paints more wins. See `docs/painters.md` for the
 //! rules, the formats, the protocol, the bots and the solver.
 
+pub mod bits;
 pub(crate) mod bots;
 pub(crate) mod game;
 pub mod generator;
@@ -25,7 +26,7 @@ use crate::registry::{BotEntry, Exact, GameDef, RandomBot, Separating};
 pub use map::Board;
 pub use rules::{Options, Painters, PaintersAction, PaintersView};
 pub use solve::solve_cases;
-pub use solver::Solver;
+pub use solver::{BoardSolver, Found, Profile, Solver};
 
 impl GameDef for Painters {
     type G = Painters;

@@ -5,18 +5,17 @@ use crate::budget::OutOfTime;
 use crate::game::Seat;
 use crate::games::painters::map::{Rooms, rooms};
 use crate::games::painters::rules::ALMA;
-use crate::games::painters::{Painters, PaintersAction, Solver};
+use crate::games::painters::{BoardSolver, Painters, PaintersAction};
 use crate::registry::{Allowance, Oracle, Worth};
 
 /// The exact solver, kept for the whole match: its tables serve every later position.
 pub(crate) struct PaintersOracle {
-    solver: Solver,
+    solver: BoardSolver,
 }
 
 impl PaintersOracle {
     pub(crate) fn new(game: &Painters) -> PaintersOracle {
-        let geometry = game.board.geometry.clone();
-        PaintersOracle { solver: Solver::new(geometry, Solver::bits_for(game.board.size())) }
+        PaintersOracle { solver: BoardSolver::for_board(&game.board) }
     }
 }
 
@@ -25,9 +24,9 @@ impl Oracle<Painters> for PaintersOracle {
         let Some(mover) = game.to_act else { return Ok(Worth::Score(game.score())) };
         let open: Rooms = game.board.geometry.all & !game.closed;
         let [me, other] = [game.positions[mover], game.positions[1 - mover]];
-        let before = self.solver.stats.nodes;
+        let before = self.solver.stats().nodes;
         let value = self.solver.value(open, me, other, allowance.budget());
-        allowance.spend(self.solver.stats.nodes - before);
+        allowance.spend(self.solver.stats().nodes - before);
         // The solver's value is what the mover paints from now on minus what the other paints.
         let from_now = value.ok_or(OutOfTime)?;
         Ok(Worth::Score(game.score() + if mover == ALMA { from_now } else { -from_now }))

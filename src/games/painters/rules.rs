@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::map::{Board, Rooms, bit, coords, index};
+use super::map::{Bits, Board, Rooms, bit, coords, index};
 use crate::game::{Seat, bounded};
 
 /// The game options of a Painters' Duel match (`--opt key=value`).
@@ -90,7 +90,7 @@ impl Painters {
     /// can, else nobody.
     pub(super) fn next_to_act(&self, last: Seat) -> Option<Seat> {
         let other = 1 - last;
-        [other, last].into_iter().find(|&s| self.moves_of(s) != 0)
+        [other, last].into_iter().find(|&s| !self.moves_of(s).is_empty())
     }
 
     /// Alma's rooms minus Berthe's.
@@ -109,16 +109,15 @@ impl Painters {
         for r in 1..=self.board.size() {
             for p in 1..2 * r {
                 let room = index(r, p);
-                let b = bit(room);
                 let c = if room == self.positions[ALMA] {
                     'A'
                 } else if room == self.positions[BERTHE] {
                     'B'
-                } else if self.painted_by[ALMA] & b != 0 {
+                } else if self.painted_by[ALMA].has(room) {
                     'a'
-                } else if self.painted_by[BERTHE] & b != 0 {
+                } else if self.painted_by[BERTHE].has(room) {
                     'b'
-                } else if self.board.blocked & b != 0 {
+                } else if self.board.blocked.has(room) {
                     '#'
                 } else {
                     '.'
@@ -235,8 +234,8 @@ mod tests {
             }
             let painted = g.painted_by[0].count_ones() + g.painted_by[1].count_ones();
             prop_assert_eq!(painted as usize, 2 + g.moves.len());
-            prop_assert_eq!(g.painted_by[0] & g.painted_by[1], 0);
-            prop_assert_eq!((g.painted_by[0] | g.painted_by[1]) & g.board.blocked, 0);
+            prop_assert_eq!(g.painted_by[0] & g.painted_by[1], Rooms::ZERO);
+            prop_assert_eq!((g.painted_by[0] | g.painted_by[1]) & g.board.blocked, Rooms::ZERO);
         }
     }
 }

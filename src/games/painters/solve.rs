@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::map::{Board, parse_boards};
-use super::solver::Solver;
+use super::solver::BoardSolver;
 use crate::game::SetupError;
 
 /// One solved case.
@@ -47,9 +47,9 @@ pub fn solve_input(name: &str, text: &str) -> Result<Answers, SetupError> {
             case,
             size: board.size(),
             value,
-            nodes: solver.stats.nodes,
-            path_nodes: solver.stats.path_nodes,
-            table_hits: solver.stats.table_hits,
+            nodes: solver.stats().nodes,
+            path_nodes: solver.stats().path_nodes,
+            table_hits: solver.stats().table_hits,
             millis: elapsed.as_secs_f64() * 1e3,
         });
     });
@@ -61,15 +61,13 @@ pub fn solve_input(name: &str, text: &str) -> Result<Answers, SetupError> {
 /// they came about, so cases of one side share a solver and its tables.
 pub fn solve_cases(
     boards: &[Board],
-    mut report: impl FnMut(usize, &Board, i32, &Solver, Duration),
+    mut report: impl FnMut(usize, &Board, i32, &BoardSolver, Duration),
 ) {
-    let mut solvers: BTreeMap<u32, Solver> = BTreeMap::new();
+    let mut solvers: BTreeMap<u32, BoardSolver> = BTreeMap::new();
     for (i, b) in boards.iter().enumerate() {
         let started = Instant::now();
-        let solver = solvers
-            .entry(b.size())
-            .or_insert_with(|| Solver::new(b.geometry.clone(), Solver::bits_for(b.size())));
-        solver.stats = Default::default();
+        let solver = solvers.entry(b.size()).or_insert_with(|| BoardSolver::for_board(b));
+        solver.reset_stats();
         let value = solver.solve_board(b);
         report(i + 1, b, value, solver, started.elapsed());
     }

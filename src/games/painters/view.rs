@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::map::{bit, coords};
+use super::map::{Bits, coords};
 use super::rules::{ALMA, BERTHE, Painters, PaintersAction, ROLES};
 use crate::game::MapText;
 use crate::game::Seat;
@@ -35,12 +35,11 @@ impl Drawing<Painters> for PaintersDrawing {
     fn state(game: &Painters) -> Value {
         let rooms: Vec<i8> = (0..game.board.geometry.rooms() as u8)
             .map(|room| {
-                let b = bit(room);
-                if game.painted_by[ALMA] & b != 0 {
+                if game.painted_by[ALMA].has(room) {
                     ALMA as i8
-                } else if game.painted_by[BERTHE] & b != 0 {
+                } else if game.painted_by[BERTHE].has(room) {
                     BERTHE as i8
-                } else if game.board.blocked & b != 0 {
+                } else if game.board.blocked.has(room) {
                     BLOCKED
                 } else {
                     OPEN
@@ -50,7 +49,7 @@ impl Drawing<Painters> for PaintersDrawing {
         json!({
             "rooms": rooms,
             "positions": game.positions,
-            "painted": game.painted_by.map(u128::count_ones),
+            "painted": game.painted_by.map(Bits::count_ones),
         })
     }
 
@@ -66,7 +65,10 @@ impl Drawing<Painters> for PaintersDrawing {
             format!("{} paints ({}, {}) from ({r0}, {p0})", ROLES[seat], action.row, action.pos),
         )];
         let other = 1 - seat;
-        if before.moves_of(other) != 0 && after.moves_of(other) == 0 && after.to_act.is_some() {
+        if !before.moves_of(other).is_empty()
+            && after.moves_of(other).is_empty()
+            && after.to_act.is_some()
+        {
             events.push(Event::new(
                 "stuck",
                 format!("{} can no longer move; {} plays on alone", ROLES[other], ROLES[seat]),

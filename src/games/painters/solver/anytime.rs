@@ -3,7 +3,7 @@
 
 use super::{INF, Solver};
 use crate::budget::Budget;
-use crate::games::painters::map::{Rooms, bit, rooms};
+use crate::games::painters::map::{Bits, rooms};
 
 /// What an iterative-deepening search found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub struct Found {
 /// Regions at most this big are solved exactly at the leaves of the depth-limited search.
 const EXACT_REGION: u32 = 40;
 
-impl Solver {
+impl<B: Bits> Solver<B> {
     /// Iterative-deepening alpha-beta for the anytime bot: deepens one ply at a time until
     /// the budget runs out or the answer is exact, and returns the best move of the deepest finished
     /// iteration. `order` is the root move order of the first iteration (a bot shuffles it with
@@ -28,13 +28,13 @@ impl Solver {
     /// cannot move.
     pub fn iterative(
         &mut self,
-        open: Rooms,
+        open: B,
         mover: u8,
         other: u8,
         mut order: Vec<u8>,
         budget: Budget,
     ) -> Option<Found> {
-        debug_assert!(order.iter().all(|&m| self.geo.neighbours[mover as usize] & bit(m) != 0));
+        debug_assert!(order.iter().all(|&m| self.geo.neighbours[mover as usize].has(m)));
         let mut found: Option<Found> = None;
         let max_depth = open.count_ones() + 1;
         for depth in 1..=max_depth {
@@ -44,7 +44,8 @@ impl Solver {
             let mut best: Option<(u8, i32)> = None;
             for &m in &order {
                 let alpha = best.map_or(-INF, |(_, v)| v);
-                let v = 1 - self.search_depth(open & !bit(m), other, m, depth - 1, -INF, 1 - alpha);
+                let v =
+                    1 - self.search_depth(open & !B::bit(m), other, m, depth - 1, -INF, 1 - alpha);
                 if self.budget.is_out() {
                     break;
                 }
@@ -72,7 +73,7 @@ impl Solver {
     /// are apart and small.
     fn search_depth(
         &mut self,
-        open: Rooms,
+        open: B,
         mover: u8,
         other: u8,
         depth: u32,
@@ -82,18 +83,18 @@ impl Solver {
         let geo = &self.geo;
         let mine = geo.neighbours[mover as usize] & open;
         let theirs = geo.neighbours[other as usize] & open;
-        if mine == 0 {
-            if theirs == 0 {
+        if mine.is_empty() {
+            if theirs.is_empty() {
                 return 0;
             }
             let region = geo.component(open, theirs);
             return -self.path_value(other, region);
         }
         let my_region = geo.component(open, mine);
-        if theirs == 0 {
+        if theirs.is_empty() {
             return self.path_value(mover, my_region);
         }
-        if my_region & theirs == 0 {
+        if (my_region & theirs).is_empty() {
             let their_region = geo.component(open, theirs);
             return self.path_value(mover, my_region) - self.path_value(other, their_region);
         }
@@ -107,7 +108,8 @@ impl Solver {
         }
         let mut best = -INF;
         for m in rooms(mine) {
-            let v = 1 - self.search_depth(open & !bit(m), other, m, depth - 1, 1 - beta, 1 - alpha);
+            let v =
+                1 - self.search_depth(open & !B::bit(m), other, m, depth - 1, 1 - beta, 1 - alpha);
             if self.budget.is_out() {
                 return 0;
             }
@@ -121,7 +123,7 @@ impl Solver {
     }
 
     /// The longest path when the region is small enough to solve, else its bound.
-    fn path_value(&mut self, from: u8, region: Rooms) -> i32 {
+    fn path_value(&mut self, from: u8, region: B) -> i32 {
         if region.count_ones() <= EXACT_REGION {
             self.longest(from, region)
         } else {
@@ -132,13 +134,13 @@ impl Solver {
 
     /// Rooms the mover reaches strictly first (ties go to the mover, who moves first) minus the
     /// rooms the other reaches first.
-    pub fn voronoi(&self, open: Rooms, mover: u8, other: u8) -> i32 {
+    pub fn voronoi(&self, open: B, mover: u8, other: u8) -> i32 {
         let expand =
-            |set: Rooms| rooms(set).fold(0, |acc, r| acc | self.geo.neighbours[r as usize]);
-        let (mut front_me, mut front_them) = (bit(mover), bit(other));
-        let mut claimed: Rooms = 0;
+            |set: B| rooms(set).fold(B::ZERO, |acc, r| acc | self.geo.neighbours[r as usize]);
+        let (mut front_me, mut front_them) = (B::bit(mover), B::bit(other));
+        let mut claimed = B::ZERO;
         let (mut me, mut them) = (0i32, 0i32);
-        while front_me | front_them != 0 {
+        while !(front_me | front_them).is_empty() {
             front_me = expand(front_me) & open & !claimed;
             claimed |= front_me;
             front_them = expand(front_them) & open & !claimed;

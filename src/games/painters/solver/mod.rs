@@ -4,7 +4,8 @@
 //! a position's value for the painter to move depends only on the open rooms and the two
 //! positions. The search is negamax alpha-beta over `(open rooms, mover, other)` with:
 //!
-//! - **bitboards**: a set of rooms is a `u128`, a move is a bit;
+//! - **bitboards**: a set of rooms is a `u128` up to side 11 and three `u64` words beyond
+//!   ([`Bits`]; [`BoardSolver`] picks one by side, once), a move is a bit;
 //! - **canonical positions**: open rooms neither painter can ever reach are dropped from the
 //!   state, so positions that differ only in dead pockets share one table entry;
 //! - **region separation**: once the painters' reachable regions are disjoint, nothing one does
@@ -32,13 +33,18 @@
 //!
 //! The solver's parts: this file holds the exact game-tree search, `table.rs` the transposition
 //! and longest-path tables, `paths.rs` the longest-path search and its bounds, `anytime.rs` the
-//! depth-limited iterative deepening of the `search` bot.
+//! depth-limited iterative deepening of the `search` bot, `board.rs` the choice of bit sets by
+//! side ([`BoardSolver`]) and the `greedy` bot's move.
 
 mod anytime;
+mod board;
 mod paths;
 mod table;
 
-use super::map::{Board, Geometry, Rooms, bit, rooms};
+pub use anytime::Found;
+pub use board::BoardSolver;
+
+use super::map::{Bits, Board, Geometry, rooms};
 use crate::budget::Budget;
 use table::{Entry, PathEntry};
 
@@ -46,7 +52,7 @@ use table::{Entry, PathEntry};
 /// reading the clock tens of nanoseconds.
 const CLOCK_EVERY: u64 = 64;
 
-/// Larger than any score difference (at most 121 rooms).
+/// Larger than any score difference (at most 169 rooms).
 pub(crate) const INF: i32 = 1000;
 
 /// The range `(lower, upper)` of a value once a fail-soft search with window `(low, high)`
@@ -107,14 +113,57 @@ pub struct Stats {
     pub table_hits: u64,
 }
 
+/// Where a search's nodes go, for finding what to improve (`PAINTERS_PROFILE=1 cargo bench
+/// --bench painters`): collected only when [`Solver::profile`] is `Some`, so an ordinary solve
+/// pays one branch per node.
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    /// Each null-window search of the driver: `(guess, answer, game nodes, path nodes)`.
+    pub passes: Vec<(i32, i32, u64, u64)>,
+    /// Searched game-tree nodes (the painters in one region, no cheap bound settled the
+    /// window) by the number of rooms either painter can reach, in buckets of 8.
+    pub by_region: [u64; 16],
+    /// The same nodes by the distance between the painters through open rooms (15: 15 or
+    /// more).
+    pub by_distance: [u64; 16],
+    /// Positions settled without a search: the regions apart (or a painter stuck), the
+    /// mover's path bound, the other's path bound, the table, the territory bound.
+    pub settled: [u64; 5],
+    /// Searched nodes cut off by their first move, by a later one, and with every move
+    /// searched and none reaching beta (ordering quality: a cut-off after the first move
+    /// means the first move's subtree was wasted).
+    pub first_move_cutoffs: u64,
+    pub later_cutoffs: u64,
+    pub all_moves_searched: u64,
+}
+
+/// What [`Profile::settled`] counts, by index.
+#[derive(Clone, Copy)]
+enum Settled {
+    Apart,
+    MoverBound,
+    OtherBound,
+    Table,
+    Territory,
+}
+
+/// Counts a position settled without a search, when profiling (a free function, so it borrows
+/// only the profile while the search holds the geometry).
+#[inline]
+fn settled_by(profile: &mut Option<Box<Profile>>, how: Settled) {
+    if let Some(p) = profile {
+        p.settled[how as usize] += 1;
+    }
+}
+
 /// The exact solver and its tables, reused across positions of one board (a bot keeps one for a
 /// whole match, so later turns start from what earlier ones learnt).
-pub struct Solver {
-    geo: Geometry,
-    table: Vec<Entry>,
+pub struct Solver<B: Bits = u128> {
+    geo: Geometry<B>,
+    table: Vec<Entry<B>>,
     /// Used entries of `table`: it grows (4x) when three quarters are used, up to `max_len`.
     table_used: usize,
-    paths: Vec<PathEntry>,
+    paths: Vec<PathEntry<B>>,
     paths_used: usize,
     max_len: usize,
     budget: Budget,
@@ -122,15 +171,17 @@ pub struct Solver {
     inexact: bool,
     pub stats: Stats,
     history: Vec<u32>,
+    /// Where the nodes go, when asked for (benchmarks).
+    pub profile: Option<Box<Profile>>,
     /// The deliberately wrong rule switched on, if any (tests only).
     #[cfg(test)]
     wrong: Option<Wrong>,
 }
 
-impl Solver {
+impl<B: Bits> Solver<B> {
     /// A solver whose tables grow up to `2^max_bits` game entries and as many path entries
     /// (32 bytes each). They start small: most positions need few.
-    pub fn new(geo: Geometry, max_bits: u32) -> Solver {
+    pub fn new(geo: Geometry<B>, max_bits: u32) -> Solver<B> {
         let max_len = 1usize << max_bits.max(1);
         let n = max_len.min(1 << 10);
         Solver {
@@ -143,7 +194,8 @@ impl Solver {
             budget: Budget::unlimited(),
             inexact: false,
             stats: Stats::default(),
-            history: vec![0; 128 * 128],
+            history: vec![0; B::CAPACITY * B::CAPACITY],
+            profile: None,
             #[cfg(test)]
             wrong: None,
         }
@@ -182,14 +234,14 @@ impl Solver {
         }
     }
 
-    pub fn geometry(&self) -> &Geometry {
+    pub fn geometry(&self) -> &Geometry<B> {
         &self.geo
     }
 
     /// The value of a fresh board: the best score Alma can guarantee.
     pub fn solve_board(&mut self, board: &Board) -> i32 {
         let [a, b] = board.starts;
-        let open = self.geo.all & !board.blocked & !bit(a) & !bit(b);
+        let open = self.geo.all & !B::from_wide(board.blocked) & !B::bit(a) & !B::bit(b);
         let (value, _) = self.value_range(open, a, b, Budget::unlimited());
         value
     }
@@ -197,13 +249,18 @@ impl Solver {
     /// What null-window searches proved about the value before `budget` ran out: `(lower,
     /// upper)`, equal once exact. Each search halves the range left, so a search cut short by
     /// its budget still says how far it got (the benchmark reports this for the largest side).
-    pub fn value_range(&mut self, open: Rooms, mover: u8, other: u8, budget: Budget) -> (i32, i32) {
+    pub fn value_range(&mut self, open: B, mover: u8, other: u8, budget: Budget) -> (i32, i32) {
         self.budget = budget.check_every(CLOCK_EVERY);
         let most = open.count_ones() as i32 + 1;
         let (mut lower, mut upper) = (-most, most);
         while lower < upper {
             let guess = lower + (upper - lower) / 2;
+            let before = (self.stats.nodes, self.stats.path_nodes);
             let v = self.search(open, mover, other, guess, guess + 1);
+            if let Some(p) = &mut self.profile {
+                let (nodes, path_nodes) = (self.stats.nodes, self.stats.path_nodes);
+                p.passes.push((guess, v, nodes - before.0, path_nodes - before.1));
+            }
             if self.budget.is_out() {
                 break;
             }
@@ -215,7 +272,7 @@ impl Solver {
     /// The exact value for the painter at `mover` to move, or `None` if `budget` ran out first.
     /// Found by null-window searches ([`Solver::value_range`]): on open S = 10 boards they
     /// visit about a third fewer positions than one full-window search.
-    pub fn value(&mut self, open: Rooms, mover: u8, other: u8, budget: Budget) -> Option<i32> {
+    pub fn value(&mut self, open: B, mover: u8, other: u8, budget: Budget) -> Option<i32> {
         let (lower, upper) = self.value_range(open, mover, other, budget);
         (lower == upper).then_some(lower)
     }
@@ -224,7 +281,7 @@ impl Solver {
     /// painter cannot move or `budget` ran out first.
     pub fn best_move(
         &mut self,
-        open: Rooms,
+        open: B,
         mover: u8,
         other: u8,
         budget: Budget,
@@ -233,7 +290,7 @@ impl Solver {
         let mut best: Option<(u8, i32)> = None;
         for m in self.ordered_moves(open, mover, other) {
             let alpha = best.map_or(-INF, |(_, v)| v);
-            let v = 1 - self.search(open & !bit(m), other, m, -INF, 1 - alpha);
+            let v = 1 - self.search(open & !B::bit(m), other, m, -INF, 1 - alpha);
             if self.budget.is_out() {
                 return None;
             }
@@ -244,7 +301,7 @@ impl Solver {
         best
     }
 
-    fn ordered_moves(&self, open: Rooms, mover: u8, other: u8) -> Vec<u8> {
+    fn ordered_moves(&self, open: B, mover: u8, other: u8) -> Vec<u8> {
         let moves = self.geo.neighbours[mover as usize] & open;
         let mut list: Vec<u8> = rooms(moves).collect();
         let canonical = self.canonical(open, mover, other);
@@ -257,9 +314,27 @@ impl Solver {
     }
 
     /// The open rooms either painter can still reach.
-    fn canonical(&self, open: Rooms, mover: u8, other: u8) -> Rooms {
+    fn canonical(&self, open: B, mover: u8, other: u8) -> B {
         let from = self.geo.neighbours[mover as usize] | self.geo.neighbours[other as usize];
         self.geo.component(open, from)
+    }
+
+    /// Records a searched node's region size and the painters' distance, when profiling.
+    fn profile_node(&mut self, relevant: B, mover: u8, other: u8) {
+        let Some(p) = &mut self.profile else { return };
+        p.by_region[(relevant.count_ones() as usize / 8).min(15)] += 1;
+        let through = relevant | B::bit(other);
+        let (mut reached, mut frontier, mut distance) = (B::bit(mover), B::bit(mover), 0);
+        while !frontier.has(other) && !frontier.is_empty() && distance < 15 {
+            let mut next = B::ZERO;
+            for r in rooms(frontier) {
+                next |= self.geo.neighbours[r as usize];
+            }
+            frontier = next & through & !reached;
+            reached |= frontier;
+            distance += 1;
+        }
+        p.by_distance[distance] += 1;
     }
 
     /// Counts a node against the budget; true once it is spent.
@@ -271,15 +346,7 @@ impl Solver {
     /// The value once the painters' regions are apart: the difference of two longest paths.
     /// Cheap bounds on both (a greedy walk below, the path bound above) often settle the window
     /// (a fail-soft bound is all the caller needs), sparing one or both exact searches.
-    fn apart(
-        &mut self,
-        mover: u8,
-        mine: Rooms,
-        other: u8,
-        theirs: Rooms,
-        alpha: i32,
-        beta: i32,
-    ) -> i32 {
+    fn apart(&mut self, mover: u8, mine: B, other: u8, theirs: B, alpha: i32, beta: i32) -> i32 {
         let (mut my_low, mut my_high) = (self.walk(mover, mine), self.path_bound(mover, mine));
         let (mut their_low, mut their_high) =
             (self.walk(other, theirs), self.path_bound(other, theirs));
@@ -315,13 +382,7 @@ impl Solver {
     /// `painter` paints all `s` walk rooms and `rival` never enters one, so `rival` paints a
     /// simple path in the rooms left, at most their path bound `b`: `rival` scores at most `b -
     /// s` against that strategy, and so at most that against `painter`'s best play.
-    pub(crate) fn territory(
-        &self,
-        relevant: Rooms,
-        painter: u8,
-        rival: u8,
-        rival_first: bool,
-    ) -> i32 {
+    pub(crate) fn territory(&self, relevant: B, painter: u8, rival: u8, rival_first: bool) -> i32 {
         let safe = self.safe_walk(painter, rival, relevant, rival_first);
         let rest = relevant & !safe;
         let reach = self.geo.component(rest, rest & self.geo.neighbours[rival as usize]);
@@ -333,23 +394,26 @@ impl Solver {
     /// Negamax alpha-beta: the value for the painter at `mover` (the rooms it will paint from now
     /// minus the other's), fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower
     /// bound, anything between exact.
-    fn search(&mut self, open: Rooms, mover: u8, other: u8, mut alpha: i32, mut beta: i32) -> i32 {
+    fn search(&mut self, open: B, mover: u8, other: u8, mut alpha: i32, mut beta: i32) -> i32 {
         let geo = &self.geo;
         let mine = geo.neighbours[mover as usize] & open;
         let theirs = geo.neighbours[other as usize] & open;
-        if mine == 0 {
-            if theirs == 0 {
+        if mine.is_empty() {
+            if theirs.is_empty() {
                 return 0;
             }
             // A painter that cannot move never will again: the other paints its longest path.
+            settled_by(&mut self.profile, Settled::Apart);
             let region = geo.component(open, theirs);
-            return self.apart(mover, 0, other, region, alpha, beta);
+            return self.apart(mover, B::ZERO, other, region, alpha, beta);
         }
         let my_region = geo.component(open, mine);
-        if theirs == 0 {
-            return self.apart(mover, my_region, other, 0, alpha, beta);
+        if theirs.is_empty() {
+            settled_by(&mut self.profile, Settled::Apart);
+            return self.apart(mover, my_region, other, B::ZERO, alpha, beta);
         }
-        if my_region & theirs == 0 {
+        if (my_region & theirs).is_empty() {
+            settled_by(&mut self.profile, Settled::Apart);
             let their_region = geo.component(open, theirs);
             return self.apart(mover, my_region, other, their_region, alpha, beta);
         }
@@ -362,17 +426,21 @@ impl Solver {
         // I paint at least the room I move into, at most my path bound; the other likewise.
         let high = self.path_bound(mover, my_region);
         if high <= alpha {
+            settled_by(&mut self.profile, Settled::MoverBound);
             return high;
         }
         let low = 1 - self.path_bound(other, relevant);
         if low >= beta {
+            settled_by(&mut self.profile, Settled::OtherBound);
             return low;
         }
+        self.profile_node(relevant, mover, other);
         let mut first = u8::MAX;
         if let Some(e) = self.probe(relevant, mover, other) {
             self.stats.table_hits += 1;
             let (lower, upper) = (e.lower as i32, e.upper as i32);
             if let Some(v) = settled((lower, upper), (alpha, beta)) {
+                settled_by(&mut self.profile, Settled::Table);
                 return v;
             }
             alpha = alpha.max(lower);
@@ -383,12 +451,13 @@ impl Solver {
         // I paint whatever the other does, cost more time than it saved on open S = 10 boards.)
         let high = self.territory(relevant, other, mover, true);
         if high <= alpha {
+            settled_by(&mut self.profile, Settled::Territory);
             return high;
         }
         let window_low = alpha;
         let mut moves = [u8::MAX; 3];
         let mut count = 0;
-        if first != u8::MAX && mine & bit(first) != 0 {
+        if first != u8::MAX && mine.has(first) {
             moves[0] = first;
             count = 1;
         }
@@ -402,12 +471,12 @@ impl Solver {
         // Then towards open space: on random open S = 8 boards this visits about a quarter fewer
         // nodes than room order (and the reverse, wall hugging, about a third more).
         let exits = |m: u8| (self.geo.neighbours[m as usize] & relevant).count_ones();
-        let history = |m: u8| self.history[mover as usize * 128 + m as usize];
+        let history = |m: u8| self.history[mover as usize * B::CAPACITY + m as usize];
         moves[start..count].sort_unstable_by_key(|&m| std::cmp::Reverse((history(m), exits(m))));
         let mut best = -INF;
         let mut best_move = moves[0];
         for (i, &m) in moves[..count].iter().enumerate() {
-            let child = relevant & !bit(m);
+            let child = relevant & !B::bit(m);
             // Principal variation search: the first move gets the window, the others a null
             // window that only asks whether they beat alpha, searched again if they do.
             let mut v = if i == 0 || beta - alpha <= 1 {
@@ -427,13 +496,25 @@ impl Solver {
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
+                        if let Some(p) = &mut self.profile {
+                            *if i == 0 {
+                                &mut p.first_move_cutoffs
+                            } else {
+                                &mut p.later_cutoffs
+                            } += 1;
+                        }
                         let weight = relevant.count_ones();
-                        let slot = &mut self.history[mover as usize * 128 + m as usize];
+                        let slot = &mut self.history[mover as usize * B::CAPACITY + m as usize];
                         *slot = slot.saturating_add(weight * weight);
                         break;
                     }
                 }
             }
+        }
+        if best <= window_low
+            && let Some(p) = &mut self.profile
+        {
+            p.all_moves_searched += 1;
         }
         self.store(relevant, mover, other, (window_low, beta), best, best_move);
         best

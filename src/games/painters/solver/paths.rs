@@ -2,15 +2,14 @@
 //! painter can still paint once the painters' regions are apart.
 
 use super::{Solver, Wrong, settled};
-use crate::games::painters::map::{Rooms, bit, rooms};
-use crate::seed::mix_key;
+use crate::games::painters::map::{Bits, rooms};
 
-impl Solver {
+impl<B: Bits> Solver<B> {
     /// The most rooms a path from a room of colour `from_up` can enter among `region`'s rooms,
     /// counting colours only: the rooms entered alternate colours (the museum graph is
     /// bipartite), starting with the other colour.
     #[inline]
-    fn colour_count(&self, from_up: bool, region: Rooms) -> i32 {
+    fn colour_count(&self, from_up: bool, region: B) -> i32 {
         let up = (region & self.geo.up).count_ones() as i32;
         let down = (region & !self.geo.up).count_ones() as i32;
         let (same, opposite) = if from_up { (up, down) } else { (down, up) };
@@ -21,8 +20,8 @@ impl Solver {
     /// An upper bound on the rooms a painter at `from` can still paint in `region` (the open
     /// rooms it can reach), by colours: the museum graph is bipartite.
     #[inline]
-    pub fn colour_bound(&self, from: u8, region: Rooms) -> i32 {
-        self.colour_count(self.geo.up & bit(from) != 0, region)
+    pub fn colour_bound(&self, from: u8, region: B) -> i32 {
+        self.colour_count(self.geo.up.has(from), region)
     }
 
     /// [`Solver::colour_bound`] refined by dead ends: a room with one open door (counting
@@ -35,13 +34,13 @@ impl Solver {
     /// then avoid the dead ends and alternate colours from `from`'s opposite, as in the colour
     /// count.
     #[inline]
-    pub fn path_bound(&self, from: u8, region: Rooms) -> i32 {
-        let from_up = self.geo.up & bit(from) != 0;
+    pub fn path_bound(&self, from: u8, region: B) -> i32 {
+        let from_up = self.geo.up.has(from);
         let by_colour = self.colour_count(from_up, region);
-        let doors = if self.wrong(Wrong::DeadEnds) { region } else { region | bit(from) };
+        let doors = if self.wrong(Wrong::DeadEnds) { region } else { region | B::bit(from) };
         let dead_ends = region & self.geo.at_most_one_neighbour_in(doors);
         let slack = i32::from(self.wrong(Wrong::PathBound));
-        if dead_ends == 0 {
+        if dead_ends.is_empty() {
             return by_colour - slack;
         }
         by_colour.min(self.colour_count(from_up, region & !dead_ends) + 1) - slack
@@ -49,7 +48,7 @@ impl Solver {
 
     /// The longest simple path from `from` into `region` (the open rooms reachable from it),
     /// counted in rooms entered. Exact; memoised on `(region, from)`.
-    pub fn longest(&mut self, from: u8, region: Rooms) -> i32 {
+    pub fn longest(&mut self, from: u8, region: B) -> i32 {
         self.longest_within(from, region, -1, i32::from(u8::MAX))
     }
 
@@ -57,9 +56,9 @@ impl Solver {
     /// fail-soft like the game search: a result `<= low` is an upper bound, `>= high` a lower
     /// bound, anything between exact. A narrow window stops at the first path long enough, and
     /// skips exits that cannot reach the window. The memo keeps both bounds.
-    pub(super) fn longest_within(&mut self, from: u8, region: Rooms, low: i32, high: i32) -> i32 {
+    pub(super) fn longest_within(&mut self, from: u8, region: B, low: i32, high: i32) -> i32 {
         let exits = self.geo.neighbours[from as usize] & region;
-        if exits == 0 {
+        if exits.is_empty() {
             return 0;
         }
         let mut bound = self.path_bound(from, region);
@@ -70,7 +69,7 @@ impl Solver {
         if self.tick() {
             return 0;
         }
-        let slot = (mix_key(region, from, 0xFF) as usize) & (self.paths.len() - 1);
+        let slot = (region.key(from, 0xFF) as usize) & (self.paths.len() - 1);
         let e = self.paths[slot];
         let mut best = 0;
         if e.used && e.open == region && e.from == from {
@@ -89,10 +88,10 @@ impl Solver {
         }
         // Each exit's own bound (the rooms still reachable once it is painted) tightens the
         // whole bound, and the most promising exit is searched first.
-        let mut children = [(0i32, 0u8, 0 as Rooms); 3];
+        let mut children = [(0i32, 0u8, B::ZERO); 3];
         let mut count = 0;
         for next in rooms(exits) {
-            let rest = region & !bit(next);
+            let rest = region & !B::bit(next);
             let sub = self.geo.component(rest, self.geo.neighbours[next as usize] & rest);
             children[count] = (self.path_bound(next, sub), next, sub);
             count += 1;
@@ -138,13 +137,13 @@ impl Solver {
     /// everything it painted is within that many breadth-first steps of its room through the
     /// open rooms (the rooms this painter paints only slow it down). A room beyond them is
     /// still open. And the rival never enters a walk room later: by then it is painted.
-    pub fn safe_walk(&self, from: u8, rival: u8, region: Rooms, rival_first: bool) -> Rooms {
+    pub fn safe_walk(&self, from: u8, rival: u8, region: B, rival_first: bool) -> B {
         let geo = &self.geo;
         // `reach`: the rooms the rival reaches within `step` moves before this painter's next.
-        let mut frontier = bit(rival);
-        let mut reach: Rooms = 0;
-        let advance = |frontier: &mut Rooms, reach: &mut Rooms| {
-            let mut next = 0;
+        let mut frontier = B::bit(rival);
+        let mut reach = B::ZERO;
+        let advance = |frontier: &mut B, reach: &mut B| {
+            let mut next = B::ZERO;
             for r in rooms(*frontier) {
                 next |= geo.neighbours[r as usize];
             }
@@ -155,21 +154,21 @@ impl Solver {
         if rival_first && !self.wrong(Wrong::SafeWalkLate) {
             advance(&mut frontier, &mut reach);
         }
-        let (mut at, mut path) = (from, 0);
+        let (mut at, mut path) = (from, B::ZERO);
         loop {
             let safe = geo.neighbours[at as usize] & region & !path & !reach;
-            if safe == 0 {
+            if safe.is_empty() {
                 return path;
             }
             advance(&mut frontier, &mut reach);
             let left = region & !path & !reach;
             let next = rooms(safe)
                 .min_by_key(|&r| {
-                    let onward = (geo.neighbours[r as usize] & left & !bit(r)).count_ones();
+                    let onward = (geo.neighbours[r as usize] & left & !B::bit(r)).count_ones();
                     (onward == 0, onward)
                 })
                 .expect("a safe room");
-            path |= bit(next);
+            path |= B::bit(next);
             at = next;
         }
     }
@@ -177,17 +176,17 @@ impl Solver {
     /// The length of one path from `from` into `region`, by Warnsdorff's rule: always into the
     /// room with the fewest onward exits, so dead ends are taken last. A lower bound on
     /// [`Solver::longest`], often equal to it.
-    pub fn walk(&self, from: u8, region: Rooms) -> i32 {
+    pub fn walk(&self, from: u8, region: B) -> i32 {
         let (mut at, mut left, mut length) = (from, region, 0);
         loop {
             let exits = self.geo.neighbours[at as usize] & left;
-            if exits == 0 {
+            if exits.is_empty() {
                 return length + i32::from(self.wrong(Wrong::Walk) && length > 0);
             }
             let next = rooms(exits)
                 .min_by_key(|&r| (self.geo.neighbours[r as usize] & left).count_ones())
                 .expect("an exit");
-            left &= !bit(next);
+            left &= !B::bit(next);
             at = next;
             length += 1;
         }

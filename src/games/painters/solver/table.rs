@@ -3,18 +3,17 @@
 //! indexed by [`mix_key`], grown fourfold when three quarters full.
 
 use super::{Solver, Wrong};
-use crate::games::painters::map::Rooms;
-use crate::seed::mix_key;
+use crate::games::painters::map::Bits;
 
 /// What one table entry proved about a position's value for the painter to move.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Entry {
-    pub(super) open: Rooms,
+pub(super) struct Entry<B: Bits> {
+    pub(super) open: B,
     pub(super) mover: u8,
     pub(super) other: u8,
     /// `lower <= value <= upper`; equal when the value is exact.
-    pub(super) lower: i8,
-    pub(super) upper: i8,
+    pub(super) lower: i16,
+    pub(super) upper: i16,
     /// The best move found (a room), or `u8::MAX`.
     pub(super) best: u8,
     pub(super) used: bool,
@@ -30,9 +29,9 @@ pub(crate) enum BoundKind {
     Range,
 }
 
-impl Entry {
+impl<B: Bits> Entry<B> {
     pub(super) fn kind(&self) -> BoundKind {
-        match (self.lower == self.upper, self.lower > -127, self.upper < 127) {
+        match (self.lower == self.upper, self.lower > -B::UNBOUNDED, self.upper < B::UNBOUNDED) {
             (true, _, _) => BoundKind::Exact,
             (false, true, true) => BoundKind::Range,
             (false, true, false) => BoundKind::Lower,
@@ -42,8 +41,8 @@ impl Entry {
 }
 
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct PathEntry {
-    pub(super) open: Rooms,
+pub(super) struct PathEntry<B: Bits> {
+    pub(super) open: B,
     pub(super) from: u8,
     /// `lower <= longest path <= upper`; equal when exact.
     pub(super) lower: u8,
@@ -51,13 +50,13 @@ pub(super) struct PathEntry {
     pub(super) used: bool,
 }
 
-impl Solver {
+impl<B: Bits> Solver<B> {
     pub(super) fn grow_paths(&mut self) {
         let len = (self.paths.len() * 4).min(self.max_len);
         let old = std::mem::replace(&mut self.paths, vec![PathEntry::default(); len]);
         self.paths_used = 0;
         for e in old.into_iter().filter(|e| e.used) {
-            let slot = (mix_key(e.open, e.from, 0xFF) as usize) & (len - 1);
+            let slot = (e.open.key(e.from, 0xFF) as usize) & (len - 1);
             self.paths_used += usize::from(!self.paths[slot].used);
             self.paths[slot] = e;
         }
@@ -65,14 +64,7 @@ impl Solver {
 
     /// Records what a longest-path search proved at `slot` (one slot per key, always
     /// replaced): merged with the entry's bounds when it holds the same region and start.
-    pub(super) fn store_path(
-        &mut self,
-        slot: usize,
-        open: Rooms,
-        from: u8,
-        lower: i32,
-        upper: i32,
-    ) {
+    pub(super) fn store_path(&mut self, slot: usize, open: B, from: u8, lower: i32, upper: i32) {
         let e = &mut self.paths[slot];
         let (mut lower, mut upper) = (lower as u8, upper as u8);
         if e.used && e.open == open && e.from == from {
@@ -100,36 +92,36 @@ impl Solver {
     }
 
     #[inline]
-    fn bucket(&self, open: Rooms, mover: u8, other: u8) -> usize {
-        (mix_key(open, mover, other) as usize) & (self.table.len() - 2)
+    fn bucket(&self, open: B, mover: u8, other: u8) -> usize {
+        (open.key(mover, other) as usize) & (self.table.len() - 2)
     }
 
     /// Asks the memory for `(open, mover, other)`'s bucket without waiting, so the cheap bounds
     /// computed before [`Solver::probe`] overlap the cache miss (the table is far larger than
     /// the caches: a quarter of the search's time was this wait).
     #[inline]
-    pub(super) fn prefetch(&self, open: Rooms, mover: u8, other: u8) {
+    pub(super) fn prefetch(&self, open: B, mover: u8, other: u8) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             let i = self.bucket(open, mover, other);
             // The bucket's two entries (64 bytes) need not start a cache line: ask for the
             // lines of its first and last bytes.
-            let first: *const Entry = &self.table[i];
-            let last: *const Entry = &self.table[i + 1];
+            let first: *const Entry<B> = &self.table[i];
+            let last: *const Entry<B> = &self.table[i + 1];
             // SAFETY: a prefetch is only a hint: it never faults nor changes memory, and the
             // pointers are to live entries of the table anyway.
             #[allow(unsafe_code)]
             unsafe {
                 _mm_prefetch::<_MM_HINT_T0>(first.cast());
-                _mm_prefetch::<_MM_HINT_T0>(last.cast::<i8>().add(size_of::<Entry>() - 1));
+                _mm_prefetch::<_MM_HINT_T0>(last.cast::<i8>().add(size_of::<Entry<B>>() - 1));
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (open, mover, other);
     }
 
-    pub(super) fn probe(&self, open: Rooms, mover: u8, other: u8) -> Option<Entry> {
+    pub(super) fn probe(&self, open: B, mover: u8, other: u8) -> Option<Entry<B>> {
         let i = self.bucket(open, mover, other);
         [self.table[i], self.table[i + 1]]
             .into_iter()
@@ -141,7 +133,7 @@ impl Solver {
     /// (fewer open rooms) is replaced.
     pub(super) fn store(
         &mut self,
-        open: Rooms,
+        open: B,
         mover: u8,
         other: u8,
         (alpha, beta): (i32, i32),
@@ -158,8 +150,10 @@ impl Solver {
         }) {
             j
         } else {
-            let e = Entry { open, mover, other, lower: -127, upper: 127, best, used: true };
-            let size = |e: &Entry| if e.used { e.open.count_ones() } else { 0 };
+            let unbounded = B::UNBOUNDED;
+            let e =
+                Entry { open, mover, other, lower: -unbounded, upper: unbounded, best, used: true };
+            let size = |e: &Entry<B>| if e.used { e.open.count_ones() } else { 0 };
             let j = if size(&self.table[i]) <= open.count_ones() { i } else { i + 1 };
             self.table_used += usize::from(!self.table[j].used);
             self.table[j] = e;
@@ -167,7 +161,7 @@ impl Solver {
         };
         let exact_low = self.wrong(Wrong::TableExact);
         let e = &mut self.table[slot];
-        let v8 = v as i8;
+        let v8 = v as i16;
         if v <= alpha && exact_low {
             (e.lower, e.upper) = (v8, v8);
         } else if v <= alpha {

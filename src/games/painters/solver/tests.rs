@@ -9,38 +9,60 @@ use super::table::BoundKind;
 use super::*;
 use crate::budget::Budget;
 use crate::games::painters::generator::random_board;
-use crate::games::painters::map::parse_kickstart;
+use crate::games::painters::map::{Wide, parse_kickstart};
+
+/// Runs a check written over the bit sets `B` on both kinds the solver is built for: every
+/// check of this file holds for the `u128` solver and for the wide one (on boards that fit
+/// both, so the wide solver's set operations are checked where a `u128` path and the plain
+/// minimax can vouch for the answer).
+macro_rules! on_both {
+    ($check:ident) => {
+        $check::<u128>();
+        $check::<Wide>();
+    };
+}
+
+/// A board's geometry, open rooms and starts in the bit sets `B`.
+fn start<B: Bits>(board: &Board) -> (Geometry<B>, B, u8, u8) {
+    let geo = Geometry::<B>::new(board.size());
+    let [a, b] = board.starts;
+    let open = geo.all & !B::from_wide(board.blocked) & !B::bit(a) & !B::bit(b);
+    (geo, open, a, b)
+}
 
 /// The published plain minimax, over rooms as bits: the reference the fast search must match.
-fn minimax(geo: &Geometry, open: Rooms, mover: u8, other: u8) -> i32 {
+fn minimax<B: Bits>(geo: &Geometry<B>, open: B, mover: u8, other: u8) -> i32 {
     let mine = geo.neighbours[mover as usize] & open;
     let theirs = geo.neighbours[other as usize] & open;
-    match (mine, theirs) {
-        (0, 0) => 0,
-        (0, _) => -minimax(geo, open, other, mover),
-        _ => rooms(mine).map(|m| 1 - minimax(geo, open & !bit(m), other, m)).max().expect("a move"),
+    match (mine.is_empty(), theirs.is_empty()) {
+        (true, true) => 0,
+        (true, false) => -minimax(geo, open, other, mover),
+        _ => rooms(mine)
+            .map(|m| 1 - minimax(geo, open & !B::bit(m), other, m))
+            .max()
+            .expect("a move"),
     }
 }
 
 /// Plain negamax memoised on the whole position: the reference for boards of side 6, where
 /// [`minimax`] alone takes too long.
-fn memoised(
-    geo: &Geometry,
-    open: Rooms,
+fn memoised<B: Bits>(
+    geo: &Geometry<B>,
+    open: B,
     mover: u8,
     other: u8,
-    memo: &mut HashMap<(Rooms, u8, u8), i32>,
+    memo: &mut HashMap<(B, u8, u8), i32>,
 ) -> i32 {
     if let Some(&v) = memo.get(&(open, mover, other)) {
         return v;
     }
     let mine = geo.neighbours[mover as usize] & open;
     let theirs = geo.neighbours[other as usize] & open;
-    let v = match (mine, theirs) {
-        (0, 0) => 0,
-        (0, _) => -memoised(geo, open, other, mover, memo),
+    let v = match (mine.is_empty(), theirs.is_empty()) {
+        (true, true) => 0,
+        (true, false) => -memoised(geo, open, other, mover, memo),
         _ => rooms(mine)
-            .map(|m| 1 - memoised(geo, open & !bit(m), other, m, memo))
+            .map(|m| 1 - memoised(geo, open & !B::bit(m), other, m, memo))
             .max()
             .expect("a move"),
     };
@@ -48,9 +70,9 @@ fn memoised(
     v
 }
 
-fn brute_longest(geo: &Geometry, from: u8, open: Rooms) -> i32 {
+fn brute_longest<B: Bits>(geo: &Geometry<B>, from: u8, open: B) -> i32 {
     rooms(geo.neighbours[from as usize] & open)
-        .map(|n| 1 + brute_longest(geo, n, open & !bit(n)))
+        .map(|n| 1 + brute_longest(geo, n, open & !B::bit(n)))
         .max()
         .unwrap_or(0)
 }
@@ -61,18 +83,21 @@ fn the_official_sample() {
         parse_kickstart("sample", include_str!("../../../../tests/data/painters/sample.in"))
             .unwrap();
     let values: Vec<i32> =
-        boards.iter().map(|b| Solver::new(b.geometry.clone(), 10).solve_board(b)).collect();
+        boards.iter().map(|b| BoardSolver::new(b.size(), 10).solve_board(b)).collect();
     assert_eq!(values, vec![2, 0]);
 }
 
 #[test]
 fn matches_plain_minimax_on_random_boards() {
+    on_both!(matches_plain_minimax_on_random_boards_in);
+}
+
+fn matches_plain_minimax_on_random_boards_in<B: Bits>() {
     for seed in 0..300u64 {
         let size = 2 + (seed % 3) as u32;
         let board = random_board(size, [0.0, 0.15, 0.3][(seed % 7 % 3) as usize], seed);
-        let geo = &board.geometry;
-        let [a, b] = board.starts;
-        let open = geo.all & !board.blocked & !bit(a) & !bit(b);
+        let (geo, open, a, b) = start::<B>(&board);
+        let geo = &geo;
         let expected = minimax(geo, open, a, b);
         // A tiny table forces collisions and replacements, which must not change the value.
         let mut solver = Solver::new(geo.clone(), 4);
@@ -83,13 +108,17 @@ fn matches_plain_minimax_on_random_boards() {
         let (m, v) = big.best_move(open, a, b, Budget::unlimited()).unwrap_or((u8::MAX, expected));
         assert_eq!(v, expected);
         if m != u8::MAX {
-            assert_eq!(1 - minimax(geo, open & !bit(m), b, m), expected, "seed {seed}");
+            assert_eq!(1 - minimax(geo, open & !B::bit(m), b, m), expected, "seed {seed}");
         }
     }
 }
 
 #[test]
 fn matches_a_memoised_minimax_up_to_side_6_for_either_painter_and_any_window() {
+    on_both!(matches_a_memoised_minimax_up_to_side_6_in);
+}
+
+fn matches_a_memoised_minimax_up_to_side_6_in<B: Bits>() {
     let mut sides = [0usize; 7];
     for seed in 0..250u64 {
         let size = 2 + (seed % 5) as u32;
@@ -99,9 +128,8 @@ fn matches_a_memoised_minimax_up_to_side_6_for_either_painter_and_any_window() {
             [0.0, 0.15, 0.3][(seed % 3) as usize]
         };
         let board = random_board(size, blocked, 1000 + seed);
-        let geo = &board.geometry;
-        let [a, b] = board.starts;
-        let open = geo.all & !board.blocked & !bit(a) & !bit(b);
+        let (geo, open, a, b) = start::<B>(&board);
+        let geo = &geo;
         sides[size as usize] += 1;
         let mut memo = HashMap::new();
         for (mover, other) in [(a, b), (b, a)] {
@@ -140,14 +168,12 @@ fn matches_a_memoised_minimax_up_to_side_6_for_either_painter_and_any_window() {
 
 /// A position in mid-game: up to five random moves played from the board's start. Returns the
 /// open rooms, the painter to move and the other.
-fn random_position(board: &Board, rng: &mut ChaCha8Rng) -> (Rooms, u8, u8) {
-    let geo = &board.geometry;
-    let [mut mover, mut other] = board.starts;
-    let mut open = geo.all & !board.blocked & !bit(mover) & !bit(other);
+fn random_position<B: Bits>(board: &Board, rng: &mut ChaCha8Rng) -> (B, u8, u8) {
+    let (geo, mut open, mut mover, mut other) = start::<B>(board);
     for _ in 0..rng.random_range(0..6) {
         let moves: Vec<u8> = rooms(geo.neighbours[mover as usize] & open).collect();
         let Some(&m) = moves.choose(rng) else { break };
-        open &= !bit(m);
+        open &= !B::bit(m);
         (mover, other) = (other, m);
     }
     (open, mover, other)
@@ -155,13 +181,18 @@ fn random_position(board: &Board, rng: &mut ChaCha8Rng) -> (Rooms, u8, u8) {
 
 #[test]
 fn territory_bounds_hold_in_random_positions() {
+    on_both!(territory_bounds_hold_in);
+}
+
+fn territory_bounds_hold_in<B: Bits>() {
     let mut rng = ChaCha8Rng::seed_from_u64(14);
     let mut cut = 0;
     for seed in 0..300u64 {
         let board = random_board(3 + (seed % 3) as u32, [0.0, 0.2][(seed % 2) as usize], seed);
-        let geo = &board.geometry;
-        let (open, mover, other) = random_position(&board, &mut rng);
-        if geo.neighbours[mover as usize] & open == 0 || geo.neighbours[other as usize] & open == 0
+        let geo = &Geometry::<B>::new(board.size());
+        let (open, mover, other) = random_position::<B>(&board, &mut rng);
+        if (geo.neighbours[mover as usize] & open).is_empty()
+            || (geo.neighbours[other as usize] & open).is_empty()
         {
             continue;
         }
@@ -179,10 +210,14 @@ fn territory_bounds_hold_in_random_positions() {
 
 #[test]
 fn every_table_entry_holds_a_true_bound() {
+    on_both!(every_table_entry_holds_a_true_bound_in);
+}
+
+fn every_table_entry_holds_a_true_bound_in<B: Bits>() {
     let mut checked = [0usize; 4];
     for seed in 0..60u64 {
         let board = random_board(3 + (seed % 2) as u32, 0.1, seed);
-        let geo = &board.geometry;
+        let geo = &Geometry::<B>::new(board.size());
         let mut solver = Solver::new(geo.clone(), 8);
         solver.solve_board(&board);
         for e in solver.table.iter().filter(|e| e.used) {
@@ -207,11 +242,14 @@ fn every_table_entry_holds_a_true_bound() {
 
 #[test]
 fn longest_paths_match_brute_force_and_bounds_hold() {
+    on_both!(longest_paths_match_brute_force_in);
+}
+
+fn longest_paths_match_brute_force_in<B: Bits>() {
     for seed in 0..200u64 {
         let board = random_board(4, 0.25, seed);
-        let geo = board.geometry.clone();
-        let from = board.starts[0];
-        let open = geo.all & !board.blocked & !bit(from);
+        let (geo, open, from, other) = start::<B>(&board);
+        let open = open | B::bit(other);
         let region = geo.component(open, geo.neighbours[from as usize]);
         let mut solver = Solver::new(geo.clone(), 8);
         let exact = brute_longest(&geo, from, region);
@@ -235,20 +273,23 @@ fn longest_paths_match_brute_force_and_bounds_hold() {
             }
         }
         // The bitboard dead-end count agrees with counting doors room by room.
-        let reach = region | bit(from);
-        let slow: Rooms = rooms(region)
+        let reach = region | B::bit(from);
+        let slow: B = rooms(region)
             .filter(|&r| (geo.neighbours[r as usize] & reach).count_ones() <= 1)
-            .fold(0, |acc, r| acc | bit(r));
+            .fold(B::ZERO, |acc, r| acc | B::bit(r));
         assert_eq!(region & geo.at_most_one_neighbour_in(reach), slow, "seed {seed}");
     }
 }
 
 #[test]
 fn a_deadline_in_the_past_aborts() {
+    on_both!(a_deadline_in_the_past_aborts_in);
+}
+
+fn a_deadline_in_the_past_aborts_in<B: Bits>() {
     let board = random_board(8, 0.0, 1);
-    let [a, b] = board.starts;
-    let open = board.geometry.all & !bit(a) & !bit(b);
-    let mut solver = Solver::new(board.geometry.clone(), 10);
+    let (geo, open, a, b) = start::<B>(&board);
+    let mut solver = Solver::new(geo, 10);
     assert_eq!(solver.best_move(open, a, b, Budget::until(Instant::now())), None);
     // A range cut short is still a true range, and wider than one value.
     let (lower, upper) = solver.value_range(open, a, b, Budget::until(Instant::now()));
@@ -257,15 +298,18 @@ fn a_deadline_in_the_past_aborts() {
 
 #[test]
 fn iterative_deepening_is_exact_on_small_boards() {
+    on_both!(iterative_deepening_is_exact_in);
+}
+
+fn iterative_deepening_is_exact_in<B: Bits>() {
     for seed in 0..60u64 {
         let board = random_board(3 + (seed % 2) as u32, 0.1, seed);
-        let geo = &board.geometry;
-        let [a, b] = board.starts;
-        let open = geo.all & !board.blocked & !bit(a) & !bit(b);
+        let (geo, open, a, b) = start::<B>(&board);
+        let geo = &geo;
         let order: Vec<u8> = rooms(geo.neighbours[a as usize] & open).collect();
         let mut solver = Solver::new(geo.clone(), 10);
         match solver.iterative(open, a, b, order, Budget::new(Duration::from_secs(60))) {
-            None => assert_eq!(geo.neighbours[a as usize] & open, 0),
+            None => assert!((geo.neighbours[a as usize] & open).is_empty()),
             Some(found) => {
                 assert!(found.exact, "seed {seed}: {found:?}");
                 assert_eq!(found.value, minimax(geo, open, a, b), "seed {seed}");
@@ -279,14 +323,14 @@ fn iterative_deepening_is_exact_on_small_boards() {
 /// solver (with `wrong` switched on, if any) must give the memoised plain minimax's value through
 /// its null-window driver with a tiny table, the right side of every null window around it, and
 /// each painter's exact longest path through every window. The first disagreement is the error.
-fn check_prunings(wrong: Option<Wrong>) -> Result<usize, String> {
+fn check_prunings<B: Bits>(wrong: Option<Wrong>) -> Result<usize, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(26);
     let mut checked = 0;
     for seed in 0..240u64 {
         let size = 3 + (seed % 3) as u32;
         let board = random_board(size, [0.1, 0.2, 0.3][(seed % 3) as usize], 5000 + seed);
-        let geo = &board.geometry;
-        let (open, mover, other) = random_position(&board, &mut rng);
+        let geo = &Geometry::<B>::new(size);
+        let (open, mover, other) = random_position::<B>(&board, &mut rng);
         let mut memo = HashMap::new();
         for (mover, other) in [(mover, other), (other, mover)] {
             let expected = memoised(geo, open, mover, other, &mut memo);
@@ -331,8 +375,9 @@ fn check_prunings(wrong: Option<Wrong>) -> Result<usize, String> {
 
 #[test]
 fn every_pruning_agrees_with_plain_minimax_in_random_positions() {
-    let checked = check_prunings(None).unwrap();
+    let checked = check_prunings::<u128>(None).unwrap();
     assert!(checked >= 400, "{checked} positions");
+    assert_eq!(check_prunings::<Wide>(None), Ok(checked), "the wide sets");
 }
 
 /// The check above is not vacuous: each pruning made wrong on purpose (one room or one move
@@ -348,6 +393,87 @@ fn a_deliberately_wrong_pruning_is_caught() {
         Wrong::ChildSkip,
         Wrong::TableExact,
     ] {
-        assert!(check_prunings(Some(rule)).is_err(), "{rule:?} went unnoticed");
+        assert!(check_prunings::<u128>(Some(rule)).is_err(), "{rule:?} went unnoticed");
+        assert!(check_prunings::<Wide>(Some(rule)).is_err(), "{rule:?} went unnoticed (wide)");
+    }
+}
+
+/// The wide sets change nothing but the width: on boards that fit a `u128`, the solver over
+/// [`Wide`] visits exactly the positions the `u128` one does (the tables hash a set that fits
+/// the same either way) and finds the same value.
+#[test]
+fn the_wide_solver_retraces_the_u128_one_node_for_node() {
+    let mut nodes = 0;
+    for seed in 0..12u64 {
+        let size = 6 + (seed % 4) as u32;
+        let board = random_board(size, [0.0, 0.1, 0.2][(seed % 3) as usize], 700 + seed);
+        let mut narrow = Solver::new(Geometry::<u128>::new(size), 12);
+        let mut wide = Solver::new(Geometry::<Wide>::new(size), 12);
+        let value = narrow.solve_board(&board);
+        assert_eq!(wide.solve_board(&board), value, "seed {seed}");
+        assert_eq!(wide.stats, narrow.stats, "seed {seed}");
+        nodes += narrow.stats.nodes;
+    }
+    assert!(nodes > 1000, "the searches ran: {nodes} nodes");
+}
+
+/// Sides 12 and 13 fit only the wide sets. With most rooms under construction the painters'
+/// regions are small enough for the memoised plain minimax, an independent check of the value
+/// from either painter's side; the solver made for the board by side ([`BoardSolver`]) is the
+/// wide one.
+#[test]
+fn wide_boards_with_small_regions_match_the_memoised_minimax() {
+    let mut checked = 0;
+    for seed in 0..400u64 {
+        let size = 12 + (seed % 2) as u32;
+        let board = random_board(size, [0.5, 0.55, 0.6][(seed % 3) as usize], 9000 + seed);
+        let (geo, open, a, b) = start::<Wide>(&board);
+        let solver = Solver::new(geo.clone(), 12);
+        // Keep the plain search small: the rooms either painter can reach.
+        if solver.canonical(open, a, b).count_ones() > 22 {
+            continue;
+        }
+        let mut memo = HashMap::new();
+        let expected = memoised(&geo, open, a, b, &mut memo);
+        let mut by_side = BoardSolver::new(size, 12);
+        assert!(matches!(by_side, BoardSolver::Wide(_)));
+        assert_eq!(by_side.solve_board(&board), expected, "seed {seed}: {board:?}");
+        let mut tiny = Solver::new(geo.clone(), 4);
+        let other_side = memoised(&geo, open, b, a, &mut memo);
+        assert_eq!(tiny.value(open, b, a, Budget::unlimited()), Some(other_side), "seed {seed}");
+        if expected != 0 {
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "{checked} boards with a non-zero value");
+}
+
+#[test]
+fn the_profile_accounts_for_every_node_and_changes_nothing() {
+    for seed in 0..12u64 {
+        let board = random_board(5 + (seed % 3) as u32, [0.0, 0.1][(seed % 2) as usize], seed);
+        let mut plain = Solver::new(Geometry::<u128>::new(board.size()), 16);
+        let mut profiled = Solver::new(Geometry::<u128>::new(board.size()), 16);
+        profiled.profile = Some(Box::default());
+        let value = profiled.solve_board(&board);
+        assert_eq!(value, plain.solve_board(&board), "seed {seed}");
+        assert_eq!(profiled.stats, plain.stats, "seed {seed}: profiling changed the search");
+        let p = profiled.profile.as_deref().expect("a profile");
+        let stats = profiled.stats;
+        let passes: u64 = p.passes.iter().map(|pass| pass.2).sum();
+        let path_passes: u64 = p.passes.iter().map(|pass| pass.3).sum();
+        assert_eq!((passes, path_passes), (stats.nodes, stats.path_nodes), "seed {seed}");
+        let searched: u64 = p.by_region.iter().sum();
+        assert_eq!(p.by_distance.iter().sum::<u64>(), searched, "seed {seed}");
+        let (mover_bound, other_bound) = (p.settled[1], p.settled[2]);
+        assert_eq!(searched + mover_bound + other_bound, stats.nodes, "seed {seed}");
+        let ended = p.first_move_cutoffs + p.later_cutoffs + p.all_moves_searched;
+        assert!(
+            ended <= searched,
+            "seed {seed}: {ended} searched nodes ended, {searched} searched"
+        );
+        // The driver stops when a pass's answer closes the range: that answer is the value.
+        let last = p.passes.last().expect("a pass");
+        assert_eq!(last.1, value, "seed {seed}: last pass {last:?}");
     }
 }
