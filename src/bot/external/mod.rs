@@ -303,7 +303,9 @@ impl Limits {
         let over = if confinement.is_some_and(sandbox::Confinement::caps_memory) {
             confinement.is_some_and(sandbox::Confinement::hit_memory_cap)
         } else {
-            sandbox::tree_memory(process.group.id().as_raw()) > limit_mb.saturating_mul(1 << 20)
+            let arenas_own = confinement.map_or(0, sandbox::Confinement::arenas_own);
+            sandbox::tree_memory(process.group.id().as_raw(), arenas_own)
+                > limit_mb.saturating_mul(1 << 20)
         };
         over.then_some(BotFailure::MemoryLimit { limit_mb })
     }

@@ -5,9 +5,15 @@
 //! `/proc/PID/status`) after each of its turns: the limit is then checked, not enforced, and a
 //! bot can go past it within a turn (each process is still bound by `address_space_mb`).
 
-/// The bytes held by the processes of the tree under `leader`, resident and swapped.
-pub(in crate::bot::external) fn tree_memory(leader: i32) -> u64 {
-    crate::bot::external::procfs::tree(leader).into_iter().map(|(pid, _)| process_memory(pid)).sum()
+/// The bytes held by the processes of the tree under `leader`, resident and swapped, leaving
+/// out its first `arenas_own` generations (the sandbox's relay and init: copies of arena, whose
+/// resident memory is arena's, not the bot's).
+pub(in crate::bot::external) fn tree_memory(leader: i32, arenas_own: usize) -> u64 {
+    crate::bot::external::procfs::tree(leader)
+        .into_iter()
+        .filter(|&(_, generation)| generation >= arenas_own)
+        .map(|(pid, _)| process_memory(pid))
+        .sum()
 }
 
 /// `VmRSS + VmSwap` of process `pid`, in bytes (0 once it is gone).
@@ -30,19 +36,28 @@ mod tests {
 
     #[test]
     fn the_memory_of_a_tree_counts_a_child_that_holds_memory() {
-        // The leader's child holds a 64 MiB string; the sum counts it.
+        // The leader's child holds a 64 MiB string; the sum counts it. (`; true`: the shell
+        // forks it rather than becoming it.)
         let mut leader = std::process::Command::new("sh")
-            .args(["-c", "python3 -c 'x = \"a\" * (64 << 20); print(1, flush=True); input()'"])
+            .args([
+                "-c",
+                "python3 -c 'x = \"a\" * (64 << 20); print(1, flush=True); input()'; true",
+            ])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("sh starts");
         let mut ready = [0u8; 2];
         std::io::Read::read_exact(leader.stdout.as_mut().unwrap(), &mut ready).unwrap();
-        let held = tree_memory(leader.id() as i32);
+        let held = tree_memory(leader.id() as i32, 0);
+        // Without the leader's generation (as a relay's is left out): the child alone.
+        let child = tree_memory(leader.id() as i32, 1);
+        let beyond = tree_memory(leader.id() as i32, 2);
         drop(leader.stdin.take());
         leader.wait().unwrap();
         assert!(held >= 64 << 20, "{held}");
-        assert_eq!(tree_memory(leader.id() as i32), 0, "the tree is gone");
+        assert!(child >= 64 << 20 && child < held, "{child} of {held}");
+        assert_eq!(beyond, 0, "no third generation");
+        assert_eq!(tree_memory(leader.id() as i32, 0), 0, "the tree is gone");
     }
 }

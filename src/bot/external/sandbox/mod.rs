@@ -383,7 +383,7 @@ pub(super) use memory::tree_memory;
 
 /// The memory of a process tree is not read off Linux.
 #[cfg(not(target_os = "linux"))]
-pub(super) fn tree_memory(_leader: i32) -> u64 {
+pub(super) fn tree_memory(_leader: i32, _arenas_own: usize) -> u64 {
     0
 }
 
