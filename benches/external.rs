@@ -10,6 +10,8 @@
 //! (`BENCH_PIN=off` does not), since a round trip within one core and one across cores differ
 //! tenfold and which one an unpinned series gets is chance. It prints which it did.
 //!
+//! `external --sandbox` measures only what the sandbox costs (the last part), pinned.
+//!
 //! `external --matches off|auto|floor` plays only short matches (without or with the sandbox) or
 //! spawn-and-reap pairs, pinned, for a profiler (`perf stat`, `perf record`) to look at alone.
 //!
@@ -78,6 +80,14 @@ fn main() {
     }
     // Before the pinning, which leaves this process one core.
     let load = load_average();
+    if std::env::args().any(|a| a == "--sandbox") {
+        let pinned = pin_to_one_cpu();
+        println!(
+            "{load}; {}",
+            pinned.map_or("unpinned".into(), |cpu| format!("pinned to CPU {cpu}"))
+        );
+        return sandbox_costs(&exe);
+    }
     let pinned = pin_to_one_cpu();
     println!("external bots, {TURNS} turns per round-trip series, {MATCHES} matches per series");
     println!(

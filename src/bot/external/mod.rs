@@ -321,7 +321,8 @@ fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport
         stderr.wait_closed(STDERR_FLUSH_WAIT);
     }
     let stderr_tail = stderr.lines(stderr_lines);
-    let memory_peak_kib = procfs::memory_peak_kib(group.id().as_raw());
+    let arenas_own = confinement.as_ref().map_or(0, sandbox::Confinement::arenas_own);
+    let memory_peak_kib = procfs::memory_peak_kib(group.id().as_raw(), arenas_own);
     pipes.close_input();
     let by_itself = group.stop(&exit, grace);
     let ending = match (exit.exit(), by_itself) {

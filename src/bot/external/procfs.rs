@@ -1,33 +1,33 @@
 //! What `/proc` says about a bot's processes as a whole, read at the end of its match: its
 //! memory peak, which `arena check` compares with the limits.
 
-/// The processes under `leader` (it included), as `/proc/<pid>/task/<tid>/children` link them;
-/// at most 4096, a bound for a fork bomb's tree.
-pub(super) fn tree(leader: i32) -> Vec<i32> {
+/// The processes under `leader` (it included), as `/proc/<pid>/task/<tid>/children` link them,
+/// each with its generation (the leader's is 0); at most 4096, a bound for a fork bomb's tree.
+pub(super) fn tree(leader: i32) -> Vec<(i32, usize)> {
     let mut found = Vec::new();
-    let mut pending = vec![leader];
-    while let Some(pid) = pending.pop() {
+    let mut pending = vec![(leader, 0)];
+    while let Some((pid, generation)) = pending.pop() {
         if found.len() >= 4096 {
             break;
         }
-        found.push(pid);
+        found.push((pid, generation));
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
         for task in tasks.flatten() {
             let Ok(list) = std::fs::read_to_string(task.path().join("children")) else { continue };
-            pending.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+            let children = list.split_whitespace().filter_map(|p| p.parse::<i32>().ok());
+            pending.extend(children.map(|child| (child, generation + 1)));
         }
     }
     found
 }
 
 /// The sum of the peak resident memory (`VmHWM`) of the live processes under `leader`, in KiB,
-/// leaving out arena's own copies (the sandbox's relay and init run arena's code, not the
-/// bot's); `None` when none could be read.
-pub(super) fn memory_peak_kib(leader: i32) -> Option<u64> {
-    let own = std::fs::read_link("/proc/self/exe").ok();
+/// leaving out the first `arenas_own` generations (the sandbox's relay and init, copies of
+/// arena, not the bot); `None` when none could be read.
+pub(super) fn memory_peak_kib(leader: i32, arenas_own: usize) -> Option<u64> {
     let mut total = None;
-    for pid in tree(leader) {
-        if own.is_some() && std::fs::read_link(format!("/proc/{pid}/exe")).ok() == own {
+    for (pid, generation) in tree(leader) {
+        if generation < arenas_own {
             continue;
         }
         let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { continue };
@@ -57,10 +57,14 @@ mod tests {
         let mut line = String::new();
         let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
         std::io::BufRead::read_line(&mut out, &mut line).unwrap();
-        let peak = memory_peak_kib(child.id() as i32);
+        let peak = memory_peak_kib(child.id() as i32, 0);
+        // Its first generation left out (as a sandboxed bot's relay and init are): nothing
+        // else holds memory.
+        let without_leader = memory_peak_kib(child.id() as i32, 1);
         drop(child.stdin.take());
         child.wait().unwrap();
         assert!(peak.is_some_and(|kib| kib >= 19_000), "{peak:?}");
-        assert_eq!(memory_peak_kib(child.id() as i32), None, "gone");
+        assert_eq!(without_leader, None, "the shell has no child left");
+        assert_eq!(memory_peak_kib(child.id() as i32, 0), None, "gone");
     }
 }

@@ -67,8 +67,9 @@ pub(in crate::bot::external) struct Plan {
     /// The read end of the bot's control pipe, on which arena asks the relay to stop
     /// ([`PAUSE`]) or continue ([`RESUME`]) the bot's processes.
     pub(in crate::bot::external) control: Option<RawFd>,
-    /// The write end of the pipe on which the init acknowledges each stop or continue, once
-    /// it has signalled every process (arena waits for it: a stop done late is CPU stolen).
+    /// The write end of the pipe on which the init acknowledges each stop ([`PAUSE`]) or
+    /// continue ([`RESUME`]), once it has signalled every process (arena waits for a stop's: a
+    /// stop done late is CPU stolen).
     pub(in crate::bot::external) pause_ack: Option<RawFd>,
     /// The access the bot's own `/proc` gets in its ruleset (in its view).
     pub(in crate::bot::external) proc_access: u64,
@@ -576,7 +577,9 @@ extern "C" fn init_pause(_: libc::c_int) {
     unsafe {
         libc::kill(-1, to);
         if ack >= 0 {
-            libc::write(ack, b"x".as_ptr().cast(), 1);
+            // What it did: arena waits for a stop's acknowledgement only.
+            let done = if paused { PAUSE } else { RESUME };
+            libc::write(ack, (&raw const done).cast(), 1);
         }
     }
 }

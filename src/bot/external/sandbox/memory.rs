@@ -7,7 +7,7 @@
 
 /// The bytes held by the processes of the tree under `leader`, resident and swapped.
 pub(in crate::bot::external) fn tree_memory(leader: i32) -> u64 {
-    crate::bot::external::procfs::tree(leader).into_iter().map(process_memory).sum()
+    crate::bot::external::procfs::tree(leader).into_iter().map(|(pid, _)| process_memory(pid)).sum()
 }
 
 /// `VmRSS + VmSwap` of process `pid`, in bytes (0 once it is gone).

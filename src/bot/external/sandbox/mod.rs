@@ -28,6 +28,7 @@ mod landlock_rules;
 #[cfg(target_os = "linux")]
 mod memory;
 mod paths;
+mod private_dirs;
 #[cfg(target_os = "linux")]
 mod seccomp;
 #[cfg(target_os = "linux")]
@@ -250,25 +251,42 @@ impl Confinement {
         false
     }
 
-    /// Asks the bot's relay to stop (`paused`) or continue every process of the bot, and waits
-    /// (at most [`PAUSE_ACK_WAIT`]) until its init says it has; `false` when it has no relay
-    /// (arena then stops its process group itself).
+    /// Asks the bot's relay to stop (`paused`) or continue every process of the bot; after a
+    /// stop, waits (at most [`PAUSE_ACK_WAIT`]) until its init says every process is stopped (a
+    /// stop done late is the opponent's CPU stolen). A continue is not waited for: until it lands
+    /// the bot only loses time of its own turn, whose clock started before the request.
+    /// `false` when it has no relay (arena then stops its process group itself).
     pub(super) fn request_pause(&self, paused: bool) -> bool {
         #[cfg(target_os = "linux")]
         if let (Some(control), Some(ack)) = (&self.control, &self.pause_ack) {
             use std::io::{Read, Write};
             use std::os::fd::AsFd;
-            // Acknowledgements of requests not waited for are not this one's.
-            let mut stale = [0u8; 64];
-            while (&*ack).read(&mut stale).is_ok_and(|n| n > 0) {}
+            // Acknowledgements of requests not waited for (continues) are not this one's.
+            let mut received = [0u8; 64];
+            while (&*ack).read(&mut received).is_ok_and(|n| n > 0) {}
             let request = if paused { child::PAUSE } else { child::RESUME };
             // A relay already gone has nothing left to stop: the error is not one.
-            if (&*control).write(&[request]).is_ok() {
-                // Woken by the acknowledgement, or by the end of file once the init is gone.
-                let mut fd = [nix::poll::PollFd::new(ack.as_fd(), nix::poll::PollFlags::POLLIN)];
-                let limit = nix::poll::PollTimeout::try_from(PAUSE_ACK_WAIT.as_millis() as i32)
-                    .unwrap_or(nix::poll::PollTimeout::MAX);
-                let _ = nix::poll::poll(&mut fd, limit);
+            if (&*control).write(&[request]).is_ok() && paused {
+                let until = std::time::Instant::now() + PAUSE_ACK_WAIT;
+                loop {
+                    // Woken by an acknowledgement, or by the end of file once the init is gone.
+                    let left = until.saturating_duration_since(std::time::Instant::now());
+                    let mut fd =
+                        [nix::poll::PollFd::new(ack.as_fd(), nix::poll::PollFlags::POLLIN)];
+                    let limit = nix::poll::PollTimeout::try_from(left.as_millis() as i32)
+                        .unwrap_or(nix::poll::PollTimeout::MAX);
+                    if !nix::poll::poll(&mut fd, limit).is_ok_and(|n| n > 0) {
+                        break;
+                    }
+                    // The continue's acknowledgement may come first; the stop's ends the wait.
+                    match (&*ack).read(&mut received) {
+                        Ok(0) => break,
+                        Ok(n) if received[..n].contains(&child::PAUSE) => break,
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                        Err(_) => break,
+                    }
+                }
             }
             return true;
         }
@@ -330,12 +348,8 @@ impl Confinement {
             support::support().slots.give_back(slot);
         }
         match self.dir {
-            PrivateDir::Fresh(dir) => {
-                let path = dir.keep();
-                if let Err(e) = remove_tree(&path) {
-                    tracing::warn!("cannot remove a bot's private directory: {e}");
-                }
-            }
+            // Removed in the background, whatever the bot left in it.
+            PrivateDir::Fresh(dir) => drop(dir),
             PrivateDir::Workspace(dir) => {
                 #[cfg(target_os = "linux")]
                 if self.uid.is_some() {
@@ -345,29 +359,6 @@ impl Confinement {
                 let _ = dir;
             }
         }
-    }
-}
-
-/// Removes a folder and everything in it, first making every folder in it open to its owner
-/// (arena, or root): a bot may leave folders of mode 000.
-fn remove_tree(path: &std::path::Path) -> std::io::Result<()> {
-    if std::fs::remove_dir_all(path).is_ok() || !path.exists() {
-        return Ok(());
-    }
-    open_folders(path);
-    std::fs::remove_dir_all(path)
-}
-
-/// Gives every folder under `path` (itself included) mode 0700, without following links.
-fn open_folders(path: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let Ok(meta) = std::fs::symlink_metadata(path) else { return };
-    if !meta.is_dir() {
-        return;
-    }
-    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700));
-    for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
-        open_folders(&entry.path());
     }
 }
 
@@ -396,11 +387,6 @@ pub(super) fn tree_memory(_leader: i32) -> u64 {
     0
 }
 
-/// The start of the names of this arena's private directories: `arena-bot-<pid>-`.
-fn private_prefix() -> String {
-    format!("arena-bot-{}-", std::process::id())
-}
-
 /// Removes the private directories that arenas which no longer run left in the temporary
 /// folder (a `kill -9` gives an arena no time to remove them; its bots died with it).
 #[cfg(target_os = "linux")]
@@ -415,7 +401,8 @@ fn sweep_private_directories() {
         let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
             == Err(nix::errno::Errno::ESRCH);
         if gone && entry.file_type().is_ok_and(|t| t.is_dir()) {
-            let _ = std::fs::remove_dir_all(entry.path());
+            // Folders of mode 000 a bot made included.
+            let _ = private_dirs::remove_tree(&entry.path());
         }
     }
 }
@@ -562,7 +549,7 @@ fn view_of(dir: &PrivateDir, readable: &[PathBuf]) -> std::io::Result<(child::Vi
             let mut entries: Vec<&PathBuf> = readable
                 .iter()
                 .filter(|p| p.starts_with(tmp) && p.as_path() != tmp)
-                .filter(|p| !private.path().starts_with(p) && !p.starts_with(private.path()))
+                .filter(|p| !private.as_path().starts_with(p) && !p.starts_with(private.as_path()))
                 .collect();
             entries.sort();
             entries.dedup();
@@ -576,7 +563,7 @@ fn view_of(dir: &PrivateDir, readable: &[PathBuf]) -> std::io::Result<(child::Vi
             for entry in kept {
                 let Ok(meta) = std::fs::metadata(entry) else { continue };
                 let Ok(inside) = entry.strip_prefix(tmp) else { continue };
-                let mount_point = private.path().join(inside);
+                let mount_point = private.as_path().join(inside);
                 if let Some(parent) = mount_point.parent() {
                     std::fs::create_dir_all(parent)?;
                 }
@@ -603,14 +590,14 @@ fn view_of(dir: &PrivateDir, readable: &[PathBuf]) -> std::io::Result<(child::Vi
 /// A sandboxed process's private directory: `workspace` (the caller's, kept), or a fresh one
 /// (removed with the confinement).
 enum PrivateDir {
-    Fresh(tempfile::TempDir),
+    Fresh(private_dirs::Fresh),
     Workspace(PathBuf),
 }
 
 impl PrivateDir {
     fn path(&self) -> &std::path::Path {
         match self {
-            PrivateDir::Fresh(dir) => dir.path(),
+            PrivateDir::Fresh(dir) => dir.as_path(),
             PrivateDir::Workspace(dir) => dir,
         }
     }
@@ -619,7 +606,7 @@ impl PrivateDir {
 fn private_dir(workspace: Option<&std::path::Path>) -> std::io::Result<PrivateDir> {
     Ok(match workspace {
         Some(dir) => PrivateDir::Workspace(dir.to_path_buf()),
-        None => PrivateDir::Fresh(tempfile::Builder::new().prefix(&private_prefix()).tempdir()?),
+        None => PrivateDir::Fresh(private_dirs::take()?),
     })
 }
 
