@@ -229,6 +229,21 @@ fn sides_12_and_13_generate_solve_and_play() {
             .success();
         assert!(run.stdout().contains("neither painter can move"), "{}", run.stdout());
     }
+    // A replay of a side-12 match verifies, and `arena analyze` rates every decision with the
+    // wide solver (regions this small are settled at once: no `unknown`).
+    let run = Arena::new()
+        .args(["play", "painters", "--map", board.to_str().unwrap(), "--seed", "3"])
+        .args(["--bot", "alma=perfect", "--bot", "berthe=greedy", "--replay", "side12.jsonl"])
+        .run()
+        .success();
+    let replay = run.dir.join("side12.jsonl");
+    let verify =
+        Arena::new().args(["replay", "--verify", replay.to_str().unwrap()]).run().success();
+    assert!(verify.stdout().contains("verified"), "{}", verify.stdout());
+    let analysed = Arena::new().args(["analyze", replay.to_str().unwrap()]).run().success();
+    let out = analysed.stdout();
+    assert!(out.contains("alma (perfect)") && out.contains(" 0 unknown"), "{out}");
+    assert!(!out.contains(" 1 unknown") && out.contains("blunder"), "{out}");
 
     // Beyond side 13: the generator names its setting, the readers the file and line.
     let refused = Command::new(env!("CARGO_BIN_EXE_arena"))
