@@ -98,6 +98,17 @@ fn map_counts(replay: &Replay) -> (usize, usize, usize) {
     }
 }
 
+/// The page draws as many nodes, edges and rooms under construction as the replay's map has.
+fn assert_draws_its_map(b: &mut Browser, replay: &Replay, name: &str) {
+    let (nodes, edges, blocked) = map_counts(replay);
+    let drawn = b.eval(
+        "[document.querySelectorAll('#board [data-kind=node]').length, \
+          document.querySelectorAll('#board [data-kind=edge]').length, \
+          document.querySelectorAll('#board .room.blocked').length]",
+    );
+    assert_eq!(drawn, serde_json::json!([nodes, edges, blocked]), "{name}: nodes, edges, blocked");
+}
+
 /// `(replay, screenshot step as a fraction of the match, doc image)`.
 const SHIPPED: &[(&str, f64, Option<&str>)] = &[
     ("skynet-locked-map.jsonl", 0.6, None),
@@ -119,17 +130,7 @@ fn every_shipped_replay_draws_its_map_and_ends_with_its_recorded_result() {
         let page = view(&replay_path, dir.path());
         open_clean(&mut b, &page);
 
-        let (nodes, edges, blocked) = map_counts(&replay);
-        let drawn = b.eval(
-            "[document.querySelectorAll('#board [data-kind=node]').length, \
-              document.querySelectorAll('#board [data-kind=edge]').length, \
-              document.querySelectorAll('#board .room.blocked').length]",
-        );
-        assert_eq!(
-            drawn,
-            serde_json::json!([nodes, edges, blocked]),
-            "{name}: nodes, edges, blocked"
-        );
+        assert_draws_its_map(&mut b, &replay, name);
 
         let count = b.eval("arenaViewer.count");
         assert_eq!(count, replay.actions.len(), "{name}");
@@ -162,6 +163,42 @@ fn every_shipped_replay_draws_its_map_and_ends_with_its_recorded_result() {
         let problems = b.problems(0);
         assert!(problems.is_empty(), "{name}: {problems:#?}");
     }
+}
+
+#[test]
+fn a_side_12_painters_match_draws_all_144_rooms() {
+    // Side 12 is past the 121 rooms of one `u128`: the replay comes from the wide room sets.
+    let _one = ONE_BROWSER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some(mut b) = browser::launch() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let replay_path = dir.path().join("painters-side-12.jsonl");
+    Arena::new()
+        .args(["play", "painters", "--gen", "size=12,blocked=0.3", "--seed", "5"])
+        .args(["--bot", "alma=greedy", "--bot", "berthe=random", "--replay"])
+        .args([replay_path.to_str().unwrap()])
+        .run()
+        .success();
+    let replay = arena::replay::read(&replay_path).unwrap();
+    assert_eq!(map_counts(&replay).0, 144);
+    let page = view(&replay_path, dir.path());
+    open_clean(&mut b, &page);
+    assert_draws_its_map(&mut b, &replay, "side 12");
+    b.eval("arenaViewer.goto(arenaViewer.count)");
+    let drawn = b.eval(
+        "['.room.painted.s0', '.room.painted.s1', '.room.open', '.room.blocked'] \
+           .map((c) => document.querySelectorAll('#board ' + c).length)",
+    );
+    let counts: Vec<i64> = drawn.as_array().unwrap().iter().map(|n| n.as_i64().unwrap()).collect();
+    assert_eq!(counts.iter().sum::<i64>(), 144, "every room drawn in one state: {counts:?}");
+    assert_eq!(
+        (counts[0] - counts[1]) as f64,
+        replay.result.scores[0],
+        "Alma's rooms less Berthe's are the recorded score: {counts:?}"
+    );
+    assert!(counts[0] + counts[1] > 2, "the painters moved: {counts:?}");
+    photograph(&mut b, "painters-side-12", None, None);
+    let problems = b.problems(0);
+    assert!(problems.is_empty(), "{problems:#?}");
 }
 
 #[test]
