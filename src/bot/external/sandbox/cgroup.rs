@@ -96,9 +96,7 @@ fn sweep_stale(base: &Path) {
         let name = entry.file_name();
         let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("arena-")) else { continue };
         let Ok(pid) = pid.parse::<i32>() else { continue };
-        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
-            != Err(nix::errno::Errno::ESRCH);
-        if alive {
+        if !super::arena_gone(pid) {
             continue;
         }
         if let Ok(bots) = std::fs::read_dir(entry.path()) {

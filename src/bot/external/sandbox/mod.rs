@@ -387,24 +387,11 @@ pub(super) fn tree_memory(_leader: i32, _arenas_own: usize) -> u64 {
     0
 }
 
-/// Removes the private directories that arenas which no longer run left in the temporary
-/// folder (a `kill -9` gives an arena no time to remove them; its bots died with it).
+/// Whether the arena of this process id no longer runs, so what it left (named after its pid)
+/// is nobody's: the sweeps of private directories and cgroups ask it.
 #[cfg(target_os = "linux")]
-fn sweep_private_directories() {
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("arena-bot-")) else { continue };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
-            continue;
-        };
-        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
-            == Err(nix::errno::Errno::ESRCH);
-        if gone && entry.file_type().is_ok_and(|t| t.is_dir()) {
-            // Folders of mode 000 a bot made included.
-            let _ = private_dirs::remove_tree(&entry.path());
-        }
-    }
+fn arena_gone(pid: i32) -> bool {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) == Err(nix::errno::Errno::ESRCH)
 }
 
 /// Prepares the sandbox of a bot about to start: resolves its command, creates its private
@@ -420,7 +407,7 @@ pub(super) fn prepare(
 
     let support = support::support();
     static SWEEP: std::sync::Once = std::sync::Once::new();
-    SWEEP.call_once(sweep_private_directories);
+    SWEEP.call_once(private_dirs::sweep);
     let mode = options.sandbox_mode();
     if mode == SandboxMode::Require {
         let missing = support.missing(options.network);

@@ -60,9 +60,12 @@ impl Keeper {
     }
 }
 
+/// What every arena's private directories are named after: `arena-bot-<pid>-...`.
+const PREFIX: &str = "arena-bot-";
+
 /// The prefix of this arena's private directories: `arena-bot-<pid>-`.
-pub(super) fn prefix() -> String {
-    format!("arena-bot-{}-", std::process::id())
+fn prefix() -> String {
+    format!("{PREFIX}{}-", std::process::id())
 }
 
 /// A bot's fresh private directory, removed (in the background) when dropped.
@@ -205,9 +208,32 @@ fn register_exit_handler() -> bool {
     unsafe { libc::atexit(at_exit) == 0 }
 }
 
+/// Removes the private directories that arenas which no longer run left in the temporary
+/// folder (a `kill -9` gives an arena no time to remove them; its bots died with it).
+#[cfg(target_os = "linux")]
+pub(super) fn sweep() {
+    sweep_in(&std::env::temp_dir());
+}
+
+#[cfg(target_os = "linux")]
+fn sweep_in(temp: &Path) {
+    let Ok(entries) = std::fs::read_dir(temp) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(PREFIX)) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
+            continue;
+        };
+        if super::arena_gone(pid) && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            // Folders of mode 000 a bot made included.
+            let _ = remove_tree(&entry.path());
+        }
+    }
+}
+
 /// Removes a folder and everything in it, first making every folder in it open to its owner
 /// (arena, or root): a bot may leave folders of mode 000.
-pub(super) fn remove_tree(path: &Path) -> std::io::Result<()> {
+fn remove_tree(path: &Path) -> std::io::Result<()> {
     if std::fs::remove_dir_all(path).is_ok() || !path.exists() {
         return Ok(());
     }
@@ -259,6 +285,31 @@ mod tests {
         while dirs.iter().any(|d| d.exists()) {
             assert!(std::time::Instant::now() < until, "never removed: {dirs:?}");
             std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_sweep_removes_only_what_arenas_that_no_longer_run_left() {
+        let temp = tempfile::tempdir().unwrap();
+        let mut gone = std::process::Command::new("true").spawn().expect("true starts");
+        let gone_pid = gone.id();
+        gone.wait().expect("reaped");
+        let dead = temp.path().join(format!("{PREFIX}{gone_pid}-abc"));
+        let locked = dead.join("locked");
+        std::fs::create_dir_all(&locked).unwrap();
+        std::fs::write(locked.join("secret"), "x").unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let alive = temp.path().join(format!("{}abc", prefix()));
+        let other = temp.path().join(format!("{PREFIX}not-a-pid"));
+        let unrelated = temp.path().join("someone-else");
+        for dir in [&alive, &other, &unrelated] {
+            std::fs::create_dir(dir).unwrap();
+        }
+        sweep_in(temp.path());
+        assert!(!dead.exists(), "a dead arena's directory, mode-000 folder and all, is removed");
+        for dir in [&alive, &other, &unrelated] {
+            assert!(dir.exists(), "{} is kept", dir.display());
         }
     }
 }
