@@ -186,9 +186,9 @@ impl<B: Bits> Solver<B> {
         let n = max_len.min(1 << 10);
         Solver {
             geo,
-            table: vec![Entry::default(); n],
+            table: table::huge_table(n),
             table_used: 0,
-            paths: vec![PathEntry::default(); n],
+            paths: table::huge_table(n),
             paths_used: 0,
             max_len,
             budget: Budget::unlimited(),
