@@ -96,6 +96,9 @@ pub(crate) enum Wrong {
     SafeWalkLate,
     /// The territory bound one too low.
     Territory,
+    /// The territory bound credits the walk after the safe walk with rooms the rival can
+    /// still reach, not only the ones the safe walk cut off from it.
+    Hinterland,
     /// The longest-path search skips exits whose bound only ties the path to beat.
     ChildSkip,
     /// The table records a fail-low result as exact.
@@ -375,19 +378,27 @@ impl<B: Bits> Solver<B> {
 
     /// An upper bound on what `rival` paints minus what `painter` paints from now on, among
     /// the `relevant` open rooms: `painter` can paint its safe walk whatever `rival` does (see
-    /// [`Solver::safe_walk`]; `rival_first`: the rival moves next), and `rival` at most its path
-    /// bound in the rooms that walk leaves it.
+    /// [`Solver::safe_walk`]; `rival_first`: the rival moves next), then a walk into the rooms
+    /// the safe walk cuts off from `rival` (its hinterland), and `rival` paints at most its
+    /// path bound in the rooms it can still reach.
     ///
-    /// Why it bounds the value: against the one strategy "walk the safe walk, then anything",
-    /// `painter` paints all `s` walk rooms and `rival` never enters one, so `rival` paints a
-    /// simple path in the rooms left, at most their path bound `b`: `rival` scores at most `b -
-    /// s` against that strategy, and so at most that against `painter`'s best play.
+    /// Why it bounds the value: take the one strategy of `painter` "walk the safe walk `W`,
+    /// then the greedy walk `G` into the hinterland `H`, then anything". `rival` never enters a
+    /// room of `W` (see [`Solver::safe_walk`]), so its path stays in its component of the
+    /// rooms without `W` (`reach`), whose path bound is `b`; `H`, the rest, lies outside that
+    /// component, so `rival` never enters `H` either. When `W` is done, `H` is untouched (not
+    /// `rival`'s, and `W` is apart from it), so `painter` paints all of `G` too. Against that
+    /// strategy `rival` scores at most `b - |W| - |G|`, and so at most that against
+    /// `painter`'s best play.
     pub(crate) fn territory(&self, relevant: B, painter: u8, rival: u8, rival_first: bool) -> i32 {
-        let safe = self.safe_walk(painter, rival, relevant, rival_first);
+        let (safe, end) = self.safe_walk(painter, rival, relevant, rival_first);
         let rest = relevant & !safe;
         let reach = self.geo.component(rest, rest & self.geo.neighbours[rival as usize]);
+        let hinterland = if self.wrong(Wrong::Hinterland) { rest } else { rest & !reach };
+        let beyond = self.walk(end, hinterland);
         self.path_bound(rival, reach)
             - safe.count_ones() as i32
+            - beyond
             - i32::from(self.wrong(Wrong::Territory))
     }
 

@@ -390,6 +390,7 @@ fn a_deliberately_wrong_pruning_is_caught() {
         Wrong::Walk,
         Wrong::SafeWalkLate,
         Wrong::Territory,
+        Wrong::Hinterland,
         Wrong::ChildSkip,
         Wrong::TableExact,
     ] {
