@@ -12,6 +12,9 @@
 //!
 //! `external --sandbox` measures only what the sandbox costs (the last part), pinned.
 //!
+//! `external --pairs [--gap-ms N]` measures only the pairs (each after N idle milliseconds, as
+//! a match's play spaces a tournament's bot starts), unpinned (pin it with `taskset`).
+//!
 //! `external --matches off|auto|floor` plays only short matches (without or with the sandbox) or
 //! spawn-and-reap pairs, pinned, for a profiler (`perf stat`, `perf record`) to look at alone.
 //!
@@ -73,7 +76,9 @@ fn main() {
         return;
     }
     if std::env::args().any(|a| a == "--pairs") {
-        let (off, on) = pairs(&exe);
+        let gap = args.iter().position(|a| a == "--gap-ms").and_then(|i| args.get(i + 1));
+        let gap = Duration::from_millis(gap.map_or(0, |ms| ms.parse().expect("--gap-ms <ms>")));
+        let (off, on) = pairs(&exe, gap);
         report_ms("pair spawn+set-up+reap, no sandbox", &off);
         report_ms("pair spawn+set-up+reap, sandbox", &on);
         return;
@@ -199,7 +204,7 @@ fn sandbox_costs(exe: &Path) {
         "sandboxed median / unsandboxed median: {:.2}x (target <= 1.1x)",
         median(&on).as_secs_f64() / median(&off).as_secs_f64()
     );
-    let (pairs_off, pairs_on) = pairs(exe);
+    let (pairs_off, pairs_on) = pairs(exe, Duration::ZERO);
     report_ms("pair spawn+set-up+reap, no sandbox", &pairs_off);
     report_ms("pair spawn+set-up+reap, sandbox", &pairs_on);
     println!(
@@ -261,10 +266,12 @@ fn interleaved_round_trips(exe: &Path) -> (Vec<Duration>, Vec<Duration>) {
 /// Pairs of echo bots started, asked one turn each (so both run) and finished, without and
 /// with the sandbox in alternate blocks of ten pairs (as a tournament starts bots one after
 /// another, and so that slow phases of a shared machine fall on both); the time of each pair.
-fn pairs(exe: &Path) -> (Vec<Duration>, Vec<Duration>) {
+/// `gap`: an idle pause before each pair, as a match's play spaces a tournament's bot starts.
+fn pairs(exe: &Path, gap: Duration) -> (Vec<Duration>, Vec<Duration>) {
     let view = skynet().view(0);
     let mut times = (Vec::new(), Vec::new());
     for i in 0..2 * MATCHES {
+        std::thread::sleep(gap);
         let mode = if i / 10 % 2 == 0 { SandboxMode::Off } else { SandboxMode::Auto };
         let start = Instant::now();
         let mut bots = [spawn_echo(exe, mode), spawn_echo(exe, mode)];

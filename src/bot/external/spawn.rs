@@ -173,7 +173,7 @@ pub(super) fn start(launch: Launch<'_>, supervisor: &Supervisor) -> Result<Start
     })?;
     let pid = child.id().and_then(|id| i32::try_from(id).ok()).ok_or(SpawnError::Vanished)?;
     let group = admission.register(Pid::from_raw(pid));
-    // What only the child needed (the rulesets, the cgroups' `cgroup.procs`, the startup pipe's
+    // What only the child needed (the rulesets, the cgroups' `tasks`, the startup pipe's
     // write end) it holds by now: the spawn returns once the sandbox's init runs.
     let confinement = sandbox.map(Prepared::into_confinement);
     let cgroup_clock = confinement.as_ref().and_then(Confinement::cgroup_clock);

@@ -56,8 +56,9 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) lifeline: RawFd,
     /// The write end of the bot's startup pipe.
     pub(in crate::bot::external) startup: RawFd,
-    /// `cgroup.procs` of the bot's cgroups, open for writing.
-    pub(in crate::bot::external) cgroup_procs: Vec<RawFd>,
+    /// `tasks` of the bot's cgroups, open for writing (`super::cgroup` says why not
+    /// `cgroup.procs`).
+    pub(in crate::bot::external) cgroup_tasks: Vec<RawFd>,
     /// The Landlock ruleset to enforce.
     pub(in crate::bot::external) ruleset: Option<RawFd>,
     /// An eventfd the kernel signals when the bot's `memory` cgroup runs out: the relay then
@@ -357,8 +358,9 @@ impl Plan {
             // The init's stop and continue signal waits until it can handle it (the init starts
             // with this mask): its default action would end it.
             block_pause_signal(libc::SIG_BLOCK);
-            for &fd in &self.cgroup_procs {
-                // `0` moves the writer: the relay, and so everything it starts.
+            for &fd in &self.cgroup_tasks {
+                // `0` moves the writer's thread: the relay (a fork has one thread), and so
+                // everything it starts.
                 check(libc::write(fd, b"0".as_ptr().cast(), 1) as libc::c_int)?;
             }
             if let Some(netns) = namespaces.join_netns {

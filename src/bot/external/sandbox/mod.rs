@@ -481,7 +481,7 @@ pub(super) fn prepare(
         namespaces,
         lifeline: support::lifeline(),
         startup: startup_w.as_raw_fd(),
-        cgroup_procs: cgroup.iter().flat_map(|c| c.procs_fds()).collect(),
+        cgroup_tasks: cgroup.iter().flat_map(|c| c.tasks_fds()).collect(),
         ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
         oom_event: cgroup.and_then(cgroup::BotCgroup::oom_event),
         control: relayed.then(|| control_r.as_raw_fd()),
