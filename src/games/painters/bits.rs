@@ -274,10 +274,10 @@ mod tests {
         fn wide_operations_agree_with_integer_ones(a in any::<[u64; 3]>(), b in any::<[u64; 3]>(), n in 0u32..200) {
             let (x, y) = (Wide(a), Wide(b));
             // Through a 192-bit integer made of a u128 and a u64 word, computed with u128s.
-            let big = |w: Wide| -> (u128, u128) { parts(w) };
-            prop_assert_eq!(big(x & y), (big(x).0 & big(y).0, big(x).1 & big(y).1));
-            prop_assert_eq!(big(x | y), (big(x).0 | big(y).0, big(x).1 | big(y).1));
-            prop_assert_eq!(big(!x), (!big(x).0, !big(x).1 & u128::from(u64::MAX)));
+            let ((x0, x1), (y0, y1)) = (parts(x), parts(y));
+            prop_assert_eq!(parts(x & y), (x0 & y0, x1 & y1));
+            prop_assert_eq!(parts(x | y), (x0 | y0, x1 | y1));
+            prop_assert_eq!(parts(!x), (!x0, !x1 & u128::from(u64::MAX)));
             prop_assert_eq!(x.count_ones(), a.iter().map(|w| w.count_ones()).sum::<u32>());
             // Shifts, bit by bit.
             let bits: Vec<u8> = super::super::map::rooms(x).collect();

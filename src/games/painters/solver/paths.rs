@@ -2,7 +2,7 @@
 //! painter can still paint once the painters' regions are apart.
 
 use super::{Solver, Wrong, settled};
-use crate::games::painters::map::{Bits, rooms};
+use crate::games::painters::map::{Bits, Wide, rooms};
 
 impl<B: Bits> Solver<B> {
     /// The most rooms a path from a room of colour `from_up` can enter among `region`'s rooms,
@@ -148,7 +148,8 @@ impl<B: Bits> Solver<B> {
         let geo = &self.geo;
         // `distance[r]`: the rival's breadth-first distance to `r` through `region` (255:
         // never), so `r` is safe as the walk's `i`-th room when `distance[r] > i - 1 + f`.
-        let mut distance = [u8::MAX; 200];
+        // Sized for the widest sets, as an array's length cannot depend on `B`.
+        let mut distance = [u8::MAX; <Wide as Bits>::CAPACITY];
         let (mut frontier, mut reached, mut step) = (B::bit(rival), B::ZERO, 0u8);
         while !frontier.is_empty() {
             step += 1;
@@ -165,17 +166,18 @@ impl<B: Bits> Solver<B> {
         let late = rival_first && !self.wrong(Wrong::SafeWalkLate);
         // The rival's moves before this painter's `i`-th, less one: `i - 1 + f`.
         let mut ahead = u8::from(late);
+        // The rooms of `rooms_of` the rival cannot reach within `ahead` moves.
+        let safe_at = |rooms_of: B, ahead: u8| {
+            let mut safe = B::ZERO;
+            for r in rooms(rooms_of) {
+                if distance[r as usize] > ahead {
+                    safe |= B::bit(r);
+                }
+            }
+            safe
+        };
         let (mut at, mut path) = (from, B::ZERO);
         loop {
-            let safe_at = |rooms_of: B, ahead: u8| {
-                let mut safe = B::ZERO;
-                for r in rooms(rooms_of) {
-                    if distance[r as usize] > ahead {
-                        safe |= B::bit(r);
-                    }
-                }
-                safe
-            };
             let safe = safe_at(geo.neighbours[at as usize] & region & !path, ahead);
             if safe.is_empty() {
                 return (path, at);
