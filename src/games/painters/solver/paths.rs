@@ -4,6 +4,8 @@
 use super::{Solver, Wrong, settled};
 use crate::games::painters::map::{Bits, Wide, rooms};
 
+const EXTEND_SAFE_WALK: bool = true;
+
 impl<B: Bits> Solver<B> {
     /// The most rooms a path from a room of colour `from_up` can enter among `region`'s rooms,
     /// counting colours only: the rooms entered alternate colours (the museum graph is
@@ -146,52 +148,68 @@ impl<B: Bits> Solver<B> {
     /// Warnsdorff's rule alone (docs/painters.md, "Benchmarks").
     pub fn safe_walk(&self, from: u8, rival: u8, region: B, rival_first: bool) -> (B, u8) {
         let geo = &self.geo;
-        // `distance[r]`: the rival's breadth-first distance to `r` through `region` (255:
-        // never), so `r` is safe as the walk's `i`-th room when `distance[r] > i - 1 + f`.
-        // Sized for the widest sets, as an array's length cannot depend on `B`.
+        // `distance[r]`: the rival's breadth-first distance to `r` through `region` less the
+        // walk's rooms so far (255: never), so `r` is safe as the walk's `i`-th room when
+        // `distance[r] > i - 1 + f`. Sized for the widest sets, as an array's length cannot
+        // depend on `B`.
         let mut distance = [u8::MAX; <Wide as Bits>::CAPACITY];
-        let (mut frontier, mut reached, mut step) = (B::bit(rival), B::ZERO, 0u8);
-        while !frontier.is_empty() {
-            step += 1;
-            let mut next = B::ZERO;
-            for r in rooms(frontier) {
-                next |= geo.neighbours[r as usize];
-            }
-            frontier = next & region & !reached;
-            reached |= frontier;
-            for r in rooms(frontier) {
-                distance[r as usize] = step;
-            }
-        }
         let late = rival_first && !self.wrong(Wrong::SafeWalkLate);
         // The rival's moves before this painter's `i`-th, less one: `i - 1 + f`.
         let mut ahead = u8::from(late);
-        // The rooms of `rooms_of` the rival cannot reach within `ahead` moves.
-        let safe_at = |rooms_of: B, ahead: u8| {
-            let mut safe = B::ZERO;
-            for r in rooms(rooms_of) {
-                if distance[r as usize] > ahead {
-                    safe |= B::bit(r);
-                }
-            }
-            safe
-        };
         let (mut at, mut path) = (from, B::ZERO);
         loop {
-            let safe = safe_at(geo.neighbours[at as usize] & region & !path, ahead);
-            if safe.is_empty() {
+            // A phase: the rival's distances around the walk so far, then safe rooms while
+            // there are any. The next phase measures again without the rooms walked: they
+            // wall the rival off, so rooms next to the walk's end may have become safe.
+            distance.fill(u8::MAX);
+            let through = region & !path;
+            let (mut frontier, mut reached, mut step) = (B::bit(rival), B::ZERO, 0u8);
+            while !frontier.is_empty() {
+                step += 1;
+                let mut next = B::ZERO;
+                for r in rooms(frontier) {
+                    next |= geo.neighbours[r as usize];
+                }
+                frontier = next & through & !reached;
+                reached |= frontier;
+                for r in rooms(frontier) {
+                    distance[r as usize] = step;
+                }
+            }
+            // The rooms of `rooms_of` the rival cannot reach within `ahead` moves.
+            let safe_at = |rooms_of: B, ahead: u8| {
+                let mut safe = B::ZERO;
+                for r in rooms(rooms_of) {
+                    if distance[r as usize] > ahead {
+                        safe |= B::bit(r);
+                    }
+                }
+                safe
+            };
+            let phase_start = path;
+            loop {
+                let safe = safe_at(geo.neighbours[at as usize] & region & !path, ahead);
+                if safe.is_empty() {
+                    break;
+                }
+                let next = rooms(safe)
+                    .min_by_key(|&r| {
+                        let onward =
+                            safe_at(geo.neighbours[r as usize] & region & !path, ahead + 1)
+                                .count_ones();
+                        (onward == 0, distance[r as usize], onward)
+                    })
+                    .expect("a safe room");
+                path |= B::bit(next);
+                at = next;
+                ahead += 1;
+            }
+            if path == phase_start || !EXTEND_SAFE_WALK {
                 return (path, at);
             }
-            let next = rooms(safe)
-                .min_by_key(|&r| {
-                    let onward = safe_at(geo.neighbours[r as usize] & region & !path, ahead + 1)
-                        .count_ones();
-                    (onward == 0, distance[r as usize], onward)
-                })
-                .expect("a safe room");
-            path |= B::bit(next);
-            at = next;
-            ahead += 1;
+            if self.wrong(Wrong::SafeWalkRestart) {
+                ahead = u8::from(late);
+            }
         }
     }
 
