@@ -4,8 +4,6 @@
 use super::{Solver, Wrong, settled};
 use crate::games::painters::map::{Bits, Wide, rooms};
 
-const EXTEND_SAFE_WALK: bool = true;
-
 impl<B: Bits> Solver<B> {
     /// The most rooms a path from a room of colour `from_up` can enter among `region`'s rooms,
     /// counting colours only: the rooms entered alternate colours (the museum graph is
@@ -140,6 +138,17 @@ impl<B: Bits> Solver<B> {
     /// open rooms (the rooms this painter paints only slow it down). A room beyond them is
     /// still open. And the rival never enters a walk room later: by then it is painted.
     ///
+    /// The distances may leave out the rooms walked before (the walk goes on in phases: when
+    /// no room is safe, the rival's distances are measured again without the rooms walked so
+    /// far, and the walk continues with the same count of the rival's moves). Why: take the
+    /// first walk room `wj` the rival ever enters, at its `k`-th move. `wj` is still open, so
+    /// this painter has not made its `j`-th move, and `k <= j - 1 + f`. The rooms the rival
+    /// entered before are open rooms of `region` and, `wj` being the first, none is a walk
+    /// room, so `wj` is within `k` steps of the rival through `region` without the walk's
+    /// other rooms, in particular without the rooms walked before `wj`'s phase began: that
+    /// phase's distance of `wj` is at most `j - 1 + f`, which the walk ruled out. So the rival
+    /// enters no walk room. (Restarting the count in a later phase is wrong, and caught.)
+    ///
     /// Which safe room next (any choice keeps the proof): the one the rival reaches soonest
     /// (the front between the painters first, so the walk tends to wall the rival off from the
     /// rooms behind it, which [`Solver::territory`] then denies the rival), then Warnsdorff's
@@ -204,7 +213,7 @@ impl<B: Bits> Solver<B> {
                 at = next;
                 ahead += 1;
             }
-            if path == phase_start || !EXTEND_SAFE_WALK {
+            if path == phase_start {
                 return (path, at);
             }
             if self.wrong(Wrong::SafeWalkRestart) {
