@@ -320,13 +320,24 @@ impl Image {
             .iter()
             .map(|(k, v)| c(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
             .collect::<Option<_>>()?;
+        Some(Image::from_strings(program, args, vars))
+    }
+
+    /// The image of `program` with `args` (including `argv[0]`) and `vars` (`NAME=value`).
+    pub(super) fn from_strings(program: CString, args: Vec<CString>, vars: Vec<CString>) -> Image {
         let pointers = |strings: &[CString]| -> Vec<*const c_char> {
             strings.iter().map(|s| s.as_ptr()).chain(std::iter::once(std::ptr::null())).collect()
         };
         let (argv, envp) = (pointers(&args), pointers(&vars));
         let mut strings = args;
         strings.extend(vars);
-        Some(Image { program, _strings: strings, argv, envp })
+        Image { program, _strings: strings, argv, envp }
+    }
+
+    /// The program, the arguments and the environment.
+    pub(super) fn strings(&self) -> (&CString, &[CString], &[CString]) {
+        let (args, vars) = self._strings.split_at(self.argv.len() - 1);
+        (&self.program, args, vars)
     }
 }
 

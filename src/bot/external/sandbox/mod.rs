@@ -34,6 +34,8 @@ mod seccomp;
 #[cfg(target_os = "linux")]
 mod slots;
 #[cfg(target_os = "linux")]
+pub(super) mod spawner;
+#[cfg(target_os = "linux")]
 mod support;
 
 use std::fmt;
