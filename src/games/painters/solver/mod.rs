@@ -94,6 +94,8 @@ pub(crate) enum Wrong {
     Walk,
     /// The safe walk forgets that the rival moves first.
     SafeWalkLate,
+    /// The safe walk's later phases count the rival's moves from zero again.
+    SafeWalkRestart,
     /// The territory bound one too low.
     Territory,
     /// The territory bound credits the walk after the safe walk with rooms the rival can

@@ -138,6 +138,17 @@ impl<B: Bits> Solver<B> {
     /// open rooms (the rooms this painter paints only slow it down). A room beyond them is
     /// still open. And the rival never enters a walk room later: by then it is painted.
     ///
+    /// The distances may leave out the rooms walked before (the walk goes on in phases: when
+    /// no room is safe, the rival's distances are measured again without the rooms walked so
+    /// far, and the walk continues with the same count of the rival's moves). Why: take the
+    /// first walk room `wj` the rival ever enters, at its `k`-th move. `wj` is still open, so
+    /// this painter has not made its `j`-th move, and `k <= j - 1 + f`. The rooms the rival
+    /// entered before are open rooms of `region` and, `wj` being the first, none is a walk
+    /// room, so `wj` is within `k` steps of the rival through `region` without the walk's
+    /// other rooms, in particular without the rooms walked before `wj`'s phase began: that
+    /// phase's distance of `wj` is at most `j - 1 + f`, which the walk ruled out. So the rival
+    /// enters no walk room. (Restarting the count in a later phase is wrong, and caught.)
+    ///
     /// Which safe room next (any choice keeps the proof): the one the rival reaches soonest
     /// (the front between the painters first, so the walk tends to wall the rival off from the
     /// rooms behind it, which [`Solver::territory`] then denies the rival), then Warnsdorff's
@@ -146,52 +157,68 @@ impl<B: Bits> Solver<B> {
     /// Warnsdorff's rule alone (docs/painters.md, "Benchmarks").
     pub fn safe_walk(&self, from: u8, rival: u8, region: B, rival_first: bool) -> (B, u8) {
         let geo = &self.geo;
-        // `distance[r]`: the rival's breadth-first distance to `r` through `region` (255:
-        // never), so `r` is safe as the walk's `i`-th room when `distance[r] > i - 1 + f`.
-        // Sized for the widest sets, as an array's length cannot depend on `B`.
+        // `distance[r]`: the rival's breadth-first distance to `r` through `region` less the
+        // walk's rooms so far (255: never), so `r` is safe as the walk's `i`-th room when
+        // `distance[r] > i - 1 + f`. Sized for the widest sets, as an array's length cannot
+        // depend on `B`.
         let mut distance = [u8::MAX; <Wide as Bits>::CAPACITY];
-        let (mut frontier, mut reached, mut step) = (B::bit(rival), B::ZERO, 0u8);
-        while !frontier.is_empty() {
-            step += 1;
-            let mut next = B::ZERO;
-            for r in rooms(frontier) {
-                next |= geo.neighbours[r as usize];
-            }
-            frontier = next & region & !reached;
-            reached |= frontier;
-            for r in rooms(frontier) {
-                distance[r as usize] = step;
-            }
-        }
         let late = rival_first && !self.wrong(Wrong::SafeWalkLate);
         // The rival's moves before this painter's `i`-th, less one: `i - 1 + f`.
         let mut ahead = u8::from(late);
-        // The rooms of `rooms_of` the rival cannot reach within `ahead` moves.
-        let safe_at = |rooms_of: B, ahead: u8| {
-            let mut safe = B::ZERO;
-            for r in rooms(rooms_of) {
-                if distance[r as usize] > ahead {
-                    safe |= B::bit(r);
-                }
-            }
-            safe
-        };
         let (mut at, mut path) = (from, B::ZERO);
         loop {
-            let safe = safe_at(geo.neighbours[at as usize] & region & !path, ahead);
-            if safe.is_empty() {
+            // A phase: the rival's distances around the walk so far, then safe rooms while
+            // there are any. The next phase measures again without the rooms walked: they
+            // wall the rival off, so rooms next to the walk's end may have become safe.
+            distance.fill(u8::MAX);
+            let through = region & !path;
+            let (mut frontier, mut reached, mut step) = (B::bit(rival), B::ZERO, 0u8);
+            while !frontier.is_empty() {
+                step += 1;
+                let mut next = B::ZERO;
+                for r in rooms(frontier) {
+                    next |= geo.neighbours[r as usize];
+                }
+                frontier = next & through & !reached;
+                reached |= frontier;
+                for r in rooms(frontier) {
+                    distance[r as usize] = step;
+                }
+            }
+            // The rooms of `rooms_of` the rival cannot reach within `ahead` moves.
+            let safe_at = |rooms_of: B, ahead: u8| {
+                let mut safe = B::ZERO;
+                for r in rooms(rooms_of) {
+                    if distance[r as usize] > ahead {
+                        safe |= B::bit(r);
+                    }
+                }
+                safe
+            };
+            let phase_start = path;
+            loop {
+                let safe = safe_at(geo.neighbours[at as usize] & region & !path, ahead);
+                if safe.is_empty() {
+                    break;
+                }
+                let next = rooms(safe)
+                    .min_by_key(|&r| {
+                        let onward =
+                            safe_at(geo.neighbours[r as usize] & region & !path, ahead + 1)
+                                .count_ones();
+                        (onward == 0, distance[r as usize], onward)
+                    })
+                    .expect("a safe room");
+                path |= B::bit(next);
+                at = next;
+                ahead += 1;
+            }
+            if path == phase_start {
                 return (path, at);
             }
-            let next = rooms(safe)
-                .min_by_key(|&r| {
-                    let onward = safe_at(geo.neighbours[r as usize] & region & !path, ahead + 1)
-                        .count_ones();
-                    (onward == 0, distance[r as usize], onward)
-                })
-                .expect("a safe room");
-            path |= B::bit(next);
-            at = next;
-            ahead += 1;
+            if self.wrong(Wrong::SafeWalkRestart) {
+                ahead = u8::from(late);
+            }
         }
     }
 

@@ -389,6 +389,7 @@ fn a_deliberately_wrong_pruning_is_caught() {
         Wrong::DeadEnds,
         Wrong::Walk,
         Wrong::SafeWalkLate,
+        Wrong::SafeWalkRestart,
         Wrong::Territory,
         Wrong::Hinterland,
         Wrong::ChildSkip,
