@@ -12,11 +12,19 @@ use std::time::{Duration, Instant};
 
 use nix::poll::PollFlags;
 use nix::sys::signal::Signal;
-use tokio::process::Child;
 
 use super::io::{EXIT_STATUS_WAIT, wait_fd};
 use super::runtime::runtime;
 use crate::bot::BotFailure;
+
+/// A started process's leader, as arena waits for it.
+pub(super) enum Leader {
+    /// Started by the standard library (tokio reaps it).
+    Child(tokio::process::Child),
+    /// A sandbox's relay started by the spawner (`sandbox::spawner`): arena's child all the
+    /// same, reaped through its pid.
+    Relay(libc::pid_t),
+}
 
 /// How the leader ended.
 #[derive(Clone, Copy, Debug)]
@@ -46,13 +54,16 @@ impl ExitSocket {
         Ok(ExitSocket { signal, peer })
     }
 
-    /// Waits for `child`'s exit on the runtime from now on.
-    pub(super) fn watch(self, mut child: Child) -> ExitWatch {
+    /// Waits for `leader`'s exit on the runtime from now on.
+    pub(super) fn watch(self, leader: Leader) -> ExitWatch {
         let ExitSocket { signal, peer } = self;
         let exit = Arc::new(Mutex::new(None));
         let slot = Arc::clone(&exit);
         runtime().spawn(async move {
-            let status = child.wait().await;
+            let status = match leader {
+                Leader::Child(mut child) => child.wait().await,
+                Leader::Relay(pid) => wait_for_relay(pid).await,
+            };
             *slot.lock().unwrap_or_else(PoisonError::into_inner) =
                 Some(status.map_or(Exit::Unknown, Exit::Status));
             // Closing the peer wakes every poll on `signal`.
@@ -60,6 +71,51 @@ impl ExitSocket {
         });
         ExitWatch { signal, exit }
     }
+}
+
+/// Waits for the exit of arena's child `pid`, which tokio does not know (a relay the spawner
+/// started), and reaps it: woken by its pidfd, or, without one, by a blocking wait.
+#[allow(unsafe_code)]
+async fn wait_for_relay(pid: libc::pid_t) -> std::io::Result<ExitStatus> {
+    let reap = move |flags| {
+        let mut status = 0;
+        loop {
+            // SAFETY: waiting for arena's own child, which only this task reaps.
+            match unsafe { libc::waitpid(pid, &mut status, flags) } {
+                r if r == pid => return Ok(Some(ExitStatus::from_raw(status))),
+                0 => return Ok(None),
+                _ => {
+                    let e = std::io::Error::last_os_error();
+                    if e.kind() != std::io::ErrorKind::Interrupted {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+    };
+    // SAFETY: pidfd_open of arena's own child.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if let Ok(fd @ 0..) = std::os::fd::RawFd::try_from(pidfd) {
+        // SAFETY: a fresh descriptor this process owns.
+        let fd = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+        let interest = tokio::io::Interest::READABLE;
+        // SAFETY: the descriptor is owned by the AsyncFd, which outlives its registration.
+        if let Ok(exited) =
+            unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, interest) }
+        {
+            loop {
+                let Ok(mut ready) = exited.readable().await else { break };
+                if let Some(status) = reap(libc::WNOHANG)? {
+                    return Ok(status);
+                }
+                ready.clear_ready();
+            }
+        }
+    }
+    tokio::task::spawn_blocking(move || reap(0))
+        .await
+        .map_err(std::io::Error::other)?
+        .and_then(|status| status.ok_or_else(|| std::io::Error::other("no status")))
 }
 
 impl ExitWatch {

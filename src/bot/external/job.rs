@@ -10,7 +10,7 @@ use std::io::Read;
 use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use nix::poll::PollFlags;
@@ -19,7 +19,7 @@ use super::exit::{Exit, ExitSocket};
 use super::io::{Wake, wait_fd};
 use super::options::ExternalOptions;
 use super::options::SandboxMode;
-use super::spawn::{Environment, Launch, Started, start};
+use super::spawn::{ChildIo, Environment, Launch, Started, start};
 use super::spawn_error::SpawnError;
 use super::supervision::Supervisor;
 
@@ -105,10 +105,10 @@ impl Job<'_> {
             options: &options,
             environment: Environment::Inherited,
             workspace: Some(self.workspace),
-            stdio: [Stdio::null(), Stdio::from(writer), Stdio::from(second_writer)],
+            stdio: [ChildIo::Null, ChildIo::Fd(writer), ChildIo::Fd(second_writer)],
         };
-        let Started { child, group, confinement, cpu: _ } = start(launch, supervisor)?;
-        let exit = exit_socket.watch(child);
+        let Started { leader, stdio: _, group, confinement, cpu: _ } = start(launch, supervisor)?;
+        let exit = exit_socket.watch(leader);
         let deadline = Instant::now() + self.limit;
         let output = capture(std::fs::File::from(reader), exit.signal(), deadline);
         // Its output closed: its end is near, but may not be seen yet.

@@ -244,6 +244,41 @@ impl Rlimits {
             && arena_core_limit().is_some()
     }
 
+    /// How many numbers [`Rlimits::to_wire`] gives.
+    pub(super) const WIRE: usize = 8;
+
+    /// The limits as numbers, with arena's own core-file limit from before it lowered it (for
+    /// a bot allowed core files), for a process that is not a copy of arena
+    /// (`sandbox::spawner`).
+    pub(super) fn to_wire(self) -> [u64; Rlimits::WIRE] {
+        let flag = |b: bool| u64::from(b);
+        let core = ARENA_CORE_LIMIT.get().copied().flatten();
+        [
+            flag(self.address_space.is_some()),
+            self.address_space.unwrap_or(0),
+            flag(self.cpu_seconds.is_some()),
+            self.cpu_seconds.unwrap_or(0),
+            flag(self.core_dumps),
+            flag(core.is_some()),
+            core.map_or(0, |c| c.0),
+            core.map_or(0, |c| c.1),
+        ]
+    }
+
+    /// The limits [`Rlimits::to_wire`] gave, in a process of its own: arena's core-file limit
+    /// becomes this process's record of it.
+    pub(super) fn from_wire(wire: [u64; Rlimits::WIRE]) -> Rlimits {
+        let [has_as, address_space, has_cpu, cpu_seconds, core_dumps, has_core, soft, hard] = wire;
+        if has_core != 0 {
+            let _ = ARENA_CORE_LIMIT.set(Some((soft, hard)));
+        }
+        Rlimits {
+            address_space: (has_as != 0).then_some(address_space),
+            cpu_seconds: (has_cpu != 0).then_some(cpu_seconds),
+            core_dumps: core_dumps != 0,
+        }
+    }
+
     pub(super) fn apply(&self) -> std::io::Result<()> {
         use nix::sys::resource::{Resource, setrlimit};
         let set = |resource, soft: u64, hard: u64| {

@@ -9,13 +9,14 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::Stdio;
 use std::sync::Arc;
 
 use nix::unistd::Pid;
-use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::process::Command;
 
-use super::exit::{ExitSocket, ExitWatch};
+use super::exit::{ExitSocket, ExitWatch, Leader};
 use super::io::Pipes;
 use super::options::{DEFAULT_PATH, ExternalOptions, Rlimits, SandboxMode};
 use super::parent_only;
@@ -69,23 +70,21 @@ pub(super) fn spawn(
         options,
         environment: Environment::Bot(identity),
         workspace: None,
-        stdio: [Stdio::piped(), Stdio::piped(), Stdio::piped()],
+        stdio: [ChildIo::Piped, ChildIo::Piped, ChildIo::Piped],
     };
     // Made before the start, so that nothing can fail between starting a process and watching it.
     let exit_socket = ExitSocket::new().map_err(SpawnError::Connect)?;
-    let Started { mut child, group, confinement, cpu } = start(launch, supervisor)?;
-    let (Some(stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
+    let Started { leader, stdio, group, confinement, cpu } = start(launch, supervisor)?;
+    let [Some(stdin), Some(stdout), Some(stderr)] = stdio else {
         unreachable!("all three pipes were requested");
     };
-    let exit = exit_socket.watch(child);
+    let exit = exit_socket.watch(leader);
     let limits = CaptureLimits {
         turn_bytes: options.stderr_turn_bytes,
         match_bytes: options.stderr_match_bytes,
     };
     let connected = connect(stdin, stdout).and_then(|pipes| {
-        let stderr = StderrLog::drain(stderr.into_owned_fd()?, options.stderr_lines, limits)?;
+        let stderr = StderrLog::drain(stderr, options.stderr_lines, limits)?;
         Ok((pipes, stderr))
     });
     match connected {
@@ -113,7 +112,27 @@ pub(super) struct Launch<'a> {
     /// `None`: a fresh one, removed at the end.
     pub(super) workspace: Option<&'a std::path::Path>,
     /// stdin, stdout, stderr.
-    pub(super) stdio: [Stdio; 3],
+    pub(super) stdio: [ChildIo; 3],
+}
+
+/// One of a process's standard streams.
+pub(super) enum ChildIo {
+    /// A new pipe, whose other end [`Started`] holds.
+    Piped,
+    /// `/dev/null`.
+    Null,
+    /// This file.
+    Fd(OwnedFd),
+}
+
+impl ChildIo {
+    fn stdio(self) -> Stdio {
+        match self {
+            ChildIo::Piped => Stdio::piped(),
+            ChildIo::Null => Stdio::null(),
+            ChildIo::Fd(fd) => Stdio::from(fd),
+        }
+    }
 }
 
 /// The environment a process starts with.
@@ -126,7 +145,9 @@ pub(super) enum Environment<'a> {
 
 /// A process [`start`] started.
 pub(super) struct Started {
-    pub(super) child: tokio::process::Child,
+    pub(super) leader: Leader,
+    /// The parent's ends of the streams asked for as [`ChildIo::Piped`].
+    pub(super) stdio: [Option<OwnedFd>; 3],
     /// Its group, registered with the supervisor.
     pub(super) group: ProcessGroup,
     /// Its sandbox's private directory and cgroup, released once its processes are gone.
@@ -158,32 +179,111 @@ pub(super) fn start(launch: Launch<'_>, supervisor: &Supervisor) -> Result<Start
     if let Some(prepared) = &mut sandbox {
         prepared.set_image(&env)?;
     }
-    let mut cmd = self::command(program, args, &env, options, sandbox.as_ref());
-    let [stdin, stdout, stderr] = stdio;
-    cmd.stdin(stdin).stdout(stdout).stderr(stderr);
-    let die_with_arena = matches!(environment, Environment::Inherited);
-    confine(&mut cmd, Rlimits::from(options), sandbox.as_ref(), die_with_arena);
-
-    let _enter = runtime().enter();
-    let admission = supervisor.admit().ok_or(SpawnError::ShuttingDown)?;
-    let child = cmd.spawn().map_err(|source| SpawnError::Run {
+    let run_error = |source| SpawnError::Run {
         program: program.clone(),
         workdir: options.workdir.clone(),
         source,
-    })?;
+    };
+    let limits = Rlimits::from(options);
+    let _enter = runtime().enter();
+    let admission = supervisor.admit().ok_or(SpawnError::ShuttingDown)?;
+    #[cfg(target_os = "linux")]
+    let stdio = match sandbox.as_ref() {
+        Some(prepared) if prepared.plan.namespaces.is_some() => {
+            match start_relay(prepared, &limits, stdio).map_err(run_error)? {
+                Ok((pid, ours)) => {
+                    let group = admission.register(Pid::from_raw(pid));
+                    let confinement = sandbox.map(Prepared::into_confinement);
+                    let cgroup_clock = confinement.as_ref().and_then(Confinement::cgroup_clock);
+                    let cpu = cgroup_clock.unwrap_or_else(|| CpuClock::tree(pid));
+                    return Ok(Started {
+                        leader: Leader::Relay(pid),
+                        stdio: ours,
+                        group,
+                        confinement,
+                        cpu,
+                    });
+                }
+                Err(stdio) => stdio,
+            }
+        }
+        _ => stdio,
+    };
+    let mut cmd = self::command(program, args, &env, options, sandbox.as_ref());
+    let [stdin, stdout, stderr] = stdio.map(ChildIo::stdio);
+    cmd.stdin(stdin).stdout(stdout).stderr(stderr);
+    let die_with_arena = matches!(environment, Environment::Inherited);
+    confine(&mut cmd, limits, sandbox.as_ref(), die_with_arena);
+
+    let mut child = cmd.spawn().map_err(run_error)?;
     let pid = child.id().and_then(|id| i32::try_from(id).ok()).ok_or(SpawnError::Vanished)?;
     let group = admission.register(Pid::from_raw(pid));
+    let ours = [
+        child.stdin.take().and_then(|s| s.into_owned_fd().ok()),
+        child.stdout.take().and_then(|s| s.into_owned_fd().ok()),
+        child.stderr.take().and_then(|s| s.into_owned_fd().ok()),
+    ];
     // What only the child needed (the rulesets, the cgroups' `tasks`, the startup pipe's
     // write end) it holds by now: the spawn returns once the sandbox's init runs.
     let confinement = sandbox.map(Prepared::into_confinement);
     let cgroup_clock = confinement.as_ref().and_then(Confinement::cgroup_clock);
     let cpu = cgroup_clock.unwrap_or_else(|| CpuClock::tree(pid));
-    Ok(Started { child, group, confinement, cpu })
+    Ok(Started { leader: Leader::Child(child), stdio: ours, group, confinement, cpu })
 }
 
-/// The turns' ends of the bot's stdin and stdout, taken from the runtime.
-fn connect(stdin: ChildStdin, stdout: ChildStdout) -> std::io::Result<Pipes> {
-    Pipes::new(stdin.into_owned_fd()?, stdout.into_owned_fd()?)
+/// A relay's pid and the parent's ends of its piped streams.
+#[cfg(target_os = "linux")]
+type Relayed = (i32, [Option<OwnedFd>; 3]);
+
+/// Starts a sandboxed process's relay through the spawner (`sandbox::spawner`), which saves
+/// copying arena: `Ok(Err(stdio))` gives the streams back when there is no spawner (the caller
+/// forks the relay itself); `Ok(Ok(..))` is the relay's pid and the parent's ends of its piped
+/// streams.
+#[cfg(target_os = "linux")]
+fn start_relay(
+    prepared: &Prepared,
+    limits: &Rlimits,
+    stdio: [ChildIo; 3],
+) -> std::io::Result<Result<Relayed, [ChildIo; 3]>> {
+    let mut theirs = Vec::with_capacity(3);
+    let mut ours: [Option<OwnedFd>; 3] = [None, None, None];
+    for (k, io) in stdio.into_iter().enumerate() {
+        let fd = match io {
+            ChildIo::Piped => {
+                let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+                let (child, parent) = if k == 0 { (read, write) } else { (write, read) };
+                ours[k] = Some(parent);
+                child
+            }
+            ChildIo::Null => {
+                std::fs::File::options().read(true).write(true).open("/dev/null")?.into()
+            }
+            ChildIo::Fd(fd) => fd,
+        };
+        theirs.push(fd);
+    }
+    let raw = [theirs[0].as_raw_fd(), theirs[1].as_raw_fd(), theirs[2].as_raw_fd()];
+    match sandbox::spawner::start_relay(&prepared.plan, limits, raw, &prepared.dir)? {
+        Some(pid) => Ok(Ok((pid, ours))),
+        None => {
+            // Back to what the standard library makes of them.
+            let back: Vec<ChildIo> = theirs
+                .into_iter()
+                .zip(ours)
+                .map(|(theirs, ours)| match ours {
+                    Some(_) => ChildIo::Piped,
+                    None => ChildIo::Fd(theirs),
+                })
+                .collect();
+            let stdio = <[ChildIo; 3]>::try_from(back).unwrap_or_else(|_| unreachable!("three"));
+            Ok(Err(stdio))
+        }
+    }
+}
+
+/// The turns' ends of the bot's stdin and stdout.
+fn connect(stdin: OwnedFd, stdout: OwnedFd) -> std::io::Result<Pipes> {
+    Pipes::new(stdin, stdout)
 }
 
 /// The bot's environment: the allow-list from arena's, the settings' `env`, the `ARENA_`

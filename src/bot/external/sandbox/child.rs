@@ -1,11 +1,12 @@
 //! The code that runs in a sandboxed bot's forked processes before its program starts. It runs
-//! after `fork` in a copy of a multi-threaded arena, so it only makes system calls on what the
-//! parent prepared: no allocation, no lock, no Rust I/O.
+//! after `fork` in a copy of the spawner (`super::spawner`) or, where there is none, of a
+//! multi-threaded arena, so it only makes system calls on what the parent prepared: no
+//! allocation, no lock, no Rust I/O.
 //!
 //! With namespaces, a bot is three processes:
 //!
-//! - the **relay** (the process arena spawns, leader of the bot's process group, outside the
-//!   bot's namespaces): joins the bot's cgroups, creates its namespaces, starts the init, waits
+//! - the **relay** (arena's child, forked by the spawner for arena or by arena itself; leader of
+//!   the bot's process group, outside the bot's namespaces): joins the bot's cgroups, creates its namespaces, starts the init, waits
 //!   until the bot's program has started, then only waits: for the bot's exit status, which it
 //!   then ends with (so arena sees the bot's exit as before), or for end of file on the
 //!   *lifeline*, which means arena died, and then kills the init;
@@ -320,13 +321,24 @@ impl Image {
             .iter()
             .map(|(k, v)| c(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
             .collect::<Option<_>>()?;
+        Some(Image::from_strings(program, args, vars))
+    }
+
+    /// The image of `program` with `args` (including `argv[0]`) and `vars` (`NAME=value`).
+    pub(super) fn from_strings(program: CString, args: Vec<CString>, vars: Vec<CString>) -> Image {
         let pointers = |strings: &[CString]| -> Vec<*const c_char> {
             strings.iter().map(|s| s.as_ptr()).chain(std::iter::once(std::ptr::null())).collect()
         };
         let (argv, envp) = (pointers(&args), pointers(&vars));
         let mut strings = args;
         strings.extend(vars);
-        Some(Image { program, _strings: strings, argv, envp })
+        Image { program, _strings: strings, argv, envp }
+    }
+
+    /// The program, the arguments and the environment.
+    pub(super) fn strings(&self) -> (&CString, &[CString], &[CString]) {
+        let (args, vars) = self._strings.split_at(self.argv.len() - 1);
+        (&self.program, args, vars)
     }
 }
 
@@ -375,9 +387,10 @@ impl Plan {
             // The kernel's OOM killer picks the bots before any other process (raising one's
             // own score needs no privilege; the bot's processes inherit it).
             let _ = write_file(c"/proc/self/oom_score_adj", b"1000");
-            // The init, which the bot sees, shares this copy of arena's memory: arena's command
-            // line (its seed among its flags) is wiped from it, and nothing else of it can be
-            // read (a process that is not dumpable keeps its environment and memory to root).
+            // The init, which the bot sees, shares this copy of the spawner's (or arena's) memory:
+            // the command line (arena's, with its seed among its flags, in a copy of arena) is
+            // wiped from it, and nothing else of it can be read (a process that is not dumpable
+            // keeps its environment and memory to root).
             wipe_command_line();
             libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
             if let Some(view) = &self.view {

@@ -6,8 +6,8 @@
 //! bot can go past it within a turn (each process is still bound by `address_space_mb`).
 
 /// The bytes held by the processes of the tree under `leader`, resident and swapped, leaving
-/// out its first `arenas_own` generations (the sandbox's relay and init: copies of arena, whose
-/// resident memory is arena's, not the bot's).
+/// out its first `arenas_own` generations (the sandbox's relay and init: copies of arena or of its
+/// spawner, whose resident memory is theirs, not the bot's).
 pub(in crate::bot::external) fn tree_memory(leader: i32, arenas_own: usize) -> u64 {
     crate::bot::external::procfs::tree(leader)
         .into_iter()

@@ -8,8 +8,9 @@
 //! TCP rules); a seccomp filter closes what those leave open (unix sockets reached by path,
 //! io_uring, keyrings); a pids cgroup (or `RLIMIT_NPROC` in a user namespace) caps its
 //! processes; it has no capabilities, and its own IPC namespace; and it runs in a PID namespace
-//! of its own whose init is a tiny supervisor forked from arena, so every process it starts dies
-//! with it, and with arena (`child` describes the three processes).
+//! of its own whose init is a tiny supervisor (started through arena's `spawner`, a small process
+//! that saves copying arena for each bot), so every process it starts dies with it, and with
+//! arena (`child` describes the three processes).
 //!
 //! Each layer is used where the machine offers it: [`preflight`] says what is missing, `auto`
 //! bots then run with the rest, `require` bots refuse to start.
@@ -33,6 +34,8 @@ mod private_dirs;
 mod seccomp;
 #[cfg(target_os = "linux")]
 mod slots;
+#[cfg(target_os = "linux")]
+pub(super) mod spawner;
 #[cfg(target_os = "linux")]
 mod support;
 

@@ -1,0 +1,551 @@
+//! The spawner: a small process that starts sandboxed bots' relays, so that a bot's start does
+//! not copy arena.
+//!
+//! A relay forked from arena copies arena's page tables, write-protects every page arena has
+//! written (arena then copies each page it writes again, for as long as the relay lives: the
+//! whole match) and unmaps the copy when the bot ends; a profile of back-to-back pairs put that
+//! at about half of the sandbox's start and end. The spawner is arena's own program started
+//! afresh once (`posix_spawn` of `/proc/self/exe`, taken over before `main` by [`HOOK`]), so its
+//! memory is a few pages: arena sends it each relay's plan and descriptors over a socket
+//! (`SCM_RIGHTS`), and it forks the relay with `CLONE_PARENT`, so the relay is arena's own
+//! child, the leader of its own process group, exactly as the relay arena forks itself.
+//! Everything after the fork is the same code (`child::Plan::run`).
+//!
+//! The spawner dies with arena: it reads end of file on its socket, whose other end only arena
+//! holds. It holds no descriptor of a bot after the fork. Where it cannot start or answer, arena
+//! forks the relay itself, as before.
+
+#![allow(unsafe_code)]
+
+use std::ffi::{CString, c_char, c_int};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use super::super::options::Rlimits;
+use super::child::{BotUser, Image, Namespaces, Plan, View};
+
+/// The environment variable that makes a fresh arena process the spawner (set to `1`).
+const MARKER: &str = "ARENA_SANDBOX_SPAWNER";
+
+/// The largest plan (program, arguments, environment, paths) a request carries; a larger one is
+/// started the old way.
+const MAX_REQUEST: usize = 256 * 1024;
+/// The most descriptors a request carries.
+const MAX_FDS: usize = 32;
+
+/// Run by the C library before `main` in every program that links arena (arena, its tests and
+/// benches): in the spawner, it serves and never returns.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static HOOK: extern "C" fn(c_int, *const *const c_char, *const *const c_char) = hook;
+
+extern "C" fn hook(_argc: c_int, _argv: *const *const c_char, envp: *const *const c_char) {
+    // SAFETY: `envp` is the null-terminated environment the C library passes its constructors.
+    let spawner = unsafe {
+        let mut var = envp;
+        let mut found = false;
+        while !var.is_null() && !(*var).is_null() {
+            if std::ffi::CStr::from_ptr(*var).to_bytes() == [MARKER.as_bytes(), b"=1"].concat() {
+                found = true;
+                break;
+            }
+            var = var.add(1);
+        }
+        found
+    };
+    if spawner {
+        serve();
+    }
+}
+
+/// The spawner arena talks to.
+struct Spawner {
+    socket: Mutex<OwnedFd>,
+    _process: std::process::Child,
+}
+
+fn spawner() -> Option<&'static Spawner> {
+    static SPAWNER: OnceLock<Option<Spawner>> = OnceLock::new();
+    SPAWNER
+        .get_or_init(|| {
+            // Keeps the hook in the program.
+            std::hint::black_box(&HOOK);
+            let (ours, theirs) = socket_pair().ok()?;
+            let process = std::process::Command::new("/proc/self/exe")
+                .env_clear()
+                .env(MARKER, "1")
+                .stdin(std::process::Stdio::from(theirs))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                // Out of the terminal's signals: it ends when arena does, by end of file.
+                .process_group(0)
+                .spawn()
+                .ok()?;
+            let spawner = Spawner { socket: Mutex::new(ours), _process: process };
+            // A first request proves it serves (one shorter than any plan: it answers 0).
+            spawner.ask(b"?", &[]).ok().filter(|&answer| answer == 0)?;
+            Some(spawner)
+        })
+        .as_ref()
+}
+
+impl Spawner {
+    /// Sends a request, returns the spawner's answer.
+    fn ask(&self, request: &[u8], fds: &[RawFd]) -> io::Result<i32> {
+        let socket = self.socket.lock().unwrap_or_else(PoisonError::into_inner);
+        send(socket.as_raw_fd(), request, fds)?;
+        let mut answer = [0u8; 4];
+        // SAFETY: a read into a local buffer.
+        let n = unsafe { libc::recv(socket.as_raw_fd(), answer.as_mut_ptr().cast(), 4, 0) };
+        if n != 4 {
+            return Err(if n < 0 {
+                io::Error::last_os_error()
+            } else {
+                io::ErrorKind::BrokenPipe.into()
+            });
+        }
+        Ok(i32::from_ne_bytes(answer))
+    }
+}
+
+/// Starts the relay of `plan` through the spawner: its standard streams `stdio`, its working
+/// directory `cwd`. `Ok(None)`: no spawner (the caller forks the relay itself); `Ok(Some(pid))`:
+/// the relay runs and has started the init; an error: it could not (it is reaped).
+pub(in crate::bot::external) fn start_relay(
+    plan: &Plan,
+    limits: &Rlimits,
+    stdio: [RawFd; 3],
+    cwd: &std::path::Path,
+) -> io::Result<Option<libc::pid_t>> {
+    let Some(spawner) = spawner() else { return Ok(None) };
+    let (started_r, started_w) = pipe()?;
+    let mut wire = Wire::default();
+    for fd in stdio {
+        wire.fd(Some(fd));
+    }
+    wire.fd(Some(started_w.as_raw_fd()));
+    wire.bytes(cwd.as_os_str().as_encoded_bytes());
+    if !encode(plan, limits, &mut wire)
+        || wire.bytes.len() > MAX_REQUEST
+        || wire.fds.len() > MAX_FDS
+    {
+        return Ok(None);
+    }
+    let pid = match spawner.ask(&wire.bytes, &wire.fds) {
+        Ok(pid) if pid > 0 => pid,
+        Ok(errno) if errno < 0 => return Err(io::Error::from_raw_os_error(-errno)),
+        _ => return Ok(None),
+    };
+    drop(started_w);
+    // End of file: the init runs. An error number: the relay could not set up, and exits.
+    let mut errno = [0u8; 4];
+    let mut file = std::fs::File::from(started_r);
+    match io::Read::read(&mut file, &mut errno) {
+        Ok(4) => {
+            let mut status = 0;
+            // SAFETY: waiting for arena's own child, the relay that failed.
+            unsafe { libc::waitpid(pid, &mut status, 0) };
+            Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)))
+        }
+        _ => Ok(Some(pid)),
+    }
+}
+
+/// A request being written: bytes, and descriptors referred to by their index.
+#[derive(Default)]
+struct Wire {
+    bytes: Vec<u8>,
+    fds: Vec<RawFd>,
+}
+
+impl Wire {
+    fn u64(&mut self, v: u64) {
+        self.bytes.extend_from_slice(&v.to_ne_bytes());
+    }
+    fn opt(&mut self, v: Option<u64>) {
+        self.u64(u64::from(v.is_some()));
+        self.u64(v.unwrap_or(0));
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.bytes.extend_from_slice(b);
+    }
+    fn fd(&mut self, fd: Option<RawFd>) {
+        let index = fd.map(|fd| {
+            self.fds.push(fd);
+            self.fds.len() as u64
+        });
+        self.u64(index.unwrap_or(0));
+    }
+}
+
+/// Writes `plan` and `limits` to `wire`; `false` if it cannot say them (no image, no namespaces).
+fn encode(plan: &Plan, limits: &Rlimits, wire: &mut Wire) -> bool {
+    let (Some(namespaces), Some(image)) = (&plan.namespaces, &plan.image) else { return false };
+    wire.u64(namespaces.unshare as u32 as u64);
+    wire.fd(namespaces.join_netns);
+    wire.u64(u64::from(namespaces.id_maps.is_some()));
+    if let Some((uid_map, gid_map)) = &namespaces.id_maps {
+        wire.bytes(uid_map);
+        wire.bytes(gid_map);
+    }
+    wire.fd(Some(plan.lifeline));
+    wire.fd(Some(plan.startup));
+    wire.u64(plan.cgroup_tasks.len() as u64);
+    for &fd in &plan.cgroup_tasks {
+        wire.fd(Some(fd));
+    }
+    wire.fd(plan.ruleset);
+    wire.fd(plan.oom_event);
+    wire.fd(plan.control);
+    wire.fd(plan.pause_ack);
+    wire.u64(plan.proc_access);
+    wire.opt(plan.max_processes);
+    wire.u64(u64::from(plan.drop_capabilities));
+    wire.u64(u64::from(plan.root));
+    let (program, args, vars) = image.strings();
+    wire.bytes(program.as_bytes());
+    for list in [args, vars] {
+        wire.u64(list.len() as u64);
+        for s in list {
+            wire.bytes(s.as_bytes());
+        }
+    }
+    wire.u64(u64::from(plan.view.is_some()));
+    if let Some(view) = &plan.view {
+        wire.bytes(view.private.as_bytes());
+        wire.bytes(view.at.as_bytes());
+        wire.bytes(view.cwd.as_bytes());
+        wire.u64(u64::from(view.hide_cgroups));
+        wire.u64(view.keep.len() as u64);
+        for (entry, mount_point) in &view.keep {
+            wire.bytes(entry.as_bytes());
+            wire.bytes(mount_point.as_bytes());
+        }
+    }
+    wire.u64(u64::from(plan.user.is_some()));
+    if let Some(user) = &plan.user {
+        wire.u64(u64::from(user.uid));
+        wire.u64(u64::from(user.gid));
+        wire.u64(u64::from(user.read_search));
+    }
+    for v in limits.to_wire() {
+        wire.u64(v);
+    }
+    true
+}
+
+/// A request being read.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    fds: &'a [RawFd],
+}
+
+impl Reader<'_> {
+    fn u64(&mut self) -> Option<u64> {
+        let (head, rest) = self.bytes.split_first_chunk::<8>()?;
+        self.bytes = rest;
+        Some(u64::from_ne_bytes(*head))
+    }
+    fn opt(&mut self) -> Option<Option<u64>> {
+        let (some, v) = (self.u64()?, self.u64()?);
+        Some((some != 0).then_some(v))
+    }
+    fn flag(&mut self) -> Option<bool> {
+        Some(self.u64()? != 0)
+    }
+    fn bytes(&mut self) -> Option<Vec<u8>> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        let (head, rest) = self.bytes.split_at_checked(n)?;
+        self.bytes = rest;
+        Some(head.to_vec())
+    }
+    fn c(&mut self) -> Option<CString> {
+        CString::new(self.bytes()?).ok()
+    }
+    fn fd(&mut self) -> Option<Option<RawFd>> {
+        match usize::try_from(self.u64()?).ok()? {
+            0 => Some(None),
+            k => Some(Some(*self.fds.get(k - 1)?)),
+        }
+    }
+    fn strings(&mut self) -> Option<Vec<CString>> {
+        let n = self.u64()?;
+        (0..n).map(|_| self.c()).collect()
+    }
+}
+
+/// What the relay needs besides its plan.
+struct Start {
+    stdio: [RawFd; 3],
+    started: RawFd,
+    cwd: CString,
+}
+
+/// `seccomp`: the filter the bot installs (none when the spawner's own is inherited).
+fn decode(
+    r: &mut Reader<'_>,
+    seccomp: &'static [seccompiler::BpfProgram],
+) -> Option<(Start, Plan, Rlimits)> {
+    let stdio = [r.fd()??, r.fd()??, r.fd()??];
+    let started = r.fd()??;
+    let cwd = r.c()?;
+    let unshare = r.u64()? as u32 as c_int;
+    let join_netns = r.fd()?;
+    let id_maps = if r.flag()? { Some((r.bytes()?, r.bytes()?)) } else { None };
+    let lifeline = r.fd()??;
+    let startup = r.fd()??;
+    let n = r.u64()?;
+    let cgroup_tasks = (0..n).map(|_| r.fd()?).collect::<Option<Vec<_>>>()?;
+    let (ruleset, oom_event, control, pause_ack) = (r.fd()?, r.fd()?, r.fd()?, r.fd()?);
+    let proc_access = r.u64()?;
+    let max_processes = r.opt()?;
+    let (drop_capabilities, root) = (r.flag()?, r.flag()?);
+    let program = r.c()?;
+    let (args, vars) = (r.strings()?, r.strings()?);
+    let image = Image::from_strings(program, args, vars);
+    let view = if r.flag()? {
+        let (private, at, cwd, hide_cgroups) = (r.c()?, r.c()?, r.c()?, r.flag()?);
+        let n = r.u64()?;
+        let keep = (0..n).map(|_| Some((r.c()?, r.c()?))).collect::<Option<Vec<_>>>()?;
+        Some(View { private, at, cwd, hide_cgroups, keep })
+    } else {
+        None
+    };
+    let user = if r.flag()? {
+        let uid = u32::try_from(r.u64()?).ok()?;
+        let gid = u32::try_from(r.u64()?).ok()?;
+        Some(BotUser { uid, gid, read_search: r.flag()? })
+    } else {
+        None
+    };
+    let mut limits = [0; Rlimits::WIRE];
+    for v in &mut limits {
+        *v = r.u64()?;
+    }
+    let plan = Plan {
+        namespaces: Some(Namespaces { unshare, join_netns, id_maps }),
+        lifeline,
+        startup,
+        cgroup_tasks,
+        ruleset,
+        oom_event,
+        control,
+        pause_ack,
+        proc_access,
+        seccomp,
+        max_processes,
+        drop_capabilities,
+        root,
+        image: Some(Arc::new(image)),
+        view,
+        user,
+    };
+    Some((Start { stdio, started, cwd }, plan, Rlimits::from_wire(limits)))
+}
+
+/// The spawner's life: one request at a time, until arena closes the socket (fd 0).
+fn serve() -> ! {
+    let socket: RawFd = 0;
+    let filters = super::seccomp::filters().unwrap_or_default();
+    // As root (which may install a filter without `PR_SET_NO_NEW_PRIVS`), the spawner installs
+    // the bots' filter on itself, once: every relay, init and bot inherits it, and no bot pays
+    // for the kernel's compiling it (about 0.1 ms). Nothing the spawner, a relay or an init does
+    // is refused by it; a bot's unprivileged plan (a new user namespace, which it refuses) is not
+    // served then, and arena forks that relay itself.
+    // SAFETY: geteuid has no precondition.
+    let inherited = unsafe { libc::geteuid() } == 0
+        && !filters.is_empty()
+        && filters.iter().all(|filter| seccompiler::apply_filter(filter).is_ok());
+    let seccomp = if inherited { &[][..] } else { filters };
+    let mut buf = vec![0u8; MAX_REQUEST];
+    loop {
+        let mut fds = [-1 as RawFd; MAX_FDS];
+        let (n, nfds) = match receive(socket, &mut buf, &mut fds) {
+            Ok((0, _)) | Err(_) => {
+                // SAFETY: ending this process.
+                unsafe { libc::_exit(0) }
+            }
+            Ok(got) => got,
+        };
+        let fds = &fds[..nfds];
+        // Shorter than any plan: a question whether it serves (or a message cut short).
+        let answer = if n < 8 {
+            0
+        } else {
+            let mut reader = Reader { bytes: &buf[..n], fds };
+            match decode(&mut reader, seccomp) {
+                Some((_, plan, _))
+                    if inherited
+                        && plan
+                            .namespaces
+                            .as_ref()
+                            .is_some_and(|ns| ns.unshare & libc::CLONE_NEWUSER != 0) =>
+                {
+                    0
+                }
+                Some((start, plan, limits)) => fork_relay(&start, &plan, &limits),
+                None => -libc::EINVAL,
+            }
+        };
+        for &fd in fds {
+            // SAFETY: descriptors this process received and no longer needs.
+            unsafe { libc::close(fd) };
+        }
+        // SAFETY: a write of a local integer.
+        unsafe { libc::send(socket, (&raw const answer).cast(), 4, libc::MSG_NOSIGNAL) };
+    }
+}
+
+/// Forks the relay as arena's child; its pid, or minus an error number.
+fn fork_relay(start: &Start, plan: &Plan, limits: &Rlimits) -> i32 {
+    // SAFETY: a fork of this single-threaded process; the child only runs the relay.
+    let pid = unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            (libc::CLONE_PARENT | libc::SIGCHLD) as libc::c_ulong,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        )
+    };
+    match pid {
+        -1 => -io::Error::last_os_error().raw_os_error().unwrap_or(libc::EAGAIN),
+        0 => {
+            // SAFETY: in the relay.
+            unsafe { relay(start, plan, limits) }
+        }
+        pid => pid as i32,
+    }
+}
+
+/// The relay, in the spawner's child: what `std::process::Command` does in arena's (standard
+/// streams, process group, working directory), then the same plan.
+///
+/// # Safety
+///
+/// In the child `fork_relay` made.
+unsafe fn relay(start: &Start, plan: &Plan, limits: &Rlimits) -> ! {
+    // SAFETY: this process's own descriptors, group and directory.
+    let result = unsafe {
+        let streams = start
+            .stdio
+            .iter()
+            .enumerate()
+            .all(|(to, &fd)| libc::dup2(fd, to as c_int) == to as c_int);
+        if streams && libc::setpgid(0, 0) == 0 && libc::chdir(start.cwd.as_ptr()) == 0 {
+            plan.run(limits)
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    };
+    let errno: i32 = result.err().and_then(|e| e.raw_os_error()).unwrap_or(libc::EINVAL);
+    // SAFETY: a write of a local integer, then the end of this process.
+    unsafe {
+        libc::write(start.started, (&raw const errno).cast(), 4);
+        libc::_exit(127)
+    }
+}
+
+/// A pair of connected `SOCK_SEQPACKET` unix sockets, close-on-exec.
+fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: a two-element array for socketpair.
+    let r = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    };
+    if r == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: two fresh descriptors this process owns.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// A pipe, both ends close-on-exec.
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(io::Error::from)
+}
+
+/// Sends `bytes` and `fds` as one message.
+fn send(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
+    let mut control = vec![0u8; cmsg_space(fds.len())];
+    let mut iov = libc::iovec { iov_base: bytes.as_ptr().cast_mut().cast(), iov_len: bytes.len() };
+    // SAFETY: a message header over local buffers of the sizes given; the control message is
+    // written within `control`, which CMSG_SPACE sized.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        if !fds.is_empty() {
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = control.len() as _;
+            let cmsg = libc::CMSG_FIRSTHDR(&msg);
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(size_of_val(fds) as u32) as _;
+            std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(cmsg).cast(), fds.len());
+        }
+        if libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Receives one message into `buf` and its descriptors into `fds`: its length and their number.
+fn receive(
+    socket: RawFd,
+    buf: &mut [u8],
+    fds: &mut [RawFd; MAX_FDS],
+) -> io::Result<(usize, usize)> {
+    let mut control = vec![0u8; cmsg_space(MAX_FDS)];
+    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
+    // SAFETY: as in `send`; the received descriptors are copied out of `control`.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = control.len() as _;
+        let n = libc::recvmsg(socket, &mut msg, libc::MSG_CMSG_CLOEXEC);
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut count = 0;
+        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                let data = (*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
+                let k = (data / size_of::<RawFd>()).min(MAX_FDS - count);
+                std::ptr::copy_nonoverlapping(
+                    libc::CMSG_DATA(cmsg).cast::<RawFd>(),
+                    fds[count..].as_mut_ptr(),
+                    k,
+                );
+                count += k;
+            }
+            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+        }
+        if msg.msg_flags & (libc::MSG_TRUNC | libc::MSG_CTRUNC) != 0 {
+            for &fd in &fds[..count] {
+                libc::close(fd);
+            }
+            // Answered as a question: arena then starts the relay itself.
+            return Ok((1, 0));
+        }
+        Ok((n as usize, count))
+    }
+}
+
+fn cmsg_space(fds: usize) -> usize {
+    // SAFETY: a size computation.
+    unsafe { libc::CMSG_SPACE((fds.max(1) * size_of::<RawFd>()) as u32) as usize }
+}
