@@ -55,6 +55,13 @@ const CLOCK_EVERY: u64 = 64;
 /// Larger than any score difference (at most 169 rooms).
 pub(crate) const INF: i32 = 1000;
 
+/// The territory bound asks the mover's exact longest path when it misses a cut by at most
+/// this much and the mover reaches at most [`EXACT_ROOMS`] rooms: more often (a margin of 2 or
+/// 5, or any region) the longest-path searches cost more than the positions they spare (S = 11,
+/// docs/painters.md, "Benchmarks").
+const EXACT_MARGIN: i32 = 1;
+const EXACT_ROOMS: u32 = 40;
+
 /// The range `(lower, upper)` of a value once a fail-soft search with window `(low, high)`
 /// answered `v`: at most `v` when `v <= low`, at least `v` when `v >= high`, else exactly `v`.
 fn narrowed((lower, upper): (i32, i32), v: i32, (low, high): (i32, i32)) -> (i32, i32) {
@@ -98,6 +105,8 @@ pub(crate) enum Wrong {
     SafeWalkRestart,
     /// The territory bound one too low.
     Territory,
+    /// The territory bound through the mover's exact longest path one too low.
+    TerritoryLongest,
     /// The territory bound credits the walk after the safe walk with rooms the rival can
     /// still reach, not only the ones the safe walk cut off from it.
     Hinterland,
@@ -391,17 +400,31 @@ impl<B: Bits> Solver<B> {
     /// component, so `rival` never enters `H` either. When `W` is done, `H` is untouched (not
     /// `rival`'s, and `W` is apart from it), so `painter` paints all of `G` too. Against that
     /// strategy `rival` scores at most `b - |W| - |G|`, and so at most that against
-    /// `painter`'s best play.
-    pub(crate) fn territory(&self, relevant: B, painter: u8, rival: u8, rival_first: bool) -> i32 {
+    /// `painter`'s best play. And as `rival`'s rooms are a simple path from its room through
+    /// `reach`, its exact longest path there may stand for `b`.
+    ///
+    /// Returns `(reach, credit)`, `credit = |W| + |G|`: the bound is `b - credit`, or the
+    /// longest path of `rival` through `reach` minus `credit`.
+    pub(crate) fn territory_parts(
+        &self,
+        relevant: B,
+        painter: u8,
+        rival: u8,
+        rival_first: bool,
+    ) -> (B, i32) {
         let (safe, end) = self.safe_walk(painter, rival, relevant, rival_first);
         let rest = relevant & !safe;
         let reach = self.geo.component(rest, rest & self.geo.neighbours[rival as usize]);
         let hinterland = if self.wrong(Wrong::Hinterland) { rest } else { rest & !reach };
         let beyond = self.walk(end, hinterland);
-        self.path_bound(rival, reach)
-            - safe.count_ones() as i32
-            - beyond
-            - i32::from(self.wrong(Wrong::Territory))
+        (reach, safe.count_ones() as i32 + beyond + i32::from(self.wrong(Wrong::Territory)))
+    }
+
+    /// The territory bound as one number, `b - credit` (tests).
+    #[cfg(test)]
+    pub(crate) fn territory(&self, relevant: B, painter: u8, rival: u8, rival_first: bool) -> i32 {
+        let (reach, credit) = self.territory_parts(relevant, painter, rival, rival_first);
+        self.path_bound(rival, reach) - credit
     }
 
     /// Negamax alpha-beta: the value for the painter at `mover` (the rooms it will paint from now
@@ -462,10 +485,24 @@ impl<B: Bits> Solver<B> {
         }
         // Territory: what the other paints whatever I do caps my score. (The mirror bound, what
         // I paint whatever the other does, cost more time than it saved on open S = 10 boards.)
-        let high = self.territory(relevant, other, mover, true);
+        let (reach, credit) = self.territory_parts(relevant, other, mover, true);
+        let high = self.path_bound(mover, reach) - credit;
         if high <= alpha {
             settled_by(&mut self.profile, Settled::Territory);
             return high;
+        }
+        // Just short of a cut in a small region: my rooms are a simple path from my room
+        // through `reach` (see [`Solver::territory_parts`]), so my exact longest path there may take
+        // the path bound's place. Asked only whether it exceeds `alpha + credit`: a fail-low
+        // answer is at least the longest path, so `longest - credit` is a true upper bound at
+        // or below alpha.
+        if high <= alpha + EXACT_MARGIN && reach.count_ones() <= EXACT_ROOMS {
+            let need = alpha + credit;
+            let longest = self.longest_within(mover, reach, need, need + 1);
+            if longest <= need {
+                settled_by(&mut self.profile, Settled::Territory);
+                return longest - credit - i32::from(self.wrong(Wrong::TerritoryLongest));
+            }
         }
         let window_low = alpha;
         let mut moves = [u8::MAX; 3];

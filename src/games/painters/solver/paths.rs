@@ -151,7 +151,7 @@ impl<B: Bits> Solver<B> {
     ///
     /// Which safe room next (any choice keeps the proof): the one the rival reaches soonest
     /// (the front between the painters first, so the walk tends to wall the rival off from the
-    /// rooms behind it, which [`Solver::territory`] then denies the rival), then Warnsdorff's
+    /// rooms behind it, which [`Solver::territory_parts`] then denies the rival), then Warnsdorff's
     /// rule (fewest onward safe exits, a room with none last). With the hinterland it walls off,
     /// the benchmark's open S = 10 and S = 11 boards visit 20 to 28 % fewer positions than with
     /// Warnsdorff's rule alone (docs/painters.md, "Benchmarks").

@@ -391,6 +391,7 @@ fn a_deliberately_wrong_pruning_is_caught() {
         Wrong::SafeWalkLate,
         Wrong::SafeWalkRestart,
         Wrong::Territory,
+        Wrong::TerritoryLongest,
         Wrong::Hinterland,
         Wrong::ChildSkip,
         Wrong::TableExact,
