@@ -349,6 +349,10 @@ fn decode(
 /// The spawner's life: one request at a time, until arena closes the socket (fd 0).
 fn serve() -> ! {
     let socket: RawFd = 0;
+    // Nothing arena left open without close-on-exec (a descriptor its own parent gave it) stays
+    // in the spawner, or in the relays it forks, for arena's whole run.
+    // SAFETY: closing this process's own descriptors above its standard streams.
+    unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
     let filters = super::seccomp::filters().unwrap_or_default();
     // As root (which may install a filter without `PR_SET_NO_NEW_PRIVS`), the spawner installs
     // the bots' filter on itself, once: every relay, init and bot inherits it, and no bot pays
@@ -548,4 +552,101 @@ fn receive(
 fn cmsg_space(fds: usize) -> usize {
     // SAFETY: a size computation.
     unsafe { libc::CMSG_SPACE((fds.max(1) * size_of::<RawFd>()) as u32) as usize }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_program_run_afresh_becomes_the_spawner_and_answers() {
+        // The hook is in every program that links arena, this test binary included: were it
+        // not, the program would run its own `main` and never answer.
+        let spawner = spawner().expect("the spawner starts and answers its first question");
+        assert_eq!(spawner.ask(b"?", &[]).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_plan_crosses_the_socket_whole() {
+        let c = |s: &str| CString::new(s).unwrap();
+        let image = Image::from_strings(
+            c("/usr/bin/python3"),
+            vec![c("python3"), c("bot.py")],
+            vec![c("ARENA_SEED=7"), c("TMPDIR=/tmp")],
+        );
+        let plan = Plan {
+            namespaces: Some(Namespaces {
+                unshare: libc::CLONE_NEWPID | libc::CLONE_NEWNS,
+                join_netns: Some(40),
+                id_maps: Some((b"0 1000 1".to_vec(), b"0 1000 1".to_vec())),
+            }),
+            lifeline: 41,
+            startup: 42,
+            cgroup_tasks: vec![43, 44],
+            ruleset: Some(45),
+            oom_event: None,
+            control: Some(46),
+            pause_ack: Some(47),
+            proc_access: 0x1234,
+            seccomp: &[],
+            max_processes: Some(66),
+            drop_capabilities: true,
+            root: false,
+            image: Some(Arc::new(image)),
+            view: Some(View {
+                private: c("/tmp/arena-bot-1"),
+                at: c("/tmp"),
+                cwd: c("/tmp"),
+                hide_cgroups: true,
+                keep: vec![(c("/tmp/t/bot.py"), c("/tmp/arena-bot-1/t/bot.py"))],
+            }),
+            user: Some(BotUser { uid: 60001, gid: 60001, read_search: true }),
+        };
+        let limits = Rlimits::from_wire([1, 1 << 30, 1, 5, 0, 0, 0, 0]);
+        let mut wire = Wire::default();
+        for fd in [10, 11, 12, 13] {
+            wire.fd(Some(fd));
+        }
+        wire.bytes(b"/tmp");
+        assert!(encode(&plan, &limits, &mut wire));
+        // The receiver's numbers for the same descriptors differ: each is found by its place.
+        let theirs: Vec<RawFd> = wire.fds.iter().map(|fd| fd + 100).collect();
+        let mut reader = Reader { bytes: &wire.bytes, fds: &theirs };
+        let (start, got, got_limits) = decode(&mut reader, &[]).expect("a whole plan");
+        assert!(reader.bytes.is_empty(), "nothing left over");
+        assert_eq!((start.stdio, start.started, start.cwd), ([110, 111, 112], 113, c("/tmp")));
+        let ns = got.namespaces.unwrap();
+        assert_eq!(
+            (ns.unshare, ns.join_netns),
+            (libc::CLONE_NEWPID | libc::CLONE_NEWNS, Some(140))
+        );
+        assert_eq!(ns.id_maps, Some((b"0 1000 1".to_vec(), b"0 1000 1".to_vec())));
+        assert_eq!((got.lifeline, got.startup, got.cgroup_tasks), (141, 142, vec![143, 144]));
+        assert_eq!(
+            (got.ruleset, got.oom_event, got.control, got.pause_ack),
+            (Some(145), None, Some(146), Some(147))
+        );
+        assert_eq!((got.proc_access, got.max_processes), (0x1234, Some(66)));
+        assert_eq!((got.drop_capabilities, got.root), (true, false));
+        let image = got.image.unwrap();
+        let (program, args, vars) = image.strings();
+        assert_eq!(program, &c("/usr/bin/python3"));
+        assert_eq!(args, [c("python3"), c("bot.py")]);
+        assert_eq!(vars, [c("ARENA_SEED=7"), c("TMPDIR=/tmp")]);
+        let view = got.view.unwrap();
+        assert_eq!(
+            (view.private, view.at, view.cwd),
+            (c("/tmp/arena-bot-1"), c("/tmp"), c("/tmp"))
+        );
+        assert!(view.hide_cgroups);
+        assert_eq!(view.keep, vec![(c("/tmp/t/bot.py"), c("/tmp/arena-bot-1/t/bot.py"))]);
+        let user = got.user.unwrap();
+        assert_eq!((user.uid, user.gid, user.read_search), (60001, 60001, true));
+        assert_eq!(got_limits.to_wire(), limits.to_wire());
+        // Cut short anywhere, it is refused rather than half read.
+        for cut in [0, 8, wire.bytes.len() / 2, wire.bytes.len() - 1] {
+            let mut reader = Reader { bytes: &wire.bytes[..cut], fds: &theirs };
+            assert!(decode(&mut reader, &[]).is_none(), "cut at {cut}");
+        }
+    }
 }
