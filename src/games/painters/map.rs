@@ -131,17 +131,23 @@ impl<B: Bits> Geometry<B> {
         (1..=self.size).contains(&r) && (1..2 * r).contains(&p)
     }
 
+    /// Every room next to a room of `set`: one breadth-first step.
+    #[inline]
+    pub fn neighbours_of(&self, set: B) -> B {
+        let mut next = B::ZERO;
+        for room in rooms(set) {
+            next |= self.neighbours[room as usize];
+        }
+        next
+    }
+
     /// The rooms of `open` reachable from `from` (included when open) through open rooms.
     #[inline]
     pub fn component(&self, open: B, from: B) -> B {
         let mut reached = from & open;
         let mut frontier = reached;
         while !frontier.is_empty() {
-            let mut next = B::ZERO;
-            for room in rooms(frontier) {
-                next |= self.neighbours[room as usize];
-            }
-            frontier = next & open & !reached;
+            frontier = self.neighbours_of(frontier) & open & !reached;
             reached |= frontier;
         }
         reached

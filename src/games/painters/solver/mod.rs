@@ -340,11 +340,7 @@ impl<B: Bits> Solver<B> {
         let through = relevant | B::bit(other);
         let (mut reached, mut frontier, mut distance) = (B::bit(mover), B::bit(mover), 0);
         while !frontier.has(other) && !frontier.is_empty() && distance < 15 {
-            let mut next = B::ZERO;
-            for r in rooms(frontier) {
-                next |= self.geo.neighbours[r as usize];
-            }
-            frontier = next & through & !reached;
+            frontier = self.geo.neighbours_of(frontier) & through & !reached;
             reached |= frontier;
             distance += 1;
         }

@@ -175,11 +175,7 @@ impl<B: Bits> Solver<B> {
             let (mut frontier, mut reached, mut step) = (B::bit(rival), B::ZERO, 0u8);
             while !frontier.is_empty() {
                 step += 1;
-                let mut next = B::ZERO;
-                for r in rooms(frontier) {
-                    next |= geo.neighbours[r as usize];
-                }
-                frontier = next & through & !reached;
+                frontier = geo.neighbours_of(frontier) & through & !reached;
                 reached |= frontier;
                 for r in rooms(frontier) {
                     distance[r as usize] = step;
