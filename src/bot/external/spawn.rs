@@ -83,7 +83,7 @@ pub(super) fn spawn(
         turn_bytes: options.stderr_turn_bytes,
         match_bytes: options.stderr_match_bytes,
     };
-    let connected = connect(stdin, stdout).and_then(|pipes| {
+    let connected = Pipes::new(stdin, stdout).and_then(|pipes| {
         let stderr = StderrLog::drain(stderr, options.stderr_lines, limits)?;
         Ok((pipes, stderr))
     });
@@ -187,52 +187,45 @@ pub(super) fn start(launch: Launch<'_>, supervisor: &Supervisor) -> Result<Start
     let limits = Rlimits::from(options);
     let _enter = runtime().enter();
     let admission = supervisor.admit().ok_or(SpawnError::ShuttingDown)?;
+    // A sandbox's relay through the spawner when there is one, else the standard library's spawn.
     #[cfg(target_os = "linux")]
-    let stdio = match sandbox.as_ref() {
+    let relayed = match sandbox.as_ref() {
         Some(prepared) if prepared.plan.namespaces.is_some() => {
-            match start_relay(prepared, &limits, stdio).map_err(run_error)? {
-                Ok((pid, ours)) => {
-                    let group = admission.register(Pid::from_raw(pid));
-                    let confinement = sandbox.map(Prepared::into_confinement);
-                    let cgroup_clock = confinement.as_ref().and_then(Confinement::cgroup_clock);
-                    let cpu = cgroup_clock.unwrap_or_else(|| CpuClock::tree(pid));
-                    return Ok(Started {
-                        leader: Leader::Relay(pid),
-                        stdio: ours,
-                        group,
-                        confinement,
-                        cpu,
-                    });
-                }
-                Err(stdio) => stdio,
-            }
+            start_relay(prepared, &limits, stdio).map_err(run_error)?
         }
-        _ => stdio,
+        _ => Err(stdio),
     };
-    let mut cmd = self::command(program, args, &env, options, sandbox.as_ref());
-    let [stdin, stdout, stderr] = stdio.map(ChildIo::stdio);
-    cmd.stdin(stdin).stdout(stdout).stderr(stderr);
-    let die_with_arena = matches!(environment, Environment::Inherited);
-    confine(&mut cmd, limits, sandbox.as_ref(), die_with_arena);
-
-    let mut child = cmd.spawn().map_err(run_error)?;
-    let pid = child.id().and_then(|id| i32::try_from(id).ok()).ok_or(SpawnError::Vanished)?;
+    #[cfg(not(target_os = "linux"))]
+    let relayed: Result<Relayed, [ChildIo; 3]> = Err(stdio);
+    let (pid, leader, ours) = match relayed {
+        Ok((pid, ours)) => (pid, Leader::Relay(pid), ours),
+        Err(stdio) => {
+            let mut cmd = self::command(program, args, &env, options, sandbox.as_ref());
+            let [stdin, stdout, stderr] = stdio.map(ChildIo::stdio);
+            cmd.stdin(stdin).stdout(stdout).stderr(stderr);
+            let die_with_arena = matches!(environment, Environment::Inherited);
+            confine(&mut cmd, limits, sandbox.as_ref(), die_with_arena);
+            let mut child = cmd.spawn().map_err(run_error)?;
+            let pid =
+                child.id().and_then(|id| i32::try_from(id).ok()).ok_or(SpawnError::Vanished)?;
+            let ours = [
+                child.stdin.take().and_then(|s| s.into_owned_fd().ok()),
+                child.stdout.take().and_then(|s| s.into_owned_fd().ok()),
+                child.stderr.take().and_then(|s| s.into_owned_fd().ok()),
+            ];
+            (pid, Leader::Child(child), ours)
+        }
+    };
     let group = admission.register(Pid::from_raw(pid));
-    let ours = [
-        child.stdin.take().and_then(|s| s.into_owned_fd().ok()),
-        child.stdout.take().and_then(|s| s.into_owned_fd().ok()),
-        child.stderr.take().and_then(|s| s.into_owned_fd().ok()),
-    ];
     // What only the child needed (the rulesets, the cgroups' `tasks`, the startup pipe's
     // write end) it holds by now: the spawn returns once the sandbox's init runs.
     let confinement = sandbox.map(Prepared::into_confinement);
     let cgroup_clock = confinement.as_ref().and_then(Confinement::cgroup_clock);
     let cpu = cgroup_clock.unwrap_or_else(|| CpuClock::tree(pid));
-    Ok(Started { leader: Leader::Child(child), stdio: ours, group, confinement, cpu })
+    Ok(Started { leader, stdio: ours, group, confinement, cpu })
 }
 
 /// A relay's pid and the parent's ends of its piped streams.
-#[cfg(target_os = "linux")]
 type Relayed = (i32, [Option<OwnedFd>; 3]);
 
 /// Starts a sandboxed process's relay through the spawner (`sandbox::spawner`), which saves
@@ -279,11 +272,6 @@ fn start_relay(
             Ok(Err(stdio))
         }
     }
-}
-
-/// The turns' ends of the bot's stdin and stdout.
-fn connect(stdin: OwnedFd, stdout: OwnedFd) -> std::io::Result<Pipes> {
-    Pipes::new(stdin, stdout)
 }
 
 /// The bot's environment: the allow-list from arena's, the settings' `env`, the `ARENA_`
