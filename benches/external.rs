@@ -12,8 +12,9 @@
 //!
 //! `external --sandbox` measures only what the sandbox costs (the last part), pinned.
 //!
-//! `external --pairs [--gap-ms N]` measures only the pairs (each after N idle milliseconds, as
-//! a match's play spaces a tournament's bot starts), unpinned (pin it with `taskset`).
+//! `external --pairs [--gap-ms N] [--only off|auto]` measures only the pairs (each after N idle
+//! milliseconds, as a match's play spaces a tournament's bot starts), unpinned (pin it with
+//! `taskset`); `--only` starts the pairs of one series alone, for a profiler.
 //!
 //! `external --matches off|auto|floor` plays only short matches (without or with the sandbox) or
 //! spawn-and-reap pairs, pinned, for a profiler (`perf stat`, `perf record`) to look at alone.
@@ -78,9 +79,18 @@ fn main() {
     if std::env::args().any(|a| a == "--pairs") {
         let gap = args.iter().position(|a| a == "--gap-ms").and_then(|i| args.get(i + 1));
         let gap = Duration::from_millis(gap.map_or(0, |ms| ms.parse().expect("--gap-ms <ms>")));
-        let (off, on) = pairs(&exe, gap);
-        report_ms("pair spawn+set-up+reap, no sandbox", &off);
-        report_ms("pair spawn+set-up+reap, sandbox", &on);
+        let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1));
+        let only = only.map(|mode| match mode.as_str() {
+            "off" => SandboxMode::Off,
+            "auto" => SandboxMode::Auto,
+            _ => panic!("--only off|auto"),
+        });
+        let (off, on) = pairs(&exe, gap, only);
+        for (name, times) in [("no sandbox", &off), ("sandbox", &on)] {
+            if !times.is_empty() {
+                report_ms(&format!("pair spawn+set-up+reap, {name}"), times);
+            }
+        }
         return;
     }
     // Before the pinning, which leaves this process one core.
@@ -204,7 +214,7 @@ fn sandbox_costs(exe: &Path) {
         "sandboxed median / unsandboxed median: {:.2}x (target <= 1.1x)",
         median(&on).as_secs_f64() / median(&off).as_secs_f64()
     );
-    let (pairs_off, pairs_on) = pairs(exe, Duration::ZERO);
+    let (pairs_off, pairs_on) = pairs(exe, Duration::ZERO, None);
     report_ms("pair spawn+set-up+reap, no sandbox", &pairs_off);
     report_ms("pair spawn+set-up+reap, sandbox", &pairs_on);
     println!(
@@ -267,12 +277,14 @@ fn interleaved_round_trips(exe: &Path) -> (Vec<Duration>, Vec<Duration>) {
 /// with the sandbox in alternate blocks of ten pairs (as a tournament starts bots one after
 /// another, and so that slow phases of a shared machine fall on both); the time of each pair.
 /// `gap`: an idle pause before each pair, as a match's play spaces a tournament's bot starts.
-fn pairs(exe: &Path, gap: Duration) -> (Vec<Duration>, Vec<Duration>) {
+/// `only`: every pair in this mode (for a profiler), as many as the two series together.
+fn pairs(exe: &Path, gap: Duration, only: Option<SandboxMode>) -> (Vec<Duration>, Vec<Duration>) {
     let view = skynet().view(0);
     let mut times = (Vec::new(), Vec::new());
     for i in 0..2 * MATCHES {
         std::thread::sleep(gap);
-        let mode = if i / 10 % 2 == 0 { SandboxMode::Off } else { SandboxMode::Auto };
+        let alternate = if i / 10 % 2 == 0 { SandboxMode::Off } else { SandboxMode::Auto };
+        let mode = only.unwrap_or(alternate);
         let start = Instant::now();
         let mut bots = [spawn_echo(exe, mode), spawn_echo(exe, mode)];
         for bot in &mut bots {

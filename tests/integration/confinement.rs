@@ -155,6 +155,10 @@ fn a_bot_changes_nothing_it_may_only_read_and_sees_nothing_beyond_itself() {
     assert_eq!(field(&line, "vsock"), "refused(Operation", "{line}");
     assert_eq!(field(&line, "arena_seen"), "no", "{line}");
     assert_eq!(field(&line, "cgroups"), "0", "{line}");
+    // Every mount it sees is read-only but its own `/tmp` and `/proc`, and none allows setuid
+    // programs (a root arena's bots get copies of the spawner's template view).
+    assert_eq!(field(&line, "writable"), "/proc,/tmp", "{line}");
+    assert_eq!(field(&line, "suid"), "-", "{line}");
     // Its own namespace: its init, itself and the processes of its interpreter, no more.
     let procs: u32 = field(&line, "procs").parse().unwrap();
     assert!((1..=4).contains(&procs), "{line}");
@@ -169,6 +173,7 @@ fn a_bot_changes_nothing_it_may_only_read_and_sees_nothing_beyond_itself() {
     // (As an ordinary user its own chmod 000 of a file then keeps its attribute from being set.)
     assert!(field(&line, "changed").parse::<u32>().unwrap() >= 14, "{line}");
     assert_eq!(field(&line, "setuid"), "done", "{line}");
+    assert!(field(&line, "writable").split(',').any(|m| m == "/"), "{line}");
     assert_ne!(world.stamps(), before);
 }
 

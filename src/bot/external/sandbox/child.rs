@@ -111,6 +111,11 @@ pub(in crate::bot::external) struct BotUser {
 /// What of the machine's `/tmp` the bot may read (its own files in a test's temporary folder)
 /// stays where it is: each such path is first bound onto a mount point at the same place in the
 /// private directory (`keep`: the path, the mount point), which then goes to `/tmp` with them.
+///
+/// What is the same for every bot (every mount private, read-only and `nosuid`, the cgroups
+/// hidden) the spawner makes once, as root, in a mount namespace of its own, the *template*
+/// ([`View::make_template`]): a bot's namespace is then a copy of it (`from_template`), to
+/// which its relay adds only its private directory; the template itself is no bot's.
 #[derive(Clone, Debug)]
 pub(in crate::bot::external) struct View {
     pub(in crate::bot::external) private: CString,
@@ -118,6 +123,8 @@ pub(in crate::bot::external) struct View {
     pub(in crate::bot::external) cwd: CString,
     pub(in crate::bot::external) hide_cgroups: bool,
     pub(in crate::bot::external) keep: Vec<(CString, CString)>,
+    /// The relay's mount namespace is a copy of the spawner's template (set by the spawner).
+    pub(in crate::bot::external) from_template: bool,
 }
 
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
@@ -136,6 +143,10 @@ struct MountAttr {
 impl View {
     /// Makes the view in the calling process's (new, unshared) mount namespace.
     ///
+    /// From the template, only the private directory (with what it keeps of `/tmp`) is bound:
+    /// a bind inherits the read-only and `nosuid` flags of the template's mount it comes from,
+    /// and the private directory's own mount is then made writable, as without it.
+    ///
     /// # Safety
     ///
     /// In a forked child that has its own mount namespace.
@@ -143,33 +154,74 @@ impl View {
         let null = std::ptr::null::<c_char>();
         // SAFETY: mount system calls on NUL-terminated paths; they change this namespace only.
         unsafe {
-            check(libc::mount(
-                null,
-                c"/".as_ptr(),
-                null,
-                libc::MS_REC | libc::MS_PRIVATE,
-                null.cast(),
-            ))?;
+            if !self.from_template {
+                make_private()?;
+            }
             let bind = libc::MS_BIND | libc::MS_REC;
             for (entry, mount_point) in &self.keep {
                 check(libc::mount(entry.as_ptr(), mount_point.as_ptr(), null, bind, null.cast()))?;
             }
             check(libc::mount(self.private.as_ptr(), self.at.as_ptr(), null, bind, null.cast()))?;
-            if self.hide_cgroups {
-                let flags = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
-                let options = c"size=4k,mode=555";
-                check(libc::mount(
-                    c"none".as_ptr(),
-                    c"/sys/fs/cgroup".as_ptr(),
-                    c"tmpfs".as_ptr(),
-                    flags,
-                    options.as_ptr().cast(),
-                ))?;
+            if !self.from_template {
+                seal(self.hide_cgroups)?;
             }
-            set_mount_attr(c"/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0)?;
             set_mount_attr(&self.at, 0, 0, MOUNT_ATTR_RDONLY)?;
             check(libc::chdir(self.cwd.as_ptr()))
         }
+    }
+
+    /// Makes the spawner's template: a mount namespace of its own where every mount is
+    /// private, read-only and `nosuid`, and the cgroup hierarchies are hidden (`hide_cgroups`).
+    /// Mounts the machine makes later do not reach it (each bot's view then lacks them too).
+    ///
+    /// # Safety
+    ///
+    /// In the single-threaded spawner, as root.
+    pub(super) unsafe fn make_template(hide_cgroups: bool) -> io::Result<()> {
+        // SAFETY: this process's own mount namespace.
+        unsafe {
+            check(libc::unshare(libc::CLONE_NEWNS))?;
+            make_private()?;
+            seal(hide_cgroups)
+        }
+    }
+}
+
+/// Makes every mount of this namespace private: nothing mounted here reaches another namespace,
+/// or the other way round.
+///
+/// # Safety
+///
+/// In a process with a mount namespace of its own.
+unsafe fn make_private() -> io::Result<()> {
+    let null = std::ptr::null::<c_char>();
+    // SAFETY: a NUL-terminated path; it changes this namespace only.
+    check(unsafe {
+        libc::mount(null, c"/".as_ptr(), null, libc::MS_REC | libc::MS_PRIVATE, null.cast())
+    })
+}
+
+/// Hides the cgroup hierarchies under an empty read-only tmpfs (`hide_cgroups`), then makes
+/// every mount read-only and `nosuid`.
+///
+/// # Safety
+///
+/// In a process with a mount namespace of its own.
+unsafe fn seal(hide_cgroups: bool) -> io::Result<()> {
+    // SAFETY: mount system calls on NUL-terminated strings; they change this namespace only.
+    unsafe {
+        if hide_cgroups {
+            let flags = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+            let options = c"size=4k,mode=555";
+            check(libc::mount(
+                c"none".as_ptr(),
+                c"/sys/fs/cgroup".as_ptr(),
+                c"tmpfs".as_ptr(),
+                flags,
+                options.as_ptr().cast(),
+            ))?;
+        }
+        set_mount_attr(c"/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0)
     }
 }
 
@@ -385,8 +437,11 @@ impl Plan {
                 write_file(c"/proc/self/gid_map", gid_map)?;
             }
             // The kernel's OOM killer picks the bots before any other process (raising one's
-            // own score needs no privilege; the bot's processes inherit it).
-            let _ = write_file(c"/proc/self/oom_score_adj", b"1000");
+            // own score needs no privilege; the bot's processes inherit it). (In the template's
+            // read-only `/proc` the spawner did it for every relay.)
+            if !self.view.as_ref().is_some_and(|v| v.from_template) {
+                let _ = write_file(c"/proc/self/oom_score_adj", b"1000");
+            }
             // The init, which the bot sees, shares this copy of the spawner's (or arena's) memory:
             // the command line (arena's, with its seed among its flags, in a copy of arena) is
             // wiped from it, and nothing else of it can be read (a process that is not dumpable
@@ -921,6 +976,42 @@ unsafe fn become_user(user: &BotUser) -> io::Result<()> {
     }
 }
 
+/// Drops from this process's bounding set every capability but those of `kept` (bits of the
+/// first 32): only those still in it, since each drop is a new set of credentials for the kernel
+/// to make and free (about 2 us each, and a root bot's set holds 41). The spawner, as root, drops
+/// all but `CAP_DAC_READ_SEARCH` once for every bot ([`empty_spawner_bounding_set`]).
+///
+/// # Safety
+///
+/// Any process; it changes its own credentials.
+unsafe fn drop_bounding_set(kept: u32) -> io::Result<()> {
+    let mut cap = 0;
+    // SAFETY: this process's own bounding set.
+    unsafe {
+        // Until the kernel says the number is no capability; 1: it is in the set.
+        loop {
+            match libc::prctl(libc::PR_CAPBSET_READ, cap, 0, 0, 0) {
+                1 if cap >= 32 || kept & (1 << cap) == 0 => {
+                    check(libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0))?;
+                }
+                0 | 1 => {}
+                _ => return Ok(()),
+            }
+            cap += 1;
+        }
+    }
+}
+
+/// The spawner's bounding set, as root: every capability but `CAP_DAC_READ_SEARCH` (the one a
+/// bot may keep) dropped once, so that no bot's start drops them one by one. The relays and
+/// inits keep their own capabilities (the bounding set only limits what an `exec` or a
+/// `capset` may gain, and they do neither); the bot drops the rest of its sets as before.
+pub(super) fn empty_spawner_bounding_set() -> io::Result<()> {
+    const CAP_DAC_READ_SEARCH: u32 = 2;
+    // SAFETY: this process's own bounding set.
+    unsafe { drop_bounding_set(1 << CAP_DAC_READ_SEARCH) }
+}
+
 /// Empties the capability sets and the bounding set, locks root out of regaining them at
 /// `exec`, and switches to the bot's own `user` when it has one. A user whose `read_search` is
 /// set keeps `CAP_DAC_READ_SEARCH` alone, as an ambient capability that survives the `exec`.
@@ -952,14 +1043,7 @@ unsafe fn drop_capabilities(user: Option<&BotUser>) -> io::Result<()> {
     let kept: u32 = if read_search { 1 << CAP_DAC_READ_SEARCH } else { 0 };
     // SAFETY: this process's own capabilities and credentials.
     unsafe {
-        let mut cap = 0;
-        // Until the kernel says the number is no capability.
-        while libc::prctl(libc::PR_CAPBSET_READ, cap, 0, 0, 0) >= 0 {
-            if cap >= 32 || kept & (1 << cap) == 0 {
-                check(libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0))?;
-            }
-            cap += 1;
-        }
+        drop_bounding_set(kept)?;
         check(libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0))?;
         // `NO_SETUID_FIXUP`: the switch to the bot's uid below leaves the capabilities alone, so
         // the `capset` after it can still keep the one the bot is to keep.
@@ -1003,7 +1087,7 @@ unsafe fn pipe() -> io::Result<(RawFd, RawFd)> {
 /// # Safety
 ///
 /// Any process.
-unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> io::Result<()> {
+pub(super) unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> io::Result<()> {
     // SAFETY: a NUL-terminated path, a buffer of the given length.
     unsafe {
         let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);

@@ -573,6 +573,7 @@ fn view_of(dir: &PrivateDir, readable: &[PathBuf]) -> std::io::Result<(child::Vi
         cwd: c(&at)?,
         hide_cgroups: support::hides_cgroups(),
         keep,
+        from_template: false,
     };
     Ok((view, at))
 }

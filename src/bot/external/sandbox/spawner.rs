@@ -310,7 +310,7 @@ fn decode(
         let (private, at, cwd, hide_cgroups) = (r.c()?, r.c()?, r.c()?, r.flag()?);
         let n = r.u64()?;
         let keep = (0..n).map(|_| Some((r.c()?, r.c()?))).collect::<Option<Vec<_>>>()?;
-        Some(View { private, at, cwd, hide_cgroups, keep })
+        Some(View { private, at, cwd, hide_cgroups, keep, from_template: false })
     } else {
         None
     };
@@ -353,17 +353,32 @@ fn serve() -> ! {
     // in the spawner, or in the relays it forks, for arena's whole run.
     // SAFETY: closing this process's own descriptors above its standard streams.
     unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+    // SAFETY: geteuid has no precondition.
+    let root = unsafe { libc::geteuid() } == 0;
+    // As root, the part of the bots' view that is the same for all of them is made once here;
+    // the relays inherit this mount namespace, whose `/proc` is then read-only: the OOM score
+    // every relay would raise for its bot is raised here, once, and inherited.
+    let hide_cgroups = super::support::hides_cgroups();
+    let template = root
+        // SAFETY: this process's own attribute; then its own mount namespace, single-threaded.
+        && unsafe {
+            let _ = super::child::write_file(c"/proc/self/oom_score_adj", b"1000");
+            View::make_template(hide_cgroups).is_ok()
+        };
     let filters = super::seccomp::filters().unwrap_or_default();
     // As root (which may install a filter without `PR_SET_NO_NEW_PRIVS`), the spawner installs
     // the bots' filter on itself, once: every relay, init and bot inherits it, and no bot pays
     // for the kernel's compiling it (about 0.1 ms). Nothing the spawner, a relay or an init does
     // is refused by it; a bot's unprivileged plan (a new user namespace, which it refuses) is not
     // served then, and arena forks that relay itself.
-    // SAFETY: geteuid has no precondition.
-    let inherited = unsafe { libc::geteuid() } == 0
+    let inherited = root
         && !filters.is_empty()
         && filters.iter().all(|filter| seccompiler::apply_filter(filter).is_ok());
     let seccomp = if inherited { &[][..] } else { filters };
+    if root {
+        // A failure leaves each bot to drop them, as before.
+        let _ = super::child::empty_spawner_bounding_set();
+    }
     let mut buf = vec![0u8; MAX_REQUEST];
     loop {
         let mut fds = [-1 as RawFd; MAX_FDS];
@@ -390,7 +405,12 @@ fn serve() -> ! {
                 {
                     0
                 }
-                Some((start, plan, limits)) => fork_relay(&start, &plan, &limits),
+                Some((start, mut plan, limits)) => {
+                    if let Some(view) = &mut plan.view {
+                        view.from_template = template && view.hide_cgroups == hide_cgroups;
+                    }
+                    fork_relay(&start, &plan, &limits)
+                }
                 None => -libc::EINVAL,
             }
         };
@@ -599,6 +619,7 @@ mod tests {
                 cwd: c("/tmp"),
                 hide_cgroups: true,
                 keep: vec![(c("/tmp/t/bot.py"), c("/tmp/arena-bot-1/t/bot.py"))],
+                from_template: false,
             }),
             user: Some(BotUser { uid: 60001, gid: 60001, read_search: true }),
         };
