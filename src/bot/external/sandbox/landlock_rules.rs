@@ -181,7 +181,11 @@ fn build(
     }
     for path in readable {
         let Ok(fd) = PathFd::new(path) else { continue };
-        let access = if path.is_dir() { read_dir() } else { read_file() };
+        // What was opened, not the path looked up again: a second walk of it for every bot's
+        // `PATH` folders and files, and it may have changed in between.
+        let is_dir = nix::sys::stat::fstat(fd.as_fd())
+            .is_ok_and(|stat| stat.st_mode & libc::S_IFMT == libc::S_IFDIR);
+        let access = if is_dir { read_dir() } else { read_file() };
         created = created.add_rule(PathBeneath::new(fd, access))?;
     }
     created = created.add_rule(PathBeneath::new(private, AccessFs::from_all(ABI)))?;
