@@ -292,6 +292,47 @@ fn whatever_a_bot_leaves_in_its_private_directory_is_removed_without_an_error() 
     assert_no_process_left(&marker);
 }
 
+/// As root, a bot's private directory is a tmpfs of its own in its mount namespace, as large as
+/// its memory limit: two matches one after the other (the same slot, cgroup and user), each
+/// bot's `/tmp` fresh; and a bot that fills it ends with its own `memory_limit`.
+#[test]
+fn a_root_arenas_bot_gets_a_tmpfs_of_its_own_gone_with_its_match() {
+    if !is_root() {
+        eprintln!("skipped: only a root arena's bots get a tmpfs (docs/security.md)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    let probe = bot("python3", "tmp_probe.py", &marker, &["check"]);
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 2\nsandbox = \"require\"\n\
+         [limits]\nfirst_turn_ms = 30000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = \"probe\"\nspec = {probe:?}\nroles = [\"virus\"]\nexternal = {{ memory_mb = 96 }}\n\
+         [[bots]]\nname = \"opponent\"\nspec = \"cg-ep2\"\n",
+        map.display().to_string()
+    );
+    std::fs::write(dir.path().join("t.toml"), toml).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "t.toml", "-q", "-j", "1"])
+        .current_dir(dir.path())
+        .output()
+        .expect("arena runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let matches = std::fs::read_to_string(dir.path().join("results/t/matches.csv")).unwrap();
+    let fresh = "REPORT fstype=tmpfs size_mb=96 own=1 leftover=0";
+    assert_eq!(matches.matches(fresh).count(), 2, "{matches}");
+    assert_no_process_left(&marker);
+
+    let o = crate::external::play_virus(
+        |m| bot("python3", "tmp_probe.py", m, &["fill"]),
+        &["--sandbox", "require", "--memory-mb", "64", "--first-turn-ms", "30000"],
+    );
+    o.expect("memory_limit", Some("virus"));
+    assert!(o.detail().contains("64 MiB"), "{}", o.detail());
+}
+
 #[test]
 fn a_bots_memory_and_cpu_limits_hold_for_all_its_processes_together() {
     // Four children of 48 MiB each: 192 MiB, over a limit of 128 that each one is far under.

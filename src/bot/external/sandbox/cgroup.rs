@@ -215,6 +215,12 @@ impl BotCgroup {
         Some(CpuClock::Cgroup(self.usage.as_ref()?.try_clone().ok()?))
     }
 
+    /// Whether the bot has a `memory` cgroup of its own (which counts what it holds, a tmpfs's
+    /// pages it wrote included, capped or not).
+    pub(super) fn charges_memory(&self) -> bool {
+        self.memory.is_some()
+    }
+
     /// Whether the `memory` cgroup caps the bot's memory.
     pub(super) fn caps_memory(&self) -> bool {
         self.memory.as_ref().is_some_and(|m| m.limit.is_some())

@@ -116,6 +116,10 @@ pub(in crate::bot::external) struct BotUser {
 /// hidden) the spawner makes once, as root, in a mount namespace of its own, the *template*
 /// ([`View::make_template`]): a bot's namespace is then a copy of it (`from_template`), to
 /// which its relay adds only its private directory; the template itself is no bot's.
+///
+/// As root, where the bot has a `memory` cgroup of its own, its private directory is no folder
+/// on disk but a tmpfs of its own ([`Tmpfs`]) that the relay mounts at `at`: `private` is then
+/// unused, `keep` binds paths relative to the machine's `/tmp` onto mount points in the tmpfs.
 #[derive(Clone, Debug)]
 pub(in crate::bot::external) struct View {
     pub(in crate::bot::external) private: CString,
@@ -123,8 +127,25 @@ pub(in crate::bot::external) struct View {
     pub(in crate::bot::external) cwd: CString,
     pub(in crate::bot::external) hide_cgroups: bool,
     pub(in crate::bot::external) keep: Vec<(CString, CString)>,
+    /// The private directory is a tmpfs mounted by the relay (`None`: `private`, bound).
+    pub(in crate::bot::external) tmpfs: Option<Tmpfs>,
     /// The relay's mount namespace is a copy of the spawner's template (set by the spawner).
     pub(in crate::bot::external) from_template: bool,
+}
+
+/// A bot's private tmpfs: mounted `nosuid,nodev` by its relay in the bot's own mount namespace
+/// (no other namespace sees it), its pages charged to the bot's `memory` cgroup (the writer's),
+/// gone with the namespace when the bot's last process is (nothing for arena to remove).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::bot::external) struct Tmpfs {
+    /// The mount's options: its size, and its root's mode and owner (the bot's user).
+    pub(in crate::bot::external) options: CString,
+    /// What the bot's Landlock ruleset allows beneath it (the parent cannot name it: the bot
+    /// adds the rule in its view, as for its `/proc`).
+    pub(in crate::bot::external) access: u64,
+    /// The mount points of `keep` to make in it, folders that hold them first: the path, and
+    /// whether it is a folder (else an empty file).
+    pub(in crate::bot::external) make: Vec<(CString, bool)>,
 }
 
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
@@ -158,10 +179,38 @@ impl View {
                 make_private()?;
             }
             let bind = libc::MS_BIND | libc::MS_REC;
+            if let Some(tmpfs) = &self.tmpfs {
+                // `keep`'s entries are named relative to the machine's `/tmp`, this process's
+                // working directory, which the tmpfs then covers (but not for it).
+                check(libc::chdir(self.at.as_ptr()))?;
+                let flags = libc::MS_NOSUID | libc::MS_NODEV;
+                let options = tmpfs.options.as_ptr().cast();
+                check(libc::mount(
+                    c"arena-bot".as_ptr(),
+                    self.at.as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    flags,
+                    options,
+                ))?;
+                for (path, folder) in &tmpfs.make {
+                    if *folder {
+                        check(libc::mkdir(path.as_ptr(), 0o755))?;
+                    } else {
+                        let created =
+                            libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC;
+                        let fd = libc::open(path.as_ptr(), created, 0o644);
+                        check(fd)?;
+                        libc::close(fd);
+                    }
+                }
+            }
             for (entry, mount_point) in &self.keep {
                 check(libc::mount(entry.as_ptr(), mount_point.as_ptr(), null, bind, null.cast()))?;
             }
-            check(libc::mount(self.private.as_ptr(), self.at.as_ptr(), null, bind, null.cast()))?;
+            if self.tmpfs.is_none() {
+                let (private, at) = (self.private.as_ptr(), self.at.as_ptr());
+                check(libc::mount(private, at, null, bind, null.cast()))?;
+            }
             if !self.from_template {
                 seal(self.hide_cgroups)?;
             }
@@ -287,13 +336,13 @@ unsafe fn wipe_command_line() {
     }
 }
 
-/// Adds to `ruleset` a rule giving `access` beneath `/proc` (the bot's own `/proc`, which the
-/// parent could not name).
+/// Adds to `ruleset` a rule giving `access` beneath `path` in the bot's view (its own `/proc`,
+/// its private tmpfs: the parent could not name them).
 ///
 /// # Safety
 ///
 /// In the bot, in its view, before it enforces `ruleset`.
-unsafe fn allow_own_proc(ruleset: RawFd, access: u64) -> io::Result<()> {
+unsafe fn allow_beneath(ruleset: RawFd, path: &std::ffi::CStr, access: u64) -> io::Result<()> {
     const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
     #[repr(C, packed)]
     struct PathBeneath {
@@ -303,10 +352,9 @@ unsafe fn allow_own_proc(ruleset: RawFd, access: u64) -> io::Result<()> {
     // SAFETY: an O_PATH open of a NUL-terminated path, a rule structure of the kernel's layout,
     // and a close of the descriptor opened here.
     unsafe {
-        let proc =
-            libc::open(c"/proc".as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC);
-        check(proc)?;
-        let rule = PathBeneath { allowed_access: access, parent_fd: proc };
+        let dir = libc::open(path.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC);
+        check(dir)?;
+        let rule = PathBeneath { allowed_access: access, parent_fd: dir };
         let added = libc::syscall(
             libc::SYS_landlock_add_rule,
             ruleset,
@@ -314,7 +362,7 @@ unsafe fn allow_own_proc(ruleset: RawFd, access: u64) -> io::Result<()> {
             &raw const rule,
             0,
         );
-        libc::close(proc);
+        libc::close(dir);
         check(added as libc::c_int)
     }
 }
@@ -522,8 +570,11 @@ impl Plan {
                 }
             }
             if let Some(ruleset) = self.ruleset {
-                if self.view.is_some() {
-                    allow_own_proc(ruleset, self.proc_access)?;
+                if let Some(view) = &self.view {
+                    allow_beneath(ruleset, c"/proc", self.proc_access)?;
+                    if let Some(tmpfs) = &view.tmpfs {
+                        allow_beneath(ruleset, &view.at, tmpfs.access)?;
+                    }
                 }
                 check(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0) as libc::c_int)?;
             }

@@ -135,17 +135,25 @@ fn etc_without_secrets(etc: &Path) -> Vec<PathBuf> {
 
 /// The ruleset of one bot, as a descriptor for the child to enforce (`None`: the kernel has no
 /// Landlock). `readable` are the bot's own files and folders (read and execute), `PATH` folders
-/// included; `private` its private directory; `read_search`: the bot reads past the modes, so
-/// it gets `/etc` without its secrets.
+/// included; `private` its private directory (`None`: a tmpfs the bot adds itself, with
+/// [`private_access`]); `read_search`: the bot reads past the modes, so it gets `/etc` without
+/// its secrets.
 pub(super) fn ruleset(
     readable: &[PathBuf],
-    private: &Path,
+    private: Option<&Path>,
     network: bool,
     read_search: bool,
     system: &SystemPaths,
 ) -> std::io::Result<Option<OwnedFd>> {
-    let private = PathFd::new(private).map_err(std::io::Error::other)?;
+    let private = private.map(PathFd::new).transpose().map_err(std::io::Error::other)?;
     build(readable, private, network, read_search, system).map_err(std::io::Error::other)
+}
+
+/// The access a bot's private directory gets when the bot adds its rule itself (a tmpfs in its
+/// view): all the ruleset handles on a kernel of Landlock ABI `kernel_abi` (a rule may not
+/// allow what the ruleset does not handle).
+pub(super) fn private_access(kernel_abi: i32) -> u64 {
+    (AccessFs::from_all(ABI) & AccessFs::from_all(landlock::ABI::from(kernel_abi))).bits()
 }
 
 /// The access a bot's `/proc` gets (added by the bot in its own view).
@@ -155,7 +163,7 @@ pub(super) fn proc_access() -> u64 {
 
 fn build(
     readable: &[PathBuf],
-    private: PathFd,
+    private: Option<PathFd>,
     network: bool,
     read_search: bool,
     system: &SystemPaths,
@@ -188,7 +196,9 @@ fn build(
         let access = if is_dir { read_dir() } else { read_file() };
         created = created.add_rule(PathBeneath::new(fd, access))?;
     }
-    created = created.add_rule(PathBeneath::new(private, AccessFs::from_all(ABI)))?;
+    if let Some(private) = private {
+        created = created.add_rule(PathBeneath::new(private, AccessFs::from_all(ABI)))?;
+    }
     Ok(created.into())
 }
 

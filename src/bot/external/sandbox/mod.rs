@@ -342,7 +342,8 @@ impl Confinement {
         None
     }
 
-    /// Removes the private directory (or gives a job's workspace back to arena's user) and
+    /// Removes the private directory (a tmpfs is already gone; a job's workspace is given back
+    /// to arena's user) and
     /// gives the slot back; call once the bot's processes are gone. Nothing a bot did to its
     /// own files (a folder of mode 000, files it no longer lets anyone read) stops this.
     pub(super) fn release(self) {
@@ -353,6 +354,8 @@ impl Confinement {
         match self.dir {
             // Removed in the background, whatever the bot left in it.
             PrivateDir::Fresh(dir) => drop(dir),
+            // Gone with the bot's mount namespace, before its relay's end reached arena.
+            PrivateDir::Tmpfs(_) => {}
             PrivateDir::Workspace(dir) => {
                 #[cfg(target_os = "linux")]
                 if self.uid.is_some() {
@@ -420,8 +423,6 @@ pub(super) fn prepare(
     }
     let setup = |what: &str, e: std::io::Error| SpawnError::Sandbox(format!("{what}: {e}"));
     let resolved = paths::resolve(command, options)?;
-    let dir =
-        private_dir(workspace).map_err(|e| setup("cannot create its private directory", e))?;
 
     let mut slot = support
         .slots
@@ -439,20 +440,36 @@ pub(super) fn prepare(
         let read_search = !resolved.own.iter().all(|p| paths::reachable_by_others(p));
         ChildUser { uid, gid: uid, read_search }
     });
-    if let Some(user) = &user {
+    // As root, where a `memory` cgroup of its own counts what it writes there, a tmpfs in its
+    // own mount namespace; else a folder on disk (unprivileged, a tmpfs nothing charges to the
+    // bot could fill the machine's memory).
+    let charged = slot.cgroup.as_ref().is_some_and(cgroup::BotCgroup::charges_memory);
+    let dir = match user {
+        Some(user) if workspace.is_none() && charged && support.has_view() => {
+            let mb = options.memory_mb.unwrap_or(DEFAULT_TMPFS_MB);
+            let size = mb.saturating_mul(1024 * 1024);
+            let (uid, gid) = (user.uid, user.gid);
+            PrivateDir::Tmpfs(format!("size={size},mode=700,uid={uid},gid={gid}"))
+        }
+        _ => private_dir(workspace).map_err(|e| setup("cannot create its private directory", e))?,
+    };
+    if let (Some(user), false) = (&user, matches!(dir, PrivateDir::Tmpfs(_))) {
         std::os::unix::fs::chown(dir.path(), Some(user.uid), Some(user.gid))
             .map_err(|e| setup("cannot give its private directory to its user", e))?;
     }
     let (view, visible) = if support.has_view() {
-        let (view, at) =
-            view_of(&dir, &resolved.readable).map_err(|e| setup("cannot make its view", e))?;
+        let access = landlock_rules::private_access(support.landlock_abi);
+        let (view, at) = view_of(&dir, &resolved.readable, access)
+            .map_err(|e| setup("cannot make its view", e))?;
         (Some(view), at)
     } else {
         (None, dir.path().to_path_buf())
     };
     let ruleset = if support.landlock_abi >= 1 {
         let read_search = user.is_some_and(|u| u.read_search);
-        let (readable, private) = (&resolved.readable, dir.path());
+        // A tmpfs's rule the bot adds itself, in its view.
+        let private = (!matches!(dir, PrivateDir::Tmpfs(_))).then(|| dir.path());
+        let readable = &resolved.readable;
         landlock_rules::ruleset(readable, private, options.network, read_search, &support.system)
             .map_err(|e| setup("cannot build its Landlock rules", e))?
     } else {
@@ -520,37 +537,28 @@ pub(super) fn prepare(
 
 /// The view of a bot whose private directory is `dir` and who may read `readable`, and where it
 /// sees its private directory: a job at its workspace's own path, a bot at `/tmp` (with what it
-/// may read of the machine's `/tmp` bound at the same paths, onto mount points made here in the
+/// may read of the machine's `/tmp` bound at the same paths, onto mount points made in the
 /// private directory, whatever its depth: a `TMPDIR` of `/tmp/run`, where the private
-/// directory is too, still shows the bot `/tmp/run/test/shared.txt`).
+/// directory is too, still shows the bot `/tmp/run/test/shared.txt`). A tmpfs gets its rule
+/// from the bot, allowing `access`; its mount points are the relay's to make.
 #[cfg(target_os = "linux")]
-fn view_of(dir: &PrivateDir, readable: &[PathBuf]) -> std::io::Result<(child::View, PathBuf)> {
+fn view_of(
+    dir: &PrivateDir,
+    readable: &[PathBuf],
+    access: u64,
+) -> std::io::Result<(child::View, PathBuf)> {
     use std::path::Path;
     let c = |p: &Path| {
         std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
             .map_err(|_| std::io::Error::other("a NUL byte in a path"))
     };
-    let (at, keep) = match dir {
-        PrivateDir::Workspace(path) => (path.clone(), Vec::new()),
+    let tmp = Path::new("/tmp");
+    let mut keep = Vec::new();
+    let mut tmpfs = None;
+    let at = match dir {
+        PrivateDir::Workspace(path) => path.clone(),
         PrivateDir::Fresh(private) => {
-            let tmp = Path::new("/tmp");
-            // What is under `/tmp`, neither the private directory's nor holding it, and not
-            // under another such path (bound with it).
-            let mut entries: Vec<&PathBuf> = readable
-                .iter()
-                .filter(|p| p.starts_with(tmp) && p.as_path() != tmp)
-                .filter(|p| !private.as_path().starts_with(p) && !p.starts_with(private.as_path()))
-                .collect();
-            entries.sort();
-            entries.dedup();
-            let mut kept: Vec<&PathBuf> = Vec::new();
-            for entry in entries {
-                if !kept.last().is_some_and(|k| entry.starts_with(k)) {
-                    kept.push(entry);
-                }
-            }
-            let mut keep = Vec::new();
-            for entry in kept {
+            for entry in kept_of_tmp(readable, Some(private)) {
                 let Ok(meta) = std::fs::metadata(entry) else { continue };
                 let Ok(inside) = entry.strip_prefix(tmp) else { continue };
                 let mount_point = private.as_path().join(inside);
@@ -564,7 +572,30 @@ fn view_of(dir: &PrivateDir, readable: &[PathBuf]) -> std::io::Result<(child::Vi
                 }
                 keep.push((c(entry)?, c(&mount_point)?));
             }
-            (tmp.to_path_buf(), keep)
+            tmp.to_path_buf()
+        }
+        PrivateDir::Tmpfs(options) => {
+            // Folders first, then what they hold (a path sorts after its folders).
+            let mut make = std::collections::BTreeMap::new();
+            for entry in kept_of_tmp(readable, None) {
+                let Ok(meta) = std::fs::metadata(entry) else { continue };
+                let Ok(inside) = entry.strip_prefix(tmp) else { continue };
+                for folder in inside.ancestors().skip(1).filter(|f| !f.as_os_str().is_empty()) {
+                    make.insert(tmp.join(folder), true);
+                }
+                let mount_point = tmp.join(inside);
+                make.insert(mount_point.clone(), meta.is_dir());
+                // Named from the machine's `/tmp`, the relay's working directory under the tmpfs.
+                keep.push((c(inside)?, c(&mount_point)?));
+            }
+            let make = make
+                .into_iter()
+                .map(|(path, folder)| Ok((c(&path)?, folder)))
+                .collect::<std::io::Result<_>>()?;
+            let options = std::ffi::CString::new(options.as_str())
+                .map_err(|_| std::io::Error::other("a NUL byte in the tmpfs options"))?;
+            tmpfs = Some(child::Tmpfs { options, access, make });
+            tmp.to_path_buf()
         }
     };
     let view = child::View {
@@ -573,23 +604,57 @@ fn view_of(dir: &PrivateDir, readable: &[PathBuf]) -> std::io::Result<(child::Vi
         cwd: c(&at)?,
         hide_cgroups: support::hides_cgroups(),
         keep,
+        tmpfs,
         from_template: false,
     };
     Ok((view, at))
 }
 
-/// A sandboxed process's private directory: `workspace` (the caller's, kept), or a fresh one
-/// (removed with the confinement).
+/// What of `readable` is under `/tmp`, neither the private directory's nor holding it, and not
+/// under another such path (bound with it).
+#[cfg(target_os = "linux")]
+fn kept_of_tmp<'a>(readable: &'a [PathBuf], private: Option<&std::path::Path>) -> Vec<&'a PathBuf> {
+    let tmp = std::path::Path::new("/tmp");
+    let mut entries: Vec<&PathBuf> = readable
+        .iter()
+        .filter(|p| p.starts_with(tmp) && p.as_path() != tmp)
+        .filter(|p| {
+            private.is_none_or(|private| !private.starts_with(p) && !p.starts_with(private))
+        })
+        .collect();
+    entries.sort();
+    entries.dedup();
+    let mut kept: Vec<&PathBuf> = Vec::new();
+    for entry in entries {
+        if !kept.last().is_some_and(|k| entry.starts_with(k)) {
+            kept.push(entry);
+        }
+    }
+    kept
+}
+
+/// The size of a root arena's bot's private tmpfs when it has no `memory_mb` (with one, the
+/// tmpfs is as large as its limit).
+#[cfg(target_os = "linux")]
+const DEFAULT_TMPFS_MB: u64 = 512;
+
+/// A sandboxed process's private directory: `workspace` (the caller's, kept), a fresh one
+/// (removed with the confinement), or a tmpfs its relay mounts in its mount namespace (these
+/// options), gone with its namespace.
 enum PrivateDir {
     Fresh(private_dirs::Fresh),
     Workspace(PathBuf),
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Tmpfs(String),
 }
 
 impl PrivateDir {
+    /// Where it is: for a tmpfs, where the bot sees it (it is nowhere else).
     fn path(&self) -> &std::path::Path {
         match self {
             PrivateDir::Fresh(dir) => dir.as_path(),
             PrivateDir::Workspace(dir) => dir,
+            PrivateDir::Tmpfs(_) => std::path::Path::new("/tmp"),
         }
     }
 }

@@ -24,7 +24,7 @@ use std::os::unix::process::CommandExt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::super::options::Rlimits;
-use super::child::{BotUser, Image, Namespaces, Plan, View};
+use super::child::{BotUser, Image, Namespaces, Plan, Tmpfs, View};
 
 /// The environment variable that makes a fresh arena process the spawner (set to `1`).
 const MARKER: &str = "ARENA_SANDBOX_SPAWNER";
@@ -224,6 +224,16 @@ fn encode(plan: &Plan, limits: &Rlimits, wire: &mut Wire) -> bool {
             wire.bytes(entry.as_bytes());
             wire.bytes(mount_point.as_bytes());
         }
+        wire.u64(u64::from(view.tmpfs.is_some()));
+        if let Some(tmpfs) = &view.tmpfs {
+            wire.bytes(tmpfs.options.as_bytes());
+            wire.u64(tmpfs.access);
+            wire.u64(tmpfs.make.len() as u64);
+            for (path, folder) in &tmpfs.make {
+                wire.bytes(path.as_bytes());
+                wire.u64(u64::from(*folder));
+            }
+        }
     }
     wire.u64(u64::from(plan.user.is_some()));
     if let Some(user) = &plan.user {
@@ -310,7 +320,14 @@ fn decode(
         let (private, at, cwd, hide_cgroups) = (r.c()?, r.c()?, r.c()?, r.flag()?);
         let n = r.u64()?;
         let keep = (0..n).map(|_| Some((r.c()?, r.c()?))).collect::<Option<Vec<_>>>()?;
-        Some(View { private, at, cwd, hide_cgroups, keep, from_template: false })
+        let tmpfs = if r.flag()? {
+            let (options, access, n) = (r.c()?, r.u64()?, r.u64()?);
+            let make = (0..n).map(|_| Some((r.c()?, r.flag()?))).collect::<Option<Vec<_>>>()?;
+            Some(Tmpfs { options, access, make })
+        } else {
+            None
+        };
+        Some(View { private, at, cwd, hide_cgroups, keep, tmpfs, from_template: false })
     } else {
         None
     };
@@ -619,6 +636,11 @@ mod tests {
                 cwd: c("/tmp"),
                 hide_cgroups: true,
                 keep: vec![(c("/tmp/t/bot.py"), c("/tmp/arena-bot-1/t/bot.py"))],
+                tmpfs: Some(Tmpfs {
+                    options: c("size=1048576,mode=700,uid=60001,gid=60001"),
+                    access: 0xabcd,
+                    make: vec![(c("/tmp/t"), true), (c("/tmp/t/bot.py"), false)],
+                }),
                 from_template: false,
             }),
             user: Some(BotUser { uid: 60001, gid: 60001, read_search: true }),
@@ -661,6 +683,12 @@ mod tests {
         );
         assert!(view.hide_cgroups);
         assert_eq!(view.keep, vec![(c("/tmp/t/bot.py"), c("/tmp/arena-bot-1/t/bot.py"))]);
+        let tmpfs = view.tmpfs.unwrap();
+        assert_eq!(
+            (tmpfs.options, tmpfs.access),
+            (c("size=1048576,mode=700,uid=60001,gid=60001"), 0xabcd)
+        );
+        assert_eq!(tmpfs.make, vec![(c("/tmp/t"), true), (c("/tmp/t/bot.py"), false)]);
         let user = got.user.unwrap();
         assert_eq!((user.uid, user.gid, user.read_search), (60001, 60001, true));
         assert_eq!(got_limits.to_wire(), limits.to_wire());

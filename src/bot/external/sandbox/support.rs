@@ -252,6 +252,7 @@ fn probe_view(isolation: &Isolation) -> Result<(), String> {
         cwd: CString::from(c"/"),
         hide_cgroups: hides_cgroups(),
         keep: Vec::new(),
+        tmpfs: None,
         from_template: false,
     };
     super::child::probe(flags, maps, Some(&view)).map_err(|e| format!("a mount namespace: {e}"))
