@@ -445,7 +445,7 @@ pub(super) fn prepare(
     // bot could fill the machine's memory).
     let charged = slot.cgroup.as_ref().is_some_and(cgroup::BotCgroup::charges_memory);
     let dir = match user {
-        Some(user) if workspace.is_none() && charged && support.has_view() => {
+        Some(user) if workspace.is_none() && charged && support.private_tmpfs() => {
             let mb = options.memory_mb.unwrap_or(DEFAULT_TMPFS_MB);
             let size = mb.saturating_mul(1024 * 1024);
             let (uid, gid) = (user.uid, user.gid);

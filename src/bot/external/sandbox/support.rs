@@ -21,6 +21,9 @@ pub(super) struct Support {
     namespaces: Result<Isolation, String>,
     /// Whether a bot's read-only view (a mount namespace) can be made.
     view: Result<(), String>,
+    /// Whether, as root, a bot's private directory can be a tmpfs mounted in its view (a
+    /// machine may allow bind mounts and refuse a tmpfs; its bots then keep a folder on disk).
+    tmpfs: bool,
     cgroups: Result<Roots, String>,
     pub(super) system: SystemPaths,
     pub(super) slots: Slots,
@@ -64,11 +67,13 @@ impl Support {
             Ok(isolation) => probe_view(isolation),
             Err(e) => Err(e.clone()),
         };
+        let tmpfs = root && view.is_ok() && probe_tmpfs();
         Support {
             landlock_abi: landlock_abi(),
             root,
             namespaces,
             view,
+            tmpfs,
             cgroups: Roots::create(),
             system: SystemPaths::open(root),
             slots: Slots::default(),
@@ -83,6 +88,11 @@ impl Support {
     /// Whether bots get their read-only view of the filesystem.
     pub(super) fn has_view(&self) -> bool {
         self.view.is_ok()
+    }
+
+    /// Whether a root arena's bot may get a tmpfs of its own as its private directory.
+    pub(super) fn private_tmpfs(&self) -> bool {
+        self.tmpfs
     }
 
     pub(super) fn cgroups(&self) -> Option<&Roots> {
@@ -256,6 +266,25 @@ fn probe_view(isolation: &Isolation) -> Result<(), String> {
         from_template: false,
     };
     super::child::probe(flags, maps, Some(&view)).map_err(|e| format!("a mount namespace: {e}"))
+}
+
+/// Whether a small tmpfs can be mounted over `/tmp` in a mount namespace of its own, as a bot's
+/// relay mounts its private one.
+fn probe_tmpfs() -> bool {
+    let view = View {
+        private: CString::from(c"/tmp"),
+        at: CString::from(c"/tmp"),
+        cwd: CString::from(c"/"),
+        hide_cgroups: false,
+        keep: Vec::new(),
+        tmpfs: Some(super::child::Tmpfs {
+            options: CString::from(c"size=4k,mode=700"),
+            access: 0,
+            make: Vec::new(),
+        }),
+        from_template: false,
+    };
+    super::child::probe(libc::CLONE_NEWNS, None, Some(&view)).is_ok()
 }
 
 /// Whether there is a `/sys/fs/cgroup` to hide.
