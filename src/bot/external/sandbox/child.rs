@@ -75,8 +75,8 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) pause_ack: Option<RawFd>,
     /// The access the bot's own `/proc` gets in its ruleset (in its view).
     pub(in crate::bot::external) proc_access: u64,
-    /// The seccomp filter to install.
-    pub(in crate::bot::external) seccomp: &'static [seccompiler::BpfProgram],
+    /// The seccomp program to install (none: none here, or the spawner's is inherited).
+    pub(in crate::bot::external) seccomp: Option<&'static seccompiler::BpfProgram>,
     /// `RLIMIT_NPROC` for the bot (in its own user namespace only).
     pub(in crate::bot::external) max_processes: Option<u64>,
     /// Empty the bot's capability sets and bounding set.
@@ -578,10 +578,10 @@ impl Plan {
                 }
                 check(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0) as libc::c_int)?;
             }
-            for filter in self.seccomp {
-                if seccompiler::apply_filter(filter).is_err() {
-                    return Err(io::Error::last_os_error());
-                }
+            if let Some(program) = self.seccomp
+                && seccompiler::apply_filter(program).is_err()
+            {
+                return Err(io::Error::last_os_error());
             }
             // Whatever arena had open stays out of the bot (Rust opens everything close-on-exec;
             // this covers what a library might not).

@@ -507,7 +507,7 @@ pub(super) fn prepare(
         control: relayed.then(|| control_r.as_raw_fd()),
         pause_ack: relayed.then(|| ack_w.as_raw_fd()),
         proc_access: landlock_rules::proc_access(),
-        seccomp: seccomp::filters().unwrap_or_default(),
+        seccomp: seccomp::program().ok(),
         max_processes: (support.nproc_limits_the_bot() && cgroup.is_none())
             .then(|| u64::from(options.max_processes).saturating_add(2)),
         drop_capabilities: true,

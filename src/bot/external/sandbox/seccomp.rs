@@ -38,14 +38,10 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
-/// The filters to install (one), or why this machine cannot have them.
-pub(super) fn filters() -> Result<&'static [BpfProgram], &'static str> {
-    static FILTERS: OnceLock<Result<Vec<BpfProgram>, String>> = OnceLock::new();
-    FILTERS
-        .get_or_init(|| Ok(vec![chain(build()?)?]))
-        .as_ref()
-        .map(Vec::as_slice)
-        .map_err(String::as_str)
+/// The program to install (the filters chained into one), or why this machine cannot have it.
+pub(super) fn program() -> Result<&'static BpfProgram, &'static str> {
+    static PROGRAM: OnceLock<Result<BpfProgram, String>> = OnceLock::new();
+    PROGRAM.get_or_init(|| chain(build()?)).as_ref().map_err(String::as_str)
 }
 
 /// `BPF_RET | BPF_K`: return the constant.
@@ -159,20 +155,16 @@ mod tests {
     /// taken), and lets the rest through.
     #[test]
     fn the_chained_program_answers_each_filters_calls_as_that_filter_does() {
-        let filters = filters().expect("seccomp on the test machine");
-        assert_eq!(filters.len(), 1, "one program");
+        let program = program().expect("seccomp on the test machine");
         let separate = build().unwrap();
-        assert_eq!(filters[0].len(), separate.iter().map(Vec::len).sum::<usize>());
+        assert_eq!(program.len(), separate.iter().map(Vec::len).sum::<usize>());
         let allow: u32 = SeccompAction::Allow.into();
         let last = separate.last().unwrap().len();
         let returns_allow = |p: &[seccompiler::sock_filter]| {
             p.iter().filter(|i| i.code == RETURN && i.k == allow).count()
         };
         // Only the last filter's own "allow"s remain.
-        assert_eq!(
-            returns_allow(&filters[0]),
-            returns_allow(&filters[0][filters[0].len() - last..])
-        );
+        assert_eq!(returns_allow(program), returns_allow(&program[program.len() - last..]));
         // Held here: a real lock on another open of the file fails (`EWOULDBLOCK`).
         let held = tempfile::NamedTempFile::new().unwrap();
         let file = std::fs::File::open(held.path()).unwrap();
@@ -196,7 +188,7 @@ mod tests {
             #[allow(unsafe_code)]
             unsafe {
                 assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-                seccompiler::apply_filter(&filters[0]).expect("installed");
+                seccompiler::apply_filter(program).expect("installed");
                 let socket = |family| {
                     let fd = libc::socket(family, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
                     if fd >= 0 {

@@ -297,7 +297,7 @@ struct Start {
 /// `seccomp`: the filter the bot installs (none when the spawner's own is inherited).
 fn decode(
     r: &mut Reader<'_>,
-    seccomp: &'static [seccompiler::BpfProgram],
+    seccomp: Option<&'static seccompiler::BpfProgram>,
 ) -> Option<(Start, Plan, Rlimits)> {
     let stdio = [r.fd()??, r.fd()??, r.fd()??];
     let started = r.fd()??;
@@ -382,16 +382,14 @@ fn serve() -> ! {
             let _ = super::child::write_file(c"/proc/self/oom_score_adj", b"1000");
             View::make_template(hide_cgroups).is_ok()
         };
-    let filters = super::seccomp::filters().unwrap_or_default();
+    let program = super::seccomp::program().ok();
     // As root (which may install a filter without `PR_SET_NO_NEW_PRIVS`), the spawner installs
     // the bots' filter on itself, once: every relay, init and bot inherits it, and no bot pays
     // for the kernel's compiling it (about 0.1 ms). Nothing the spawner, a relay or an init does
     // is refused by it; a bot's unprivileged plan (a new user namespace, which it refuses) is not
     // served then, and arena forks that relay itself.
-    let inherited = root
-        && !filters.is_empty()
-        && filters.iter().all(|filter| seccompiler::apply_filter(filter).is_ok());
-    let seccomp = if inherited { &[][..] } else { filters };
+    let inherited = root && program.is_some_and(|p| seccompiler::apply_filter(p).is_ok());
+    let seccomp = if inherited { None } else { program };
     if root {
         // A failure leaves each bot to drop them, as before.
         let _ = super::child::empty_spawner_bounding_set();
@@ -625,7 +623,7 @@ mod tests {
             control: Some(46),
             pause_ack: Some(47),
             proc_access: 0x1234,
-            seccomp: &[],
+            seccomp: None,
             max_processes: Some(66),
             drop_capabilities: true,
             root: false,
@@ -655,7 +653,7 @@ mod tests {
         // The receiver's numbers for the same descriptors differ: each is found by its place.
         let theirs: Vec<RawFd> = wire.fds.iter().map(|fd| fd + 100).collect();
         let mut reader = Reader { bytes: &wire.bytes, fds: &theirs };
-        let (start, got, got_limits) = decode(&mut reader, &[]).expect("a whole plan");
+        let (start, got, got_limits) = decode(&mut reader, None).expect("a whole plan");
         assert!(reader.bytes.is_empty(), "nothing left over");
         assert_eq!((start.stdio, start.started, start.cwd), ([110, 111, 112], 113, c("/tmp")));
         let ns = got.namespaces.unwrap();
@@ -695,7 +693,7 @@ mod tests {
         // Cut short anywhere, it is refused rather than half read.
         for cut in [0, 8, wire.bytes.len() / 2, wire.bytes.len() - 1] {
             let mut reader = Reader { bytes: &wire.bytes[..cut], fds: &theirs };
-            assert!(decode(&mut reader, &[]).is_none(), "cut at {cut}");
+            assert!(decode(&mut reader, None).is_none(), "cut at {cut}");
         }
     }
 }

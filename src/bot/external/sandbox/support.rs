@@ -184,7 +184,7 @@ impl Support {
                 });
             }
         }
-        if let Err(reason) = super::seccomp::filters() {
+        if let Err(reason) = super::seccomp::program() {
             missing.push(Missing {
                 feature: "seccomp filter",
                 reason: reason.to_string(),
