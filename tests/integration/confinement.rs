@@ -267,15 +267,7 @@ fn whatever_a_bot_leaves_in_its_private_directory_is_removed_without_an_error() 
     std::fs::create_dir(&temp).unwrap();
     std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o1777)).unwrap();
     let mess = bot("sh", "leaves_a_mess.sh", &marker, &[]);
-    let map = root().join("arenas/maps/skynet/ep2_01.txt");
-    let toml = format!(
-        "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 2\nsandbox = \"require\"\n\
-         [limits]\nfirst_turn_ms = 30000\n[maps]\nfiles = [{:?}]\n\
-         [[bots]]\nname = \"mess\"\nspec = {mess:?}\nroles = [\"virus\"]\n\
-         [[bots]]\nname = \"opponent\"\nspec = \"cg-ep2\"\n",
-        map.display().to_string()
-    );
-    std::fs::write(dir.path().join("t.toml"), toml).unwrap();
+    write_two_sandboxed_virus_matches(dir.path(), "mess", &mess, "");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(["run", "t.toml", "-q", "-j", "2"])
         .current_dir(dir.path())
@@ -292,6 +284,20 @@ fn whatever_a_bot_leaves_in_its_private_directory_is_removed_without_an_error() 
     assert_no_process_left(&marker);
 }
 
+/// Writes `dir/t.toml`: two sandboxed matches of the bot `name` (`spec`, with `settings` as
+/// more lines of its table) as the virus against `cg-ep2`, on the first Episode 2 map.
+fn write_two_sandboxed_virus_matches(dir: &Path, name: &str, spec: &str, settings: &str) {
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 2\nsandbox = \"require\"\n\
+         [limits]\nfirst_turn_ms = 30000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = {name:?}\nspec = {spec:?}\nroles = [\"virus\"]\n{settings}\
+         [[bots]]\nname = \"opponent\"\nspec = \"cg-ep2\"\n",
+        map.display().to_string()
+    );
+    std::fs::write(dir.join("t.toml"), toml).unwrap();
+}
+
 /// As root, a bot's private directory is a tmpfs of its own in its mount namespace, as large as
 /// its memory limit: two matches one after the other (the same slot, cgroup and user), each
 /// bot's `/tmp` fresh; and a bot that fills it ends with its own `memory_limit`.
@@ -304,15 +310,12 @@ fn a_root_arenas_bot_gets_a_tmpfs_of_its_own_gone_with_its_match() {
     let dir = tempfile::tempdir().unwrap();
     let marker = marker_in(dir.path());
     let probe = bot("python3", "tmp_probe.py", &marker, &["check"]);
-    let map = root().join("arenas/maps/skynet/ep2_01.txt");
-    let toml = format!(
-        "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 2\nsandbox = \"require\"\n\
-         [limits]\nfirst_turn_ms = 30000\n[maps]\nfiles = [{:?}]\n\
-         [[bots]]\nname = \"probe\"\nspec = {probe:?}\nroles = [\"virus\"]\nexternal = {{ memory_mb = 96 }}\n\
-         [[bots]]\nname = \"opponent\"\nspec = \"cg-ep2\"\n",
-        map.display().to_string()
+    write_two_sandboxed_virus_matches(
+        dir.path(),
+        "probe",
+        &probe,
+        "external = { memory_mb = 96 }\n",
     );
-    std::fs::write(dir.path().join("t.toml"), toml).unwrap();
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(["run", "t.toml", "-q", "-j", "1"])
         .current_dir(dir.path())

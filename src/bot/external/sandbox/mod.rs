@@ -453,8 +453,8 @@ pub(super) fn prepare(
         }
         _ => private_dir(workspace).map_err(|e| setup("cannot create its private directory", e))?,
     };
-    if let (Some(user), false) = (&user, matches!(dir, PrivateDir::Tmpfs(_))) {
-        std::os::unix::fs::chown(dir.path(), Some(user.uid), Some(user.gid))
+    if let (Some(user), Some(folder)) = (&user, dir.folder()) {
+        std::os::unix::fs::chown(folder, Some(user.uid), Some(user.gid))
             .map_err(|e| setup("cannot give its private directory to its user", e))?;
     }
     let (view, visible) = if support.has_view() {
@@ -468,8 +468,7 @@ pub(super) fn prepare(
     let ruleset = if support.landlock_abi >= 1 {
         let read_search = user.is_some_and(|u| u.read_search);
         // A tmpfs's rule the bot adds itself, in its view.
-        let private = (!matches!(dir, PrivateDir::Tmpfs(_))).then(|| dir.path());
-        let readable = &resolved.readable;
+        let (readable, private) = (&resolved.readable, dir.folder());
         landlock_rules::ruleset(readable, private, options.network, read_search, &support.system)
             .map_err(|e| setup("cannot build its Landlock rules", e))?
     } else {
@@ -656,6 +655,11 @@ impl PrivateDir {
             PrivateDir::Workspace(dir) => dir,
             PrivateDir::Tmpfs(_) => std::path::Path::new("/tmp"),
         }
+    }
+
+    /// The folder on disk it is (`None`: a tmpfs, which exists only in the bot's view).
+    fn folder(&self) -> Option<&std::path::Path> {
+        (!matches!(self, PrivateDir::Tmpfs(_))).then(|| self.path())
     }
 }
 

@@ -256,35 +256,33 @@ fn probe_view(isolation: &Isolation) -> Result<(), String> {
             Some((uid_map.as_slice(), gid_map.as_slice())),
         ),
     };
-    let view = View {
-        private: CString::from(c"/tmp"),
-        at: CString::from(c"/tmp"),
-        cwd: CString::from(c"/"),
-        hide_cgroups: hides_cgroups(),
-        keep: Vec::new(),
-        tmpfs: None,
-        from_template: false,
-    };
+    let view = probe_view_over_tmp(hides_cgroups(), None);
     super::child::probe(flags, maps, Some(&view)).map_err(|e| format!("a mount namespace: {e}"))
 }
 
 /// Whether a small tmpfs can be mounted over `/tmp` in a mount namespace of its own, as a bot's
 /// relay mounts its private one.
 fn probe_tmpfs() -> bool {
-    let view = View {
+    let tmpfs = super::child::Tmpfs {
+        options: CString::from(c"size=4k,mode=700"),
+        access: 0,
+        make: vec![],
+    };
+    let view = probe_view_over_tmp(false, Some(tmpfs));
+    super::child::probe(libc::CLONE_NEWNS, None, Some(&view)).is_ok()
+}
+
+/// A probe's view: the machine's `/tmp` as the private directory (or a `tmpfs` over it).
+fn probe_view_over_tmp(hide_cgroups: bool, tmpfs: Option<super::child::Tmpfs>) -> View {
+    View {
         private: CString::from(c"/tmp"),
         at: CString::from(c"/tmp"),
         cwd: CString::from(c"/"),
-        hide_cgroups: false,
+        hide_cgroups,
         keep: Vec::new(),
-        tmpfs: Some(super::child::Tmpfs {
-            options: CString::from(c"size=4k,mode=700"),
-            access: 0,
-            make: Vec::new(),
-        }),
+        tmpfs,
         from_template: false,
-    };
-    super::child::probe(libc::CLONE_NEWNS, None, Some(&view)).is_ok()
+    }
 }
 
 /// Whether there is a `/sys/fs/cgroup` to hide.
