@@ -185,6 +185,12 @@ pub struct Solver<B: Bits = u128> {
     inexact: bool,
     pub stats: Stats,
     history: Vec<u32>,
+    /// The mover's breadth-first layers of the node being searched (see
+    /// [`paths::layers_into`]), measured while flooding its region and read by the territory
+    /// bound's safe walk before any child is searched.
+    layers: Vec<B>,
+    /// The safe walk's layers in its later phases (scratch, kept to spare an allocation).
+    walk_layers: Vec<B>,
     /// Where the nodes go, when asked for (benchmarks).
     pub profile: Option<Box<Profile>>,
     /// The deliberately wrong rule switched on, if any (tests only).
@@ -209,6 +215,8 @@ impl<B: Bits> Solver<B> {
             inexact: false,
             stats: Stats::default(),
             history: vec![0; B::CAPACITY * B::CAPACITY],
+            layers: vec![B::ZERO; B::CAPACITY + 2],
+            walk_layers: vec![B::ZERO; B::CAPACITY + 2],
             profile: None,
             #[cfg(test)]
             wrong: None,
@@ -400,17 +408,19 @@ impl<B: Bits> Solver<B> {
     /// `reach`, its exact longest path there may stand for `b`.
     ///
     /// Returns `(reach, credit)`, `credit = |W| + |G|`: the bound is `b - credit`, or the
-    /// longest path of `rival` through `reach` minus `credit`.
+    /// longest path of `rival` through `reach` minus `credit`. `layers`: the rival's
+    /// breadth-first layers through `relevant` when the caller has them (see
+    /// [`Solver::safe_walk`]).
     pub(crate) fn territory_parts(
-        &self,
+        &mut self,
+        layers: Option<&[B]>,
         relevant: B,
         painter: u8,
         rival: u8,
         rival_first: bool,
     ) -> (B, i32) {
-        let (safe, end) = self.safe_walk(painter, rival, relevant, rival_first);
+        let (safe, end, reach) = self.safe_walk(layers, painter, rival, relevant, rival_first);
         let rest = relevant & !safe;
-        let reach = self.geo.component(rest, rest & self.geo.neighbours[rival as usize]);
         let hinterland = if self.wrong(Wrong::Hinterland) { rest } else { rest & !reach };
         let beyond = self.walk(end, hinterland);
         (reach, safe.count_ones() as i32 + beyond + i32::from(self.wrong(Wrong::Territory)))
@@ -418,8 +428,14 @@ impl<B: Bits> Solver<B> {
 
     /// The territory bound as one number, `b - credit` (tests).
     #[cfg(test)]
-    pub(crate) fn territory(&self, relevant: B, painter: u8, rival: u8, rival_first: bool) -> i32 {
-        let (reach, credit) = self.territory_parts(relevant, painter, rival, rival_first);
+    pub(crate) fn territory(
+        &mut self,
+        relevant: B,
+        painter: u8,
+        rival: u8,
+        rival_first: bool,
+    ) -> i32 {
+        let (reach, credit) = self.territory_parts(None, relevant, painter, rival, rival_first);
         self.path_bound(rival, reach) - credit
     }
 
@@ -439,7 +455,9 @@ impl<B: Bits> Solver<B> {
             let region = geo.component(open, theirs);
             return self.apart(mover, B::ZERO, other, region, alpha, beta);
         }
-        let my_region = geo.component(open, mine);
+        // The mover's region, flooded layer by layer: the territory bound's safe walk below
+        // reads the layers as the mover's distances.
+        let (my_region, layer_count) = paths::layers_into(geo, &mut self.layers, mine, open);
         if theirs.is_empty() {
             settled_by(&mut self.profile, Settled::Apart);
             return self.apart(mover, my_region, other, B::ZERO, alpha, beta);
@@ -481,7 +499,12 @@ impl<B: Bits> Solver<B> {
         }
         // Territory: what the other paints whatever I do caps my score. (The mirror bound, what
         // I paint whatever the other does, cost more time than it saved on open S = 10 boards.)
-        let (reach, credit) = self.territory_parts(relevant, other, mover, true);
+        // The layers are the mover's distances through `relevant` too: flooding from the
+        // mover through `open` stays in `my_region`, which `relevant` holds.
+        let layers = std::mem::take(&mut self.layers);
+        let (reach, credit) =
+            self.territory_parts(Some(&layers[..layer_count]), relevant, other, mover, true);
+        self.layers = layers;
         let high = self.path_bound(mover, reach) - credit;
         if high <= alpha {
             settled_by(&mut self.profile, Settled::Territory);
@@ -519,6 +542,12 @@ impl<B: Bits> Solver<B> {
         let exits = |m: u8| (self.geo.neighbours[m as usize] & relevant).count_ones();
         let history = |m: u8| self.history[mover as usize * B::CAPACITY + m as usize];
         moves[start..count].sort_unstable_by_key(|&m| std::cmp::Reverse((history(m), exits(m))));
+        // Each child's table bucket, asked for now: unless the move cuts the region in two,
+        // the child's position is `relevant` without the room moved into, and its probe comes
+        // only after its flood fills and path bounds.
+        for &m in &moves[..count] {
+            self.prefetch(relevant & !B::bit(m), other, m);
+        }
         let mut best = -INF;
         let mut best_move = moves[0];
         for (i, &m) in moves[..count].iter().enumerate() {

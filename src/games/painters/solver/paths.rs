@@ -2,7 +2,29 @@
 //! painter can still paint once the painters' regions are apart.
 
 use super::{Solver, Wrong, settled};
-use crate::games::painters::map::{Bits, Wide, rooms};
+use crate::games::painters::map::{Bits, Geometry, rooms};
+
+/// Breadth-first layers from the rooms `start` (the open rooms next to a painter) through
+/// `through`, cumulative: writes `layers[k]` = the rooms within `k` moves of the painter
+/// (`layers[0]` empty) up to the first step that reaches every room it ever will, and returns
+/// those rooms (the painter's region) and how many entries it wrote.
+#[inline]
+pub(super) fn layers_into<B: Bits>(
+    geo: &Geometry<B>,
+    layers: &mut [B],
+    start: B,
+    through: B,
+) -> (B, usize) {
+    let (mut reached, mut frontier, mut len) = (start, start, 1);
+    layers[0] = B::ZERO;
+    while !frontier.is_empty() {
+        layers[len] = reached;
+        len += 1;
+        frontier = geo.neighbours_of(frontier) & through & !reached;
+        reached |= frontier;
+    }
+    (reached, len)
+}
 
 impl<B: Bits> Solver<B> {
     /// The most rooms a path from a room of colour `from_up` can enter among `region`'s rooms,
@@ -69,7 +91,7 @@ impl<B: Bits> Solver<B> {
         if self.tick() {
             return 0;
         }
-        let slot = (region.key(from, 0xFF) as usize) & (self.paths.len() - 1);
+        let slot = self.path_slot(region, from);
         let e = self.paths[slot];
         let mut best = 0;
         if e.used && e.open == region && e.from == from {
@@ -95,6 +117,7 @@ impl<B: Bits> Solver<B> {
             let sub = self.geo.component(rest, self.geo.neighbours[next as usize] & rest);
             children[count] = (self.path_bound(next, sub), next, sub);
             count += 1;
+            self.prefetch_path(self.path_slot(sub, next));
         }
         let children = &mut children[..count];
         children.sort_unstable_by_key(|c| std::cmp::Reverse(c.0));
@@ -130,8 +153,7 @@ impl<B: Bits> Solver<B> {
     /// A path the painter at `from` can paint whatever the other painter, at `rival`, does: its
     /// `i`-th room is one the rival cannot reach in `i - 1 + rival_first` moves (`rival_first`:
     /// the rival moves before this painter's first move), so this painter gets there first.
-    /// Returns the rooms (in no order) and the room it ends in (`from` when empty).
-    ///
+    ///     ///
     /// Why the rival cannot take one first: when this painter makes its `i`-th move the rival
     /// has made at most `i - 1 + rival_first` moves, each into an open room next to the last, so
     /// everything it painted is within that many breadth-first steps of its room through the
@@ -155,65 +177,87 @@ impl<B: Bits> Solver<B> {
     /// rule (fewest onward safe exits, a room with none last). With the hinterland it walls off,
     /// the benchmark's open S = 10 and S = 11 boards visit 20 to 28 % fewer positions than with
     /// Warnsdorff's rule alone (docs/painters.md, "Benchmarks").
-    pub fn safe_walk(&self, from: u8, rival: u8, region: B, rival_first: bool) -> (B, u8) {
+    ///
+    /// `first`: the rival's breadth-first layers through `region` when the caller has them
+    /// (see [`layers_into`]; the game search measures them anyway as it floods the mover's
+    /// region, so the walk's first phase costs no search of its own). Returns the walk's rooms
+    /// (in no order), the room it ends in (`from` when empty), and the rooms the rival can
+    /// still reach once the walk is painted (its last phase measured them).
+    pub fn safe_walk(
+        &mut self,
+        first: Option<&[B]>,
+        from: u8,
+        rival: u8,
+        region: B,
+        rival_first: bool,
+    ) -> (B, u8, B) {
+        let mut buffer = std::mem::take(&mut self.walk_layers);
         let geo = &self.geo;
-        // `distance[r]`: the rival's breadth-first distance to `r` through `region` less the
-        // walk's rooms so far (255: never), so `r` is safe as the walk's `i`-th room when
-        // `distance[r] > i - 1 + f`. Sized for the widest sets, as an array's length cannot
-        // depend on `B`.
-        let mut distance = [u8::MAX; <Wide as Bits>::CAPACITY];
+        // `within[k]`: the rooms the rival reaches in at most `k` moves through `region` less
+        // the walk's rooms so far (the last entry: every room it ever reaches), so `r` is safe
+        // as the walk's `i`-th room when it is not in `within[i - 1 + f]`.
         let late = rival_first && !self.wrong(Wrong::SafeWalkLate);
         // The rival's moves before this painter's `i`-th, less one: `i - 1 + f`.
-        let mut ahead = u8::from(late);
+        let mut ahead = usize::from(late);
         let (mut at, mut path) = (from, B::ZERO);
+        let mut given = first;
         loop {
             // A phase: the rival's distances around the walk so far, then safe rooms while
             // there are any. The next phase measures again without the rooms walked: they
             // wall the rival off, so rooms next to the walk's end may have become safe.
-            distance.fill(u8::MAX);
-            let through = region & !path;
-            let (mut frontier, mut reached, mut step) = (B::bit(rival), B::ZERO, 0u8);
-            while !frontier.is_empty() {
-                step += 1;
-                frontier = geo.neighbours_of(frontier) & through & !reached;
-                reached |= frontier;
-                for r in rooms(frontier) {
-                    distance[r as usize] = step;
+            let within: &[B] = match given.take() {
+                Some(layers) => layers,
+                None => {
+                    let through = region & !path;
+                    let start = geo.neighbours[rival as usize] & through;
+                    let (_, len) = layers_into(geo, &mut buffer, start, through);
+                    &buffer[..len]
                 }
-            }
-            // The rooms of `rooms_of` the rival cannot reach within `ahead` moves.
-            let safe_at = |rooms_of: B, ahead: u8| {
-                let mut safe = B::ZERO;
-                for r in rooms(rooms_of) {
-                    if distance[r as usize] > ahead {
-                        safe |= B::bit(r);
-                    }
-                }
-                safe
             };
+            let last = within.len() - 1;
+            let within_at = |k: usize| within[k.min(last)];
             let phase_start = path;
             loop {
-                let safe = safe_at(geo.neighbours[at as usize] & region & !path, ahead);
+                let safe = geo.neighbours[at as usize] & region & !path & !within_at(ahead);
                 if safe.is_empty() {
                     break;
                 }
-                let next = rooms(safe)
-                    .min_by_key(|&r| {
-                        let onward =
-                            safe_at(geo.neighbours[r as usize] & region & !path, ahead + 1)
-                                .count_ones();
-                        (onward == 0, distance[r as usize], onward)
-                    })
-                    .expect("a safe room");
+                // The safe rooms with no onward safe exit last, then the ones the rival
+                // reaches soonest (fewest moves, more than `ahead`; unreached ones after
+                // them), then the fewest onward safe exits, then the lowest room.
+                let onward = |r: u8| {
+                    (geo.neighbours[r as usize] & region & !path & !within_at(ahead + 1))
+                        .count_ones()
+                };
+                let mut group = B::ZERO;
+                for r in rooms(safe) {
+                    if onward(r) > 0 {
+                        group |= B::bit(r);
+                    }
+                }
+                if group.is_empty() {
+                    group = safe;
+                }
+                // The layers are cumulative, so the first that meets `group` holds its rooms
+                // nearest the rival.
+                let later = &within[(ahead + 1).min(last)..];
+                let nearest = later.partition_point(|&w| (w & group).is_empty());
+                if nearest < later.len() {
+                    group &= later[nearest];
+                }
+                let next = rooms(group).min_by_key(|&r| onward(r)).expect("a safe room");
                 path |= B::bit(next);
                 at = next;
                 ahead += 1;
             }
             if path == phase_start {
-                return (path, at);
+                // This phase measured the rival's distances without the whole walk.
+                let reach = within[last];
+                self.walk_layers = buffer;
+                return (path, at, reach);
             }
             if self.wrong(Wrong::SafeWalkRestart) {
-                ahead = u8::from(late);
+                ahead = usize::from(late);
             }
         }
     }

@@ -80,13 +80,34 @@ pub(super) fn huge_table<T: Copy + Default>(len: usize) -> Vec<T> {
     table
 }
 
+/// Asks the memory for `entries` without waiting. They need not start a cache line: this asks
+/// for the lines of their first and last bytes (at most two lines, as `entries` are at most 64
+/// bytes).
+#[inline]
+fn prefetch_lines<T>(entries: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let first = entries.as_ptr().cast::<i8>();
+        // SAFETY: a prefetch is only a hint: it never faults nor changes memory, and both
+        // pointers are to bytes of live entries.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(first);
+            _mm_prefetch::<_MM_HINT_T0>(first.add(size_of_val(entries) - 1));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = entries;
+}
+
 impl<B: Bits> Solver<B> {
     pub(super) fn grow_paths(&mut self) {
         let len = (self.paths.len() * 4).min(self.max_len);
         let old = std::mem::replace(&mut self.paths, huge_table(len));
         self.paths_used = 0;
         for e in old.into_iter().filter(|e| e.used) {
-            let slot = (e.open.key(e.from, 0xFF) as usize) & (len - 1);
+            let slot = self.path_slot(e.open, e.from);
             self.paths_used += usize::from(!self.paths[slot].used);
             self.paths[slot] = e;
         }
@@ -131,24 +152,23 @@ impl<B: Bits> Solver<B> {
     /// the caches: a quarter of the search's time was this wait).
     #[inline]
     pub(super) fn prefetch(&self, open: B, mover: u8, other: u8) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let i = self.bucket(open, mover, other);
-            // The bucket's two entries (64 bytes) need not start a cache line: ask for the
-            // lines of its first and last bytes.
-            let first: *const Entry<B> = &self.table[i];
-            let last: *const Entry<B> = &self.table[i + 1];
-            // SAFETY: a prefetch is only a hint: it never faults nor changes memory, and the
-            // pointers are to live entries of the table anyway.
-            #[allow(unsafe_code)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(first.cast());
-                _mm_prefetch::<_MM_HINT_T0>(last.cast::<i8>().add(size_of::<Entry<B>>() - 1));
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (open, mover, other);
+        let i = self.bucket(open, mover, other);
+        // The bucket's two entries, adjacent.
+        prefetch_lines(&self.table[i..=i + 1]);
+    }
+
+    /// The slot of `(region, from)` in the longest-path memo.
+    #[inline]
+    pub(super) fn path_slot(&self, region: B, from: u8) -> usize {
+        (region.key(from, 0xFF) as usize) & (self.paths.len() - 1)
+    }
+
+    /// Asks the memory for a longest-path memo slot without waiting: the search computes every
+    /// exit's region before it searches the first, so the later exits' entries arrive while
+    /// the first is searched.
+    #[inline]
+    pub(super) fn prefetch_path(&self, slot: usize) {
+        prefetch_lines(&self.paths[slot..=slot]);
     }
 
     pub(super) fn probe(&self, open: B, mover: u8, other: u8) -> Option<Entry<B>> {

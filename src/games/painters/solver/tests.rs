@@ -196,7 +196,7 @@ fn territory_bounds_hold_in<B: Bits>() {
         {
             continue;
         }
-        let solver = Solver::new(geo.clone(), 4);
+        let mut solver = Solver::new(geo.clone(), 4);
         let relevant = solver.canonical(open, mover, other);
         let value = minimax(geo, open, mover, other);
         let high = solver.territory(relevant, other, mover, true);
