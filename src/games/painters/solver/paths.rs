@@ -241,7 +241,12 @@ impl<B: Bits> Solver<B> {
                 // The layers are cumulative, so the first that meets `group` holds its rooms
                 // nearest the rival.
                 let later = &within[(ahead + 1).min(last)..];
-                let nearest = later.partition_point(|&w| (w & group).is_empty());
+                let meets = |w: &B| !(*w & group).is_empty();
+                // Mostly the front, one or two steps on: looked at first.
+                let nearest = match later.iter().take(2).position(meets) {
+                    Some(k) => k,
+                    None => later.partition_point(|w| !meets(w)),
+                };
                 if nearest < later.len() {
                     group &= later[nearest];
                 }
