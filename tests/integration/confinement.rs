@@ -300,7 +300,9 @@ fn write_two_sandboxed_virus_matches(dir: &Path, name: &str, spec: &str, setting
 
 /// As root, a bot's private directory is a tmpfs of its own in its mount namespace, as large as
 /// its memory limit: two matches one after the other (the same slot, cgroup and user), each
-/// bot's `/tmp` fresh; and a bot that fills it ends with its own `memory_limit`.
+/// bot's `/tmp` fresh; and a bot that fills it ends with its own `memory_limit`. The bot's OOM
+/// score is the highest, and its memory cgroup holds its own processes only, not its init (which
+/// shares the spawner's memory: the kernel's OOM killer would end every process sharing it).
 #[test]
 fn a_root_arenas_bot_gets_a_tmpfs_of_its_own_gone_with_its_match() {
     if !is_root() {
@@ -324,7 +326,7 @@ fn a_root_arenas_bot_gets_a_tmpfs_of_its_own_gone_with_its_match() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     let matches = std::fs::read_to_string(dir.path().join("results/t/matches.csv")).unwrap();
-    let fresh = "REPORT fstype=tmpfs size_mb=96 own=1 leftover=0";
+    let fresh = "REPORT fstype=tmpfs size_mb=96 own=1 leftover=0 oom=1000 memcg_apart=1";
     assert_eq!(matches.matches(fresh).count(), 2, "{matches}");
     assert_no_process_left(&marker);
 
