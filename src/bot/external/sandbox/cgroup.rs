@@ -9,8 +9,9 @@
 //! not free). Folders left by an arena that ended or was killed are removed by the next one (a
 //! cgroup can only be removed once empty, so a folder in use is never touched).
 //!
-//! A bot's relay joins its cgroups through their `tasks` files, not `cgroup.procs`: it has one
-//! thread, so moving the thread moves the process, and the kernel moves the writer's own thread
+//! A bot joins its cgroups itself, before its `exec` (its relay and init stay out of them:
+//! `child::Plan::join_cgroups` says why), through their `tasks` files, not `cgroup.procs`: it
+//! has one thread, so moving the thread moves the process, and the kernel moves the writer's own thread
 //! without the lock that guards every process's set of threads, whose writers wait for an RCU
 //! grace period when no process joined a cgroup in the last few milliseconds (6 to 15 ms,
 //! measured: every match's first bot would pay it; through `tasks`, 0.3 ms).
@@ -116,7 +117,7 @@ fn sweep_stale(base: &Path) {
 /// One slot's cgroups.
 pub(super) struct BotCgroup {
     dir: PathBuf,
-    /// `tasks` of each, for the bot's relay to join (writing `0`: its one thread).
+    /// `tasks` of each, for the bot to join (writing `0`: its one thread).
     tasks: Vec<OwnedFd>,
     /// `cpuacct.usage`, open for reading and resetting.
     usage: Option<File>,
@@ -205,7 +206,7 @@ impl BotCgroup {
         memory.oom_event.as_ref().map(AsRawFd::as_raw_fd)
     }
 
-    /// The descriptors the relay writes itself into.
+    /// The descriptors the bot writes itself into.
     pub(super) fn tasks_fds(&self) -> impl Iterator<Item = RawFd> + '_ {
         self.tasks.iter().map(AsRawFd::as_raw_fd)
     }

@@ -1,21 +1,26 @@
-//! The code that runs in a sandboxed bot's forked processes before its program starts. It runs
-//! after `fork` in a copy of the spawner (`super::spawner`) or, where there is none, of a
-//! multi-threaded arena, so it only makes system calls on what the parent prepared: no
-//! allocation, no lock, no Rust I/O.
+//! The code that runs in a sandboxed bot's processes before its program starts. It runs in a
+//! process that shares the spawner's memory (`super::spawner`, as root), or after `fork` in a
+//! copy of the spawner or, where there is none, of a multi-threaded arena, so it only makes
+//! system calls on what the parent prepared: no allocation, no lock, no Rust I/O, no variable
+//! written (the memory may be the spawner's and every other bot's relay's).
 //!
 //! With namespaces, a bot is three processes:
 //!
-//! - the **relay** (arena's child, forked by the spawner for arena or by arena itself; leader of
-//!   the bot's process group, outside the bot's namespaces): joins the bot's cgroups, creates its namespaces, starts the init, waits
-//!   until the bot's program has started, then only waits: for the bot's exit status, which it
-//!   then ends with (so arena sees the bot's exit as before), or for end of file on the
-//!   *lifeline*, which means arena died, and then kills the init;
+//! - the **relay** (arena's child, started by the spawner for arena or forked by arena itself;
+//!   leader of the bot's process group, outside the bot's namespaces): creates the bot's
+//!   namespaces, starts the init, waits until the bot's program has started, then only waits:
+//!   for the bot's exit status, which it then ends with (so arena sees the bot's exit as
+//!   before), or for end of file on the *lifeline*, which means arena died, or for the bot's
+//!   OOM event, and then kills the init;
 //! - the **init** (PID 1 of the bot's PID namespace): starts the bot, reaps every orphan of the
-//!   namespace, passes `SIGTERM` on to all of it, reports the bot's exit status to the relay and
-//!   exits. When it exits, however it exits, the kernel kills everything left in the namespace,
-//!   `setsid` and double forks included. It dies with the relay (`PR_SET_PDEATHSIG`);
-//! - the **bot** (PID 2): confines itself (resource limits, its own uid when arena is root, no
-//!   new privileges, no capabilities, Landlock, seccomp) and `exec`s the program.
+//!   namespace, passes `SIGTERM` on to all of it, stops and continues it between its turns when
+//!   arena writes on the control pipe (the kernel signals it, `O_ASYNC`), reports the bot's exit
+//!   status to the relay and exits. When it exits, however it exits, the kernel kills everything
+//!   left in the namespace, `setsid` and double forks included. It dies with the relay
+//!   (`PR_SET_PDEATHSIG`);
+//! - the **bot** (PID 2): joins its cgroups (the relay and the init stay out of them:
+//!   [`Plan::join_cgroups`] says why), confines itself (resource limits, its own uid when arena
+//!   is root, no new privileges, no capabilities, Landlock, seccomp) and `exec`s the program.
 //!
 //! With a mount namespace the relay also makes the bot's view of the filesystem before it starts
 //! the init ([`View`]): everything read-only, its private directory bound read-write at `/tmp`,
@@ -24,7 +29,11 @@
 //! The init and the bot are started with `clone(CLONE_VM)` on stacks of their own, sharing the
 //! relay's memory (the bot with `CLONE_VFORK`, until its `exec`): copying a copy of arena's
 //! address space twice more would cost more than the rest of the sandbox together. They only
-//! read what the relay holds, and the relay only waits meanwhile.
+//! read what the relay holds, and the relay only waits meanwhile. (The relay of a root arena
+//! shares the spawner's memory the same way, from the start.) `errno` is one variable for all
+//! the processes that share a memory: an error number read here may, rarely, be another's, so
+//! nothing here but an error message depends on it (the relay handles no signal, so its reads
+//! are never interrupted; the init's loop asks whether the bot exists instead).
 //!
 //! The spawn returns as soon as the relay has started the init (the relay then closes the
 //! standard library's error pipe): the bot sets itself up while arena goes on, starting the other
@@ -46,7 +55,7 @@ use std::sync::Arc;
 use super::super::options::Rlimits;
 
 /// The stack of the init and of the bot until its `exec`: they only make system calls.
-const STACK_SIZE: usize = 256 * 1024;
+pub(super) const STACK_SIZE: usize = 256 * 1024;
 
 /// What a bot's processes do between `fork` and `exec`, prepared by the parent.
 #[derive(Clone, Debug)]
@@ -66,7 +75,7 @@ pub(in crate::bot::external) struct Plan {
     /// ends the whole bot at once (the OOM killer alone would kill one of its processes and
     /// leave the others waiting for it).
     pub(in crate::bot::external) oom_event: Option<RawFd>,
-    /// The read end of the bot's control pipe, on which arena asks the relay to stop
+    /// The read end of the bot's control pipe, on which arena asks the init to stop
     /// ([`PAUSE`]) or continue ([`RESUME`]) the bot's processes.
     pub(in crate::bot::external) control: Option<RawFd>,
     /// The write end of the pipe on which the init acknowledges each stop ([`PAUSE`]) or
@@ -89,6 +98,20 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) view: Option<View>,
     /// The user the bot runs as (a root arena's bots).
     pub(in crate::bot::external) user: Option<BotUser>,
+    /// Set by the spawner for a relay that shares its memory (`None`: the relay has its own).
+    pub(in crate::bot::external) shared: Option<Shared>,
+}
+
+/// What the spawner gives a relay that shares its memory (`clone(CLONE_VM)`: no copy of the
+/// spawner's page tables, no copy of a page written, nothing to unmap at its end): the stacks of
+/// its init and its bot, and `gone`, the write end of a pipe that the relay and the init hold
+/// until they exit and the bot until its `exec`. The spawner keeps the stacks and the plan until
+/// that pipe reads end of file.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::bot::external) struct Shared {
+    pub(in crate::bot::external) init_stack: usize,
+    pub(in crate::bot::external) bot_stack: usize,
+    pub(in crate::bot::external) gone: RawFd,
 }
 
 /// An unprivileged user of a root arena's bot: a uid and gid of its own (no supplementary
@@ -470,11 +493,6 @@ impl Plan {
             // The init's stop and continue signal waits until it can handle it (the init starts
             // with this mask): its default action would end it.
             block_pause_signal(libc::SIG_BLOCK);
-            for &fd in &self.cgroup_tasks {
-                // `0` moves the writer's thread: the relay (a fork has one thread), and so
-                // everything it starts.
-                check(libc::write(fd, b"0".as_ptr().cast(), 1) as libc::c_int)?;
-            }
             if let Some(netns) = namespaces.join_netns {
                 check(libc::setns(netns, libc::CLONE_NEWNET))?;
             }
@@ -487,37 +505,43 @@ impl Plan {
             // The kernel's OOM killer picks the bots before any other process (raising one's
             // own score needs no privilege; the bot's processes inherit it). (In the template's
             // read-only `/proc` the spawner did it for every relay.)
-            if !self.view.as_ref().is_some_and(|v| v.from_template) {
+            // (A relay sharing the spawner's memory shares its score, which the spawner set: the
+            // bot raises its own.)
+            if self.shared.is_none() && !self.view.as_ref().is_some_and(|v| v.from_template) {
                 let _ = write_file(c"/proc/self/oom_score_adj", b"1000");
             }
             // The init, which the bot sees, shares this copy of the spawner's (or arena's) memory:
             // the command line (arena's, with its seed among its flags, in a copy of arena) is
             // wiped from it, and nothing else of it can be read (a process that is not dumpable
-            // keeps its environment and memory to root).
-            wipe_command_line();
-            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+            // keeps its environment and memory to root). The spawner did both for the relays
+            // that share its memory.
+            if self.shared.is_none() {
+                wipe_command_line();
+                libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+            }
             if let Some(view) = &self.view {
                 view.make()?;
             }
-            let stacks = libc::mmap(
-                std::ptr::null_mut(),
-                2 * STACK_SIZE,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
-                -1,
-                0,
-            );
-            if stacks == libc::MAP_FAILED {
-                return Err(io::Error::last_os_error());
-            }
-            let handover = Handover {
-                plan: self,
-                limits,
-                status: pipe()?,
-                ready: pipe()?,
-                bot_stack: stacks.cast::<u8>().add(2 * STACK_SIZE).cast(),
+            let (init_stack, bot_stack) = match self.shared {
+                Some(shared) => (shared.init_stack as *mut c_void, shared.bot_stack as *mut c_void),
+                None => {
+                    let stacks = libc::mmap(
+                        std::ptr::null_mut(),
+                        2 * STACK_SIZE,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                        -1,
+                        0,
+                    );
+                    if stacks == libc::MAP_FAILED {
+                        return Err(io::Error::last_os_error());
+                    }
+                    let stacks = stacks.cast::<u8>();
+                    (stacks.add(STACK_SIZE).cast(), stacks.add(2 * STACK_SIZE).cast())
+                }
             };
-            let init_stack = stacks.cast::<u8>().add(STACK_SIZE).cast();
+            let handover =
+                Handover { plan: self, limits, status: pipe()?, ready: pipe()?, bot_stack };
             let arg = (&raw const handover).cast_mut().cast();
             let init = libc::clone(init_main, init_stack, libc::CLONE_VM | libc::SIGCHLD, arg);
             if init == -1 {
@@ -526,13 +550,14 @@ impl Plan {
             libc::close(handover.status.1);
             libc::close(handover.ready.1);
             // The standard library's error pipe is among these: the spawn in arena returns.
+            // The control pipe is the init's alone (it has its copy).
             close_all_but(&[
                 handover.status.0,
                 handover.ready.0,
                 self.lifeline,
                 self.startup,
                 self.oom_event.unwrap_or(self.lifeline),
-                self.control.unwrap_or(self.lifeline),
+                self.gone().unwrap_or(self.lifeline),
             ]);
             // End of file: the bot exec'd (its end is close-on-exec). An error number: it could
             // not, and the init is ending.
@@ -545,8 +570,42 @@ impl Plan {
                 libc::_exit(127);
             }
             libc::close(self.startup);
-            relay_bot(init, handover.status.0, self.lifeline, self.oom_event, self.control)
+            relay_bot(init, handover.status.0, self.lifeline, self.oom_event, self.gone())
         }
+    }
+
+    /// Moves the bot into its cgroups, and raises its OOM score where the relay's is not its.
+    ///
+    /// The bot joins them itself, not its relay: the relay and the init stay out of the bot's
+    /// `memory` cgroup, so that its OOM killer picks among the bot's own processes only (it
+    /// would kill every process sharing the memory of the one it picked: with a relay that
+    /// shares the spawner's, every other bot's relay and init), and out of its `pids` cgroup,
+    /// which counts the bot's processes only.
+    ///
+    /// # Safety
+    ///
+    /// In the bot, before its confinement.
+    unsafe fn join_cgroups(&self) -> io::Result<()> {
+        // SAFETY: writes to prepared descriptors; this process's own attribute.
+        unsafe {
+            for &fd in &self.cgroup_tasks {
+                // `0` moves the writer's thread: the bot (its one thread), and so everything
+                // it starts.
+                check(libc::write(fd, b"0".as_ptr().cast(), 1) as libc::c_int)?;
+            }
+            // A relay sharing the spawner's memory shares its OOM score (arena's; the spawner
+            // does not raise it: the kernel's OOM killer would kill every process sharing the
+            // memory of one it picked). The bot's own is raised here, its alone (`CLONE_VFORK`).
+            if self.shared.is_some() {
+                write_file(c"/proc/self/oom_score_adj", b"1000")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The write end of the spawner's `gone` pipe, for a relay that shares its memory.
+    fn gone(&self) -> Option<RawFd> {
+        self.shared.map(|shared| shared.gone)
     }
 
     /// The bot's own confinement, just before `exec`.
@@ -654,22 +713,20 @@ pub(super) fn probe(
 }
 
 /// What arena writes on a bot's control pipe to stop every process of the bot (between its
-/// turns); the relay passes the request to the init, which stops everything else in the bot's
-/// PID namespace.
+/// turns); the init, which the kernel signals when arena writes, stops everything else in the
+/// bot's PID namespace.
 pub(in crate::bot::external) const PAUSE: u8 = b'S';
 /// What continues them (at the start of its turn).
 pub(in crate::bot::external) const RESUME: u8 = b'C';
 
-/// The signal by which the relay tells the init to look at [`PAUSED`].
+/// The signal the kernel sends the init when arena writes on the control pipe (`F_SETSIG`).
 const PAUSE_SIGNAL: libc::c_int = libc::SIGUSR1;
-
-/// Whether the bot is to be stopped: set by the relay, read by the init (they share memory).
-/// A state rather than two signals: signals are not delivered in the order they were sent, a
-/// state read after the last signal is always the last one asked for.
-static PAUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// The init's end of the acknowledgement pipe (`Plan::pause_ack`), for its signal handler.
-static PAUSE_ACK: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+/// Where the init keeps the control pipe's read end (non-blocking), for its signal handler: a
+/// number rather than a variable, since the memory is shared (with the relay, and with the
+/// spawner and every other bot's relay and init when they share the spawner's).
+const CONTROL_FD: RawFd = 0;
+/// Where the init keeps the write end of the acknowledgement pipe (`Plan::pause_ack`).
+const ACK_FD: RawFd = 1;
 
 /// Blocks (`SIG_BLOCK`) or unblocks (`SIG_UNBLOCK`) [`PAUSE_SIGNAL`].
 ///
@@ -686,46 +743,56 @@ unsafe fn block_pause_signal(how: libc::c_int) {
     }
 }
 
-/// The init's handler of [`PAUSE_SIGNAL`]: stops or continues every other process of the
-/// namespace, as [`PAUSED`] says. (`kill(-1)` reaches a process being forked too: the fork
-/// starts again once its parent continues, so no new process escapes a stop.)
+/// The init's handler of [`PAUSE_SIGNAL`]: reads every request waiting on the control pipe,
+/// stops or continues every other process of the namespace as the last one says, and
+/// acknowledges it with what it did. Signals that came together are one delivery, and requests
+/// that came together one action: the last request is always the one acted on. (`kill(-1)`
+/// reaches a process being forked too: the fork starts again once its parent continues, so no
+/// new process escapes a stop.)
 extern "C" fn init_pause(_: libc::c_int) {
-    let paused = PAUSED.load(std::sync::atomic::Ordering::SeqCst);
-    let to = if paused { libc::SIGSTOP } else { libc::SIGCONT };
-    let ack = PAUSE_ACK.load(std::sync::atomic::Ordering::SeqCst);
-    // SAFETY: kill and write are async-signal-safe; -1 from a namespace's init is everything
-    // else in it.
+    let mut buf = [0u8; 64];
+    let mut last = None;
+    // SAFETY: read, kill and write are async-signal-safe; -1 from a namespace's init is
+    // everything else in it.
     unsafe {
-        libc::kill(-1, to);
-        if ack >= 0 {
-            // What it did: arena waits for a stop's acknowledgement only.
-            let done = if paused { PAUSE } else { RESUME };
-            libc::write(ack, (&raw const done).cast(), 1);
+        loop {
+            let n = libc::read(CONTROL_FD, buf.as_mut_ptr().cast(), buf.len());
+            let Ok(n @ 1..) = usize::try_from(n) else { break };
+            last = Some(buf[n - 1]);
         }
+        let Some(request) = last else { return };
+        let to = if request == PAUSE { libc::SIGSTOP } else { libc::SIGCONT };
+        libc::kill(-1, to);
+        // What it did: arena waits for a stop's acknowledgement only.
+        libc::write(ACK_FD, (&raw const request).cast(), 1);
     }
 }
 
-/// Reads what arena wrote on the control pipe and passes the last request to the init; whether
-/// the pipe is still open.
+/// Makes the control pipe (`control`) signal the init when arena writes on it, at
+/// [`CONTROL_FD`], with the acknowledgement pipe (`ack`) at [`ACK_FD`], and acts on what arena
+/// wrote before. [`PAUSE_SIGNAL`] is still blocked: it is handled from the caller's unblocking.
 ///
 /// # Safety
 ///
-/// In the relay, `control` the control pipe's read end.
-unsafe fn pass_pause_on(control: RawFd, init: libc::pid_t) -> bool {
-    let mut buf = [0u8; 64];
-    // SAFETY: a read into a local buffer, a signal to the relay's own child.
+/// In the init, whose descriptors [`CONTROL_FD`] and [`ACK_FD`] are free.
+unsafe fn take_control(control: RawFd, ack: RawFd) {
+    // SAFETY: the init's own descriptors.
     unsafe {
-        let n = read_retrying(control, buf.as_mut_ptr().cast(), buf.len());
-        let Ok(n @ 1..) = usize::try_from(n) else { return false };
-        PAUSED.store(buf[n - 1] == PAUSE, std::sync::atomic::Ordering::SeqCst);
-        libc::kill(init, PAUSE_SIGNAL);
+        libc::dup2(control, CONTROL_FD);
+        libc::dup2(ack, ACK_FD);
+        libc::close(control);
+        libc::close(ack);
+        libc::fcntl(CONTROL_FD, libc::F_SETOWN, libc::getpid());
+        // `F_SETSIG` (the libc crate does not name it).
+        const F_SETSIG: libc::c_int = 10;
+        libc::fcntl(CONTROL_FD, F_SETSIG, PAUSE_SIGNAL);
+        libc::fcntl(CONTROL_FD, libc::F_SETFL, libc::O_NONBLOCK | libc::O_ASYNC);
+        init_pause(PAUSE_SIGNAL);
     }
-    true
 }
 
 /// The relay, once the bot's program runs: closes everything but its status pipe, the lifeline,
-/// the OOM event and the control pipe, passes stop and continue on to the init, and ends as the
-/// bot ended.
+/// the OOM event and the spawner's `gone` pipe, and ends as the bot ended.
 ///
 /// # Safety
 ///
@@ -735,7 +802,7 @@ unsafe fn relay_bot(
     status_r: RawFd,
     lifeline: RawFd,
     oom_event: Option<RawFd>,
-    mut control: Option<RawFd>,
+    gone: Option<RawFd>,
 ) -> ! {
     // SAFETY: the relay's own descriptors and signals.
     unsafe {
@@ -743,7 +810,7 @@ unsafe fn relay_bot(
             status_r,
             lifeline,
             oom_event.unwrap_or(lifeline),
-            control.unwrap_or(lifeline),
+            gone.unwrap_or(lifeline),
         ]);
         // The end of a match sends SIGTERM to the group: the init passes it on; the relay
         // must stay to report the exit.
@@ -754,14 +821,9 @@ unsafe fn relay_bot(
                 libc::pollfd { fd: status_r, events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: lifeline, events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: oom_event.unwrap_or(-1), events: libc::POLLIN, revents: 0 },
-                libc::pollfd { fd: control.unwrap_or(-1), events: libc::POLLIN, revents: 0 },
             ];
-            if libc::poll(fds.as_mut_ptr(), 4, -1) < 0 {
+            if libc::poll(fds.as_mut_ptr(), 3, -1) < 0 {
                 continue;
-            }
-            if fds[3].revents != 0 && !pass_pause_on(fds[3].fd, init) {
-                // arena closed it: no more requests.
-                control = None;
             }
             if fds[1].revents != 0 || fds[2].revents != 0 {
                 // arena is gone, or the bot ran out of memory: so is the bot.
@@ -834,9 +896,26 @@ extern "C" fn init_main(arg: *mut c_void) -> libc::c_int {
         // The bot needs its standard streams, the ready pipe and its rulesets; the init, the
         // status pipe. (The standard library's error pipe is among the others: the spawn in
         // arena returns.)
-        let ruleset = handover.plan.ruleset.unwrap_or(0);
-        let ack = handover.plan.pause_ack.unwrap_or(0);
-        close_all_but(&[0, 1, 2, status_w, ready_w, ruleset, ack]);
+        let plan = handover.plan;
+        let ruleset = plan.ruleset.unwrap_or(0);
+        let pause = plan.control.zip(plan.pause_ack);
+        let (control, ack) = pause.unwrap_or((0, 0));
+        let gone = plan.gone().unwrap_or(0);
+        let tasks = |k: usize| plan.cgroup_tasks.get(k).copied().unwrap_or(0);
+        close_all_but(&[
+            0,
+            1,
+            2,
+            status_w,
+            ready_w,
+            ruleset,
+            control,
+            ack,
+            gone,
+            tasks(0),
+            tasks(1),
+            tasks(2),
+        ]);
         let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
         let bot = libc::clone(bot_main, handover.bot_stack, flags, arg);
         if bot == -1 {
@@ -844,7 +923,8 @@ extern "C" fn init_main(arg: *mut c_void) -> libc::c_int {
             libc::_exit(126);
         }
         libc::close(ready_w);
-        init(bot, status_w, handover.plan.pause_ack)
+        // The bot has run its `exec` (`CLONE_VFORK`): nothing of the plan is read after this.
+        init(bot, status_w, pause, plan.gone())
     }
 }
 
@@ -856,7 +936,10 @@ extern "C" fn bot_main(arg: *mut c_void) -> libc::c_int {
     // SAFETY: the bot's own descriptors and attributes, then `exec` of prepared strings.
     unsafe {
         libc::close(handover.status.1);
-        let error = match (plan.confine_bot(handover.limits), &plan.image) {
+        let error = match (
+            plan.join_cgroups().and_then(|()| plan.confine_bot(handover.limits)),
+            &plan.image,
+        ) {
             (Err(e), _) => e,
             (Ok(()), Some(image)) => {
                 libc::execve(image.program.as_ptr(), image.argv.as_ptr(), image.envp.as_ptr());
@@ -897,11 +980,19 @@ extern "C" fn pass_term_on(_: libc::c_int) {
 /// # Safety
 ///
 /// Only in the init process.
-unsafe fn init(bot: libc::pid_t, status_w: RawFd, pause_ack: Option<RawFd>) -> ! {
+unsafe fn init(
+    bot: libc::pid_t,
+    status_w: RawFd,
+    pause: Option<(RawFd, RawFd)>,
+    gone: Option<RawFd>,
+) -> ! {
     // SAFETY: the init's own descriptors and signals.
     unsafe {
-        close_all_but(&[status_w, pause_ack.unwrap_or(status_w)]);
-        PAUSE_ACK.store(pause_ack.unwrap_or(-1), std::sync::atomic::Ordering::SeqCst);
+        let (control, ack) = pause.unwrap_or((status_w, status_w));
+        close_all_but(&[status_w, control, ack, gone.unwrap_or(status_w)]);
+        if let Some((control, ack)) = pause {
+            take_control(control, ack);
+        }
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = pass_term_on as extern "C" fn(libc::c_int) as libc::sighandler_t;
         libc::sigemptyset(&mut action.sa_mask);
@@ -996,7 +1087,7 @@ unsafe fn default_signals() {
 ///
 /// In a forked child that needs none of the others.
 unsafe fn close_all_but(keep: &[RawFd]) {
-    let mut sorted = [0 as RawFd; 8];
+    let mut sorted = [0 as RawFd; 16];
     let n = keep.len().min(sorted.len());
     sorted[..n].copy_from_slice(&keep[..n]);
     sorted[..n].sort_unstable();

@@ -254,7 +254,7 @@ impl Confinement {
         false
     }
 
-    /// Asks the bot's relay to stop (`paused`) or continue every process of the bot; after a
+    /// Asks the bot's init to stop (`paused`) or continue every process of the bot; after a
     /// stop, waits (at most [`PAUSE_ACK_WAIT`]) until its init says every process is stopped (a
     /// stop done late is the opponent's CPU stolen). A continue is not waited for: until it lands
     /// the bot only loses time of its own turn, whose clock started before the request.
@@ -431,7 +431,7 @@ pub(super) fn prepare(
     if let Some(cgroup) = &mut slot.cgroup {
         let memory = options.memory_mb.map(|mb| mb.saturating_mul(1024 * 1024));
         cgroup
-            .reset(options.max_processes.saturating_add(2), memory)
+            .reset(options.max_processes, memory)
             .map_err(|e| setup("cannot set up its cgroups", e))?;
     }
     // As root, a user of its own, which owns its private directory.
@@ -514,6 +514,7 @@ pub(super) fn prepare(
         image: None,
         view,
         user,
+        shared: None,
     };
     let control = plan.control.is_some().then(|| std::fs::File::from(control_w));
     let pause_ack = plan.pause_ack.is_some().then(|| std::fs::File::from(ack_r));

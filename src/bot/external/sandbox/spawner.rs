@@ -7,13 +7,21 @@
 //! at about half of the sandbox's start and end. The spawner is arena's own program started
 //! afresh once (`posix_spawn` of `/proc/self/exe`, taken over before `main` by [`HOOK`]), so its
 //! memory is a few pages: arena sends it each relay's plan and descriptors over a socket
-//! (`SCM_RIGHTS`), and it forks the relay with `CLONE_PARENT`, so the relay is arena's own
+//! (`SCM_RIGHTS`), and it starts the relay with `CLONE_PARENT`, so the relay is arena's own
 //! child, the leader of its own process group, exactly as the relay arena forks itself.
-//! Everything after the fork is the same code (`child::Plan::run`).
+//! Everything after that is the same code (`child::Plan::run`).
+//!
+//! As root the relay does not even copy the spawner: it shares its memory (`clone(CLONE_VM)`, as
+//! the init and the bot already shared the relay's), so no page table is copied, no page
+//! written afterwards is copied again, and nothing is unmapped when the bot ends (about 0.2 ms
+//! a bot; docs/security.md has the figures). The spawner then keeps each relay's plan and
+//! stacks until the relay, its init and the bot's `exec` are done with them ([`Relays`]).
+//! Another user's relays are forked: a relay that shares the spawner's memory shares whether it
+//! is dumpable, and one that is not cannot write its own user namespace's id maps.
 //!
 //! The spawner dies with arena: it reads end of file on its socket, whose other end only arena
-//! holds. It holds no descriptor of a bot after the fork. Where it cannot start or answer, arena
-//! forks the relay itself, as before.
+//! holds. It holds no descriptor of a bot after the start. Where it cannot start or answer,
+//! arena forks the relay itself, as before.
 
 #![allow(unsafe_code)]
 
@@ -24,7 +32,7 @@ use std::os::unix::process::CommandExt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::super::options::Rlimits;
-use super::child::{BotUser, Image, Namespaces, Plan, Tmpfs, View};
+use super::child::{BotUser, Image, Namespaces, Plan, STACK_SIZE, Shared, Tmpfs, View};
 
 /// The environment variable that makes a fresh arena process the spawner (set to `1`).
 const MARKER: &str = "ARENA_SANDBOX_SPAWNER";
@@ -359,6 +367,7 @@ fn decode(
         image: Some(Arc::new(image)),
         view,
         user,
+        shared: None,
     };
     Some((Start { stdio, started, cwd }, plan, Rlimits::from_wire(limits)))
 }
@@ -372,16 +381,17 @@ fn serve() -> ! {
     unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
     // SAFETY: geteuid has no precondition.
     let root = unsafe { libc::geteuid() } == 0;
-    // As root, the part of the bots' view that is the same for all of them is made once here;
-    // the relays inherit this mount namespace, whose `/proc` is then read-only: the OOM score
-    // every relay would raise for its bot is raised here, once, and inherited.
+    // As root the relays share this process's memory (`Relays::start`), and so whether it is
+    // dumpable: not, as each relay made itself (its memory and environment are root's). (Not
+    // as another user: a process that is not dumpable cannot write its own id maps.) They
+    // share its OOM score too: arena's, which it keeps (each bot raises its own).
+    // The part of the bots' view that is the same for all of them is made once here; the relays
+    // inherit this mount namespace, whose `/proc` is then read-only.
     let hide_cgroups = super::support::hides_cgroups();
-    let template = root
-        // SAFETY: this process's own attribute; then its own mount namespace, single-threaded.
-        && unsafe {
-            let _ = super::child::write_file(c"/proc/self/oom_score_adj", b"1000");
-            View::make_template(hide_cgroups).is_ok()
-        };
+    // SAFETY: this process's own attribute.
+    let shares = root && unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } == 0;
+    // SAFETY: this process's own mount namespace, single-threaded.
+    let template = root && unsafe { View::make_template(hide_cgroups).is_ok() };
     let program = super::seccomp::program().ok();
     // As root (which may install a filter without `PR_SET_NO_NEW_PRIVS`), the spawner installs
     // the bots' filter on itself, once: every relay, init and bot inherits it, and no bot pays
@@ -395,7 +405,9 @@ fn serve() -> ! {
         let _ = super::child::empty_spawner_bounding_set();
     }
     let mut buf = vec![0u8; MAX_REQUEST];
+    let mut relays = Relays::default();
     loop {
+        relays.wait_for_request(socket);
         let mut fds = [-1 as RawFd; MAX_FDS];
         let (n, nfds) = match receive(socket, &mut buf, &mut fds) {
             Ok((0, _)) | Err(_) => {
@@ -412,7 +424,7 @@ fn serve() -> ! {
             let mut reader = Reader { bytes: &buf[..n], fds };
             match decode(&mut reader, seccomp) {
                 Some((_, plan, _))
-                    if inherited
+                    if (inherited || shares)
                         && plan
                             .namespaces
                             .as_ref()
@@ -424,7 +436,11 @@ fn serve() -> ! {
                     if let Some(view) = &mut plan.view {
                         view.from_template = template && view.hide_cgroups == hide_cgroups;
                     }
-                    fork_relay(&start, &plan, &limits)
+                    if shares {
+                        relays.start(Box::new(Request { start, plan, limits }))
+                    } else {
+                        fork_relay(&start, &plan, &limits)
+                    }
                 }
                 None => -libc::EINVAL,
             }
@@ -436,6 +452,133 @@ fn serve() -> ! {
         // SAFETY: a write of a local integer.
         unsafe { libc::send(socket, (&raw const answer).cast(), 4, libc::MSG_NOSIGNAL) };
     }
+}
+
+/// A relay's plan, kept by the spawner while the relay shares its memory.
+struct Request {
+    start: Start,
+    plan: Plan,
+    limits: Rlimits,
+}
+
+/// The relays that share the spawner's memory (as root), with what they read of it: their
+/// plans and their stacks, kept until their `gone` pipe reads end of file (the relay and its
+/// init have exited, the bot has run its `exec`); their stacks then serve the next relays.
+#[derive(Default)]
+struct Relays {
+    running: Vec<(OwnedFd, Box<Request>, Stacks)>,
+    spare: Vec<Stacks>,
+}
+
+/// One mapping for a relay's stack and its init's and bot's, each above a guard page (a stack
+/// that overflowed would fault rather than write over the next).
+struct Stacks(*mut u8);
+
+impl Stacks {
+    const COUNT: usize = 3;
+    const GUARD: usize = 4096;
+
+    fn new() -> io::Result<Stacks> {
+        let each = Self::GUARD + STACK_SIZE;
+        // SAFETY: a fresh anonymous mapping, and its own pages made inaccessible.
+        unsafe {
+            let stacks = libc::mmap(
+                std::ptr::null_mut(),
+                Self::COUNT * each,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                -1,
+                0,
+            );
+            if stacks == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            for k in 0..Self::COUNT {
+                let guard = stacks.cast::<u8>().add(k * each).cast();
+                if libc::mprotect(guard, Self::GUARD, libc::PROT_NONE) == -1 {
+                    let error = io::Error::last_os_error();
+                    libc::munmap(stacks, Self::COUNT * each);
+                    return Err(error);
+                }
+            }
+            Ok(Stacks(stacks.cast()))
+        }
+    }
+
+    /// The top of stack `k` (stacks grow down).
+    fn top(&self, k: usize) -> usize {
+        self.0 as usize + (k + 1) * (Self::GUARD + STACK_SIZE)
+    }
+}
+
+impl Relays {
+    /// Waits until arena sends a request (or closes the socket), meanwhile taking back what the
+    /// relays that are gone no longer read.
+    fn wait_for_request(&mut self, socket: RawFd) {
+        loop {
+            let mut fds: Vec<libc::pollfd> = std::iter::once(socket)
+                .chain(self.running.iter().map(|(gone, ..)| gone.as_raw_fd()))
+                .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
+                .collect();
+            // SAFETY: a poll of descriptors this process holds.
+            if unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) } < 0 {
+                return;
+            }
+            // From the end, so that `swap_remove` moves only entries already looked at.
+            for k in (0..self.running.len()).rev() {
+                if fds[k + 1].revents != 0 {
+                    let (_, _, stacks) = self.running.swap_remove(k);
+                    self.spare.push(stacks);
+                }
+            }
+            if fds[0].revents != 0 {
+                return;
+            }
+        }
+    }
+
+    /// Starts the relay of `request` sharing this process's memory, as arena's child; its pid,
+    /// or minus an error number.
+    fn start(&mut self, mut request: Box<Request>) -> i32 {
+        let error = |e: io::Error| -e.raw_os_error().unwrap_or(libc::EAGAIN);
+        let stacks = match self.spare.pop().map_or_else(Stacks::new, Ok) {
+            Ok(stacks) => stacks,
+            Err(e) => return error(e),
+        };
+        let (gone_r, gone_w) = match pipe() {
+            Ok(ends) => ends,
+            Err(e) => {
+                self.spare.push(stacks);
+                return error(e);
+            }
+        };
+        request.plan.shared = Some(Shared {
+            init_stack: stacks.top(1),
+            bot_stack: stacks.top(0),
+            gone: gone_w.as_raw_fd(),
+        });
+        let arg = (&raw const *request).cast_mut().cast();
+        let flags = libc::CLONE_VM | libc::CLONE_PARENT | libc::SIGCHLD;
+        // SAFETY: the relay runs on a stack of its own and reads the request, which is kept
+        // until it is gone; it only makes system calls (no allocation, no lock).
+        let pid =
+            unsafe { libc::clone(relay_main, stacks.top(2) as *mut libc::c_void, flags, arg) };
+        drop(gone_w);
+        if pid == -1 {
+            self.spare.push(stacks);
+            return error(io::Error::last_os_error());
+        }
+        self.running.push((gone_r, request, stacks));
+        pid
+    }
+}
+
+/// The entry point of a relay that shares the spawner's memory.
+extern "C" fn relay_main(arg: *mut libc::c_void) -> c_int {
+    // SAFETY: `arg` is the spawner's `Request`, kept until this relay and its init are gone.
+    let request = unsafe { &*arg.cast::<Request>() };
+    // SAFETY: in the child `Relays::start` made.
+    unsafe { relay(&request.start, &request.plan, &request.limits) }
 }
 
 /// Forks the relay as arena's child; its pid, or minus an error number.
@@ -642,6 +785,7 @@ mod tests {
                 from_template: false,
             }),
             user: Some(BotUser { uid: 60001, gid: 60001, read_search: true }),
+            shared: None,
         };
         let limits = Rlimits::from_wire([1, 1 << 30, 1, 5, 0, 0, 0, 0]);
         let mut wire = Wire::default();
