@@ -248,10 +248,13 @@ impl<B: Bits> Solver<B> {
     }
 
     /// The largest tables (as `max_bits` of [`Solver::new`]) worth growing to for a museum of
-    /// side `size`: 2^22 entries are 128 MiB per table.
+    /// side `size`: 2^22 entries are 128 MiB per table. Up to side 11, 2^21: on the benchmark's
+    /// S = 11 boards the last growth to 2^22 (the kernel zeroing another 96 MiB per table, and
+    /// the rehash) cost more time than the 0.1 % of positions it spares (docs/painters.md).
     pub fn bits_for(size: u32) -> u32 {
         match size {
             0..=6 => 20,
+            7..=11 => 21,
             _ => 22,
         }
     }
