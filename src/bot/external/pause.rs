@@ -2,9 +2,10 @@
 //! it cannot think while they do, nor load the machine to make them time out (60 spinning
 //! processes, paused in its own turns, did). In the sandbox arena writes the request on the
 //! bot's control pipe, and the kernel signals the init of its PID namespace (`O_ASYNC`), which
-//! reads it and stops or continues every other process in it (a bot cannot leave its namespace); without the sandbox
-//! arena stops the bot's process group (which a process that calls `setsid` leaves). `ponder =
-//! true` lets a bot run between its turns; the CPU it then uses counts in its `cpu_seconds`.
+//! reads it and stops or continues every other process in it (a bot cannot leave its
+//! namespace); without the sandbox arena stops the bot's process group (which a process that
+//! calls `setsid` leaves). `ponder = true` lets a bot run between its turns; the CPU it then
+//! uses counts in its `cpu_seconds`.
 //!
 //! A stopped bot uses no CPU, so its CPU time read as it answered is its CPU time until it is
 //! continued: the referee's reads after a turn and before the next, and the next turn's start,

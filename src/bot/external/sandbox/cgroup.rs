@@ -11,10 +11,10 @@
 //!
 //! A bot joins its cgroups itself, before its `exec` (its relay and init stay out of them:
 //! `child::Plan::join_cgroups` says why), through their `tasks` files, not `cgroup.procs`: it
-//! has one thread, so moving the thread moves the process, and the kernel moves the writer's own thread
-//! without the lock that guards every process's set of threads, whose writers wait for an RCU
-//! grace period when no process joined a cgroup in the last few milliseconds (6 to 15 ms,
-//! measured: every match's first bot would pay it; through `tasks`, 0.3 ms).
+//! has one thread, so moving the thread moves the process, and the kernel moves the writer's
+//! own thread without the lock that guards every process's set of threads, whose writers wait
+//! for an RCU grace period when no process joined a cgroup in the last few milliseconds (6 to
+//! 15 ms, measured: every match's first bot would pay it; through `tasks`, 0.3 ms).
 //! cgroup v2 is not used: arena's own cgroup there holds arena itself, and the kernel refuses
 //! controllers in the children of a cgroup with processes, unless arena were started in a
 //! delegated, empty cgroup of its own.

@@ -55,7 +55,56 @@ use std::sync::Arc;
 use super::super::options::Rlimits;
 
 /// The stack of the init and of the bot until its `exec`: they only make system calls.
-pub(super) const STACK_SIZE: usize = 256 * 1024;
+const STACK_SIZE: usize = 256 * 1024;
+
+/// One mapping for the stacks of a bot's init and bot (and of its relay, where the relay shares
+/// the spawner's memory), each above a guard page (a stack that overflowed would fault rather
+/// than write over the next).
+pub(super) struct Stacks(*mut u8);
+
+impl Stacks {
+    /// The bot's stack, until its `exec`.
+    pub(super) const BOT: usize = 0;
+    /// The init's.
+    pub(super) const INIT: usize = 1;
+    /// The relay's, where the spawner starts it sharing its memory (unused by a forked relay).
+    pub(super) const RELAY: usize = 2;
+    const COUNT: usize = 3;
+    const GUARD: usize = 4096;
+
+    /// Maps them (only system calls: a forked relay maps its own).
+    pub(super) fn new() -> io::Result<Stacks> {
+        let each = Self::GUARD + STACK_SIZE;
+        // SAFETY: a fresh anonymous mapping, and its own pages made inaccessible.
+        unsafe {
+            let stacks = libc::mmap(
+                std::ptr::null_mut(),
+                Self::COUNT * each,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                -1,
+                0,
+            );
+            if stacks == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            for k in 0..Self::COUNT {
+                let guard = stacks.cast::<u8>().add(k * each).cast();
+                if libc::mprotect(guard, Self::GUARD, libc::PROT_NONE) == -1 {
+                    let error = io::Error::last_os_error();
+                    libc::munmap(stacks, Self::COUNT * each);
+                    return Err(error);
+                }
+            }
+            Ok(Stacks(stacks.cast()))
+        }
+    }
+
+    /// The top of stack `k` (stacks grow down).
+    pub(super) fn top(&self, k: usize) -> usize {
+        self.0 as usize + (k + 1) * (Self::GUARD + STACK_SIZE)
+    }
+}
 
 /// What a bot's processes do between `fork` and `exec`, prepared by the parent.
 #[derive(Clone, Debug)]
@@ -525,19 +574,11 @@ impl Plan {
             let (init_stack, bot_stack) = match self.shared {
                 Some(shared) => (shared.init_stack as *mut c_void, shared.bot_stack as *mut c_void),
                 None => {
-                    let stacks = libc::mmap(
-                        std::ptr::null_mut(),
-                        2 * STACK_SIZE,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
-                        -1,
-                        0,
-                    );
-                    if stacks == libc::MAP_FAILED {
-                        return Err(io::Error::last_os_error());
-                    }
-                    let stacks = stacks.cast::<u8>();
-                    (stacks.add(STACK_SIZE).cast(), stacks.add(2 * STACK_SIZE).cast())
+                    let stacks = Stacks::new()?;
+                    (
+                        stacks.top(Stacks::INIT) as *mut c_void,
+                        stacks.top(Stacks::BOT) as *mut c_void,
+                    )
                 }
             };
             let handover =
@@ -551,7 +592,7 @@ impl Plan {
             libc::close(handover.ready.1);
             // The standard library's error pipe is among these: the spawn in arena returns.
             // The control pipe is the init's alone (it has its copy).
-            close_all_but(&[
+            close_all_but([
                 handover.status.0,
                 handover.ready.0,
                 self.lifeline,
@@ -806,7 +847,7 @@ unsafe fn relay_bot(
 ) -> ! {
     // SAFETY: the relay's own descriptors and signals.
     unsafe {
-        close_all_but(&[
+        close_all_but([
             status_r,
             lifeline,
             oom_event.unwrap_or(lifeline),
@@ -901,21 +942,8 @@ extern "C" fn init_main(arg: *mut c_void) -> libc::c_int {
         let pause = plan.control.zip(plan.pause_ack);
         let (control, ack) = pause.unwrap_or((0, 0));
         let gone = plan.gone().unwrap_or(0);
-        let tasks = |k: usize| plan.cgroup_tasks.get(k).copied().unwrap_or(0);
-        close_all_but(&[
-            0,
-            1,
-            2,
-            status_w,
-            ready_w,
-            ruleset,
-            control,
-            ack,
-            gone,
-            tasks(0),
-            tasks(1),
-            tasks(2),
-        ]);
+        let keep = [0, 1, 2, status_w, ready_w, ruleset, control, ack, gone];
+        close_all_but(keep.into_iter().chain(plan.cgroup_tasks.iter().copied()));
         let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
         let bot = libc::clone(bot_main, handover.bot_stack, flags, arg);
         if bot == -1 {
@@ -989,7 +1017,7 @@ unsafe fn init(
     // SAFETY: the init's own descriptors and signals.
     unsafe {
         let (control, ack) = pause.unwrap_or((status_w, status_w));
-        close_all_but(&[status_w, control, ack, gone.unwrap_or(status_w)]);
+        close_all_but([status_w, control, ack, gone.unwrap_or(status_w)]);
         if let Some((control, ack)) = pause {
             take_control(control, ack);
         }
@@ -1086,10 +1114,13 @@ unsafe fn default_signals() {
 /// # Safety
 ///
 /// In a forked child that needs none of the others.
-unsafe fn close_all_but(keep: &[RawFd]) {
+unsafe fn close_all_but(keep: impl IntoIterator<Item = RawFd>) {
     let mut sorted = [0 as RawFd; 16];
-    let n = keep.len().min(sorted.len());
-    sorted[..n].copy_from_slice(&keep[..n]);
+    let mut n = 0;
+    for (slot, fd) in sorted.iter_mut().zip(keep) {
+        *slot = fd;
+        n += 1;
+    }
     sorted[..n].sort_unstable();
     let mut from: u32 = 0;
     for &fd in &sorted[..n] {

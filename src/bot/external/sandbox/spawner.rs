@@ -32,7 +32,7 @@ use std::os::unix::process::CommandExt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::super::options::Rlimits;
-use super::child::{BotUser, Image, Namespaces, Plan, STACK_SIZE, Shared, Tmpfs, View};
+use super::child::{BotUser, Image, Namespaces, Plan, Shared, Stacks, Tmpfs, View};
 
 /// The environment variable that makes a fresh arena process the spawner (set to `1`).
 const MARKER: &str = "ARENA_SANDBOX_SPAWNER";
@@ -470,47 +470,6 @@ struct Relays {
     spare: Vec<Stacks>,
 }
 
-/// One mapping for a relay's stack and its init's and bot's, each above a guard page (a stack
-/// that overflowed would fault rather than write over the next).
-struct Stacks(*mut u8);
-
-impl Stacks {
-    const COUNT: usize = 3;
-    const GUARD: usize = 4096;
-
-    fn new() -> io::Result<Stacks> {
-        let each = Self::GUARD + STACK_SIZE;
-        // SAFETY: a fresh anonymous mapping, and its own pages made inaccessible.
-        unsafe {
-            let stacks = libc::mmap(
-                std::ptr::null_mut(),
-                Self::COUNT * each,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
-                -1,
-                0,
-            );
-            if stacks == libc::MAP_FAILED {
-                return Err(io::Error::last_os_error());
-            }
-            for k in 0..Self::COUNT {
-                let guard = stacks.cast::<u8>().add(k * each).cast();
-                if libc::mprotect(guard, Self::GUARD, libc::PROT_NONE) == -1 {
-                    let error = io::Error::last_os_error();
-                    libc::munmap(stacks, Self::COUNT * each);
-                    return Err(error);
-                }
-            }
-            Ok(Stacks(stacks.cast()))
-        }
-    }
-
-    /// The top of stack `k` (stacks grow down).
-    fn top(&self, k: usize) -> usize {
-        self.0 as usize + (k + 1) * (Self::GUARD + STACK_SIZE)
-    }
-}
-
 impl Relays {
     /// Waits until arena sends a request (or closes the socket), meanwhile taking back what the
     /// relays that are gone no longer read.
@@ -553,16 +512,17 @@ impl Relays {
             }
         };
         request.plan.shared = Some(Shared {
-            init_stack: stacks.top(1),
-            bot_stack: stacks.top(0),
+            init_stack: stacks.top(Stacks::INIT),
+            bot_stack: stacks.top(Stacks::BOT),
             gone: gone_w.as_raw_fd(),
         });
         let arg = (&raw const *request).cast_mut().cast();
         let flags = libc::CLONE_VM | libc::CLONE_PARENT | libc::SIGCHLD;
         // SAFETY: the relay runs on a stack of its own and reads the request, which is kept
         // until it is gone; it only makes system calls (no allocation, no lock).
-        let pid =
-            unsafe { libc::clone(relay_main, stacks.top(2) as *mut libc::c_void, flags, arg) };
+        let pid = unsafe {
+            libc::clone(relay_main, stacks.top(Stacks::RELAY) as *mut libc::c_void, flags, arg)
+        };
         drop(gone_w);
         if pid == -1 {
             self.spare.push(stacks);
