@@ -343,9 +343,9 @@ impl Confinement {
     }
 
     /// Removes the private directory (a tmpfs is already gone; a job's workspace is given back
-    /// to arena's user) and
-    /// gives the slot back; call once the bot's processes are gone. Nothing a bot did to its
-    /// own files (a folder of mode 000, files it no longer lets anyone read) stops this.
+    /// to arena's user) and gives the slot back; call once the bot's processes are gone.
+    /// Nothing a bot did to its own files (a folder of mode 000, files it no longer lets anyone
+    /// read) stops this.
     pub(super) fn release(self) {
         #[cfg(target_os = "linux")]
         if let Some(slot) = self.slot {

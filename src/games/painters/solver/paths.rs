@@ -153,7 +153,7 @@ impl<B: Bits> Solver<B> {
     /// A path the painter at `from` can paint whatever the other painter, at `rival`, does: its
     /// `i`-th room is one the rival cannot reach in `i - 1 + rival_first` moves (`rival_first`:
     /// the rival moves before this painter's first move), so this painter gets there first.
-    ///     ///
+    ///
     /// Why the rival cannot take one first: when this painter makes its `i`-th move the rival
     /// has made at most `i - 1 + rival_first` moves, each into an open room next to the last, so
     /// everything it painted is within that many breadth-first steps of its room through the
