@@ -20,8 +20,10 @@
 //! - **lazy longest paths**: once apart, a greedy walk and the path bound of each side often
 //!   settle the window, and an exact longest path is searched only when they do not;
 //! - **move ordering and principal variation search**: the table's move, then the moves that
-//!   cut off most often elsewhere (a history table weighted by the open region), then towards
-//!   open space; later moves are first searched with a null window;
+//!   cut off most often elsewhere with the other painter in the same room (a history table per
+//!   mover's room, door and other painter's room, weighted by the open region), then those that
+//!   cut off most often from this room wherever the other stood, then towards open space; later
+//!   moves are first searched with a null window;
 //! - **a transposition table that keeps both bounds**: each entry holds a lower and an upper
 //!   bound of the value (equal when exact), merged as searches with different windows learn
 //!   more, plus the best move for ordering.
@@ -114,6 +116,9 @@ pub(crate) enum Wrong {
     ChildSkip,
     /// The table records a fail-low result as exact.
     TableExact,
+    /// The history table's slot takes the door as the room moved into modulo 3, which is not
+    /// one slot per door (two doors of a room can share it).
+    HistorySlot,
 }
 
 /// Counters, for benchmarks and `--stats`.
@@ -184,7 +189,13 @@ pub struct Solver<B: Bits = u128> {
     /// Whether the current depth-limited iteration used a heuristic value.
     inexact: bool,
     pub stats: Stats,
+    /// How often each move cut off a search, weighted by the open region's size: one slot per
+    /// mover's room, door of that room (0 to 2) and other painter's room
+    /// ([`Solver::history_slot`]).
     history: Vec<u32>,
+    /// The same counts per mover's room and room moved into only, whoever the rival: the
+    /// order among moves whose counts above tie (most often: none yet).
+    history_any: Vec<u32>,
     /// The mover's breadth-first layers of the node being searched (see
     /// [`paths::layers_into`]), measured while flooding its region and read by the territory
     /// bound's safe walk before any child is searched.
@@ -214,7 +225,8 @@ impl<B: Bits> Solver<B> {
             budget: Budget::unlimited(),
             inexact: false,
             stats: Stats::default(),
-            history: vec![0; B::CAPACITY * B::CAPACITY],
+            history: vec![0; B::CAPACITY * 3 * B::CAPACITY],
+            history_any: vec![0; B::CAPACITY * B::CAPACITY],
             layers: vec![B::ZERO; B::CAPACITY + 2],
             walk_layers: vec![B::ZERO; B::CAPACITY + 2],
             profile: None,
@@ -356,6 +368,23 @@ impl<B: Bits> Solver<B> {
             distance += 1;
         }
         p.by_distance[distance] += 1;
+    }
+
+    /// The history table's slot of the move from `mover` into `to` (a room next to it) with the
+    /// other painter at `other`: which of `mover`'s doors (0 to 2, in room order) leads to `to`,
+    /// and where the other painter stands. Keyed by the other painter's room as well: which
+    /// move refutes a position depends on where the rival is (ordering by a history per `(from,
+    /// to)` alone, as before, visited 20 % more positions on thirty open S = 11 boards; by this
+    /// one alone, without [`Solver::history_any`] to break its ties, fewer still on those but
+    /// up to twice as many on S = 12; docs/painters.md, "Benchmarks").
+    #[inline]
+    fn history_slot(&self, mover: u8, to: u8, other: u8) -> usize {
+        let door = if self.wrong(Wrong::HistorySlot) {
+            to as usize % 3
+        } else {
+            (self.geo.neighbours[mover as usize] & B::first(to as usize)).count_ones() as usize
+        };
+        (mover as usize * 3 + door) * B::CAPACITY + other as usize
     }
 
     /// Counts a node against the budget; true once it is spent.
@@ -543,8 +572,10 @@ impl<B: Bits> Solver<B> {
         // Then towards open space: on random open S = 8 boards this visits about a quarter fewer
         // nodes than room order (and the reverse, wall hugging, about a third more).
         let exits = |m: u8| (self.geo.neighbours[m as usize] & relevant).count_ones();
-        let history = |m: u8| self.history[mover as usize * B::CAPACITY + m as usize];
-        moves[start..count].sort_unstable_by_key(|&m| std::cmp::Reverse((history(m), exits(m))));
+        let history = |m: u8| self.history[self.history_slot(mover, m, other)];
+        let history_any = |m: u8| self.history_any[mover as usize * B::CAPACITY + m as usize];
+        moves[start..count]
+            .sort_unstable_by_key(|&m| std::cmp::Reverse((history(m), history_any(m), exits(m))));
         // Each child's table bucket, asked for now: unless the move cuts the region in two,
         // the child's position is `relevant` without the room moved into, and its probe comes
         // only after its flood fills and path bounds.
@@ -582,8 +613,12 @@ impl<B: Bits> Solver<B> {
                             } += 1;
                         }
                         let weight = relevant.count_ones();
-                        let slot = &mut self.history[mover as usize * B::CAPACITY + m as usize];
-                        *slot = slot.saturating_add(weight * weight);
+                        let slot = self.history_slot(mover, m, other);
+                        let count = &mut self.history[slot];
+                        *count = count.saturating_add(weight * weight);
+                        let count =
+                            &mut self.history_any[mover as usize * B::CAPACITY + m as usize];
+                        *count = count.saturating_add(weight * weight);
                         break;
                     }
                 }
