@@ -216,6 +216,54 @@ fn two_bots_find_no_channel_between_them() {
     }
 }
 
+/// A tournament of `hostile_leftover.py` (each bot of the slot after the first looks for what
+/// the bot before left in the slot's namespaces) against Risk's built-in random bot, six matches
+/// on at most two slots at once (so most bots reuse a slot); the leftover bot's reports.
+fn leftover_reports(dir: &Path, marker: &str, sandbox: &str) -> Vec<String> {
+    let spec = bot("python3", "hostile_leftover.py", marker, &["20"]);
+    let map = root().join("arenas/maps/risk/classic.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"risk\"\nseed = 5\ngames_per_pairing = 3\nsandbox = {sandbox:?}\n\
+         [options]\nplayers = 2\n[limits]\nfirst_turn_ms = 60000\nturn_ms = 5000\n\
+         [maps]\nfiles = [{:?}]\n[[bots]]\nname = \"left\"\nspec = {spec:?}\n\
+         roles = [\"player1\", \"player2\"]\n[[bots]]\nname = \"random\"\n",
+        map.display().to_string(),
+    );
+    let results = crate::support::run_arena_file(dir, "t", &toml);
+    let csv = std::fs::read_to_string(results.join("matches.csv")).expect("matches.csv");
+    std::fs::remove_dir_all(dir.join("results")).unwrap();
+    csv.lines()
+        .skip(1)
+        .map(|row| {
+            let at = row.find("REPORT ").unwrap_or_else(|| panic!("no report: {row}"));
+            row[at..].split(['"', '\\']).next().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_bot_finds_nothing_left_by_the_bot_before_it_in_its_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    // Sandboxed, a slot's namespaces hold nothing of its last bot: its processes all ended with
+    // its PID namespace, the keyrings are closed to it, and it could not count in the network
+    // namespace's counters (no IP socket: without that filter the bots after the first read
+    // noroutes=5, 10, ...).
+    let reports = leftover_reports(dir.path(), &marker, "require");
+    assert_eq!(reports.len(), 6);
+    for report in &reports {
+        assert_eq!(report, "REPORT netlink=free key=none noroutes=0", "{reports:?}");
+    }
+    assert_no_process_left(&marker);
+    // Without the sandbox the process a bot leaves outlives it and holds the port, and its key
+    // stays in its user's keyring: the bots after it see both.
+    let reports = leftover_reports(dir.path(), &marker, "off");
+    for pid in marked_processes(&marker) {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
+    }
+    assert!(reports.iter().any(|r| r.starts_with("REPORT netlink=held key=held ")), "{reports:?}");
+}
+
 #[test]
 fn bots_running_at_the_same_time_run_as_users_of_their_own() {
     if !is_root() {

@@ -121,7 +121,7 @@ impl Job<'_> {
         group.kill();
         group.stop(&exit, Duration::ZERO);
         if let Some(confinement) = confinement {
-            confinement.release();
+            confinement.release(exit.exit().is_some());
         }
         if supervisor.is_stopping() {
             return Err(SpawnError::ShuttingDown);

@@ -350,7 +350,7 @@ fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport
         _ => Vec::new(),
     };
     if let Some(confinement) = confinement {
-        confinement.release();
+        confinement.release(exit.exit().is_some());
     }
     BotReport { stderr_tail, ending: Some(ending), memory_peak_kib, exit_stderr_tail }
 }

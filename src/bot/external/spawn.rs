@@ -96,7 +96,7 @@ pub(super) fn spawn(
             group.kill();
             group.stop(&exit, std::time::Duration::ZERO);
             if let Some(confinement) = confinement {
-                confinement.release();
+                confinement.release(exit.exit().is_some());
             }
             Err(SpawnError::Connect(e))
         }

@@ -7,8 +7,10 @@
 //! With namespaces, a bot is three processes:
 //!
 //! - the **relay** (arena's child, started by the spawner for arena or forked by arena itself;
-//!   leader of the bot's process group, outside the bot's namespaces): creates the bot's
-//!   namespaces, starts the init, waits until the bot's program has started, then only waits:
+//!   leader of the bot's process group, outside the bot's namespaces): joins its slot's network
+//!   namespace (and, unprivileged, first the slot's user namespace, `super::slots`), creates the
+//!   bot's own PID, IPC and mount namespaces, starts the init, waits until the bot's program has
+//!   started, then only waits:
 //!   for the bot's exit status, which it then ends with (so arena sees the bot's exit as
 //!   before), or for end of file on the *lifeline*, which means arena died, or for the bot's
 //!   OOM event, and then kills the init;
@@ -135,6 +137,8 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) proc_access: u64,
     /// The seccomp program to install (none: none here, or the spawner's is inherited).
     pub(in crate::bot::external) seccomp: Option<&'static seccompiler::BpfProgram>,
+    /// The filter a bot in a network namespace adds (`super::seccomp::no_network_program`).
+    pub(in crate::bot::external) no_network: Option<&'static seccompiler::BpfProgram>,
     /// `RLIMIT_NPROC` for the bot (in its own user namespace only).
     pub(in crate::bot::external) max_processes: Option<u64>,
     /// Empty the bot's capability sets and bounding set.
@@ -457,10 +461,11 @@ unsafe fn mount_own_proc() -> io::Result<()> {
 pub(in crate::bot::external) struct Namespaces {
     /// The `CLONE_NEW*` flags to unshare.
     pub(in crate::bot::external) unshare: libc::c_int,
-    /// A network namespace to join first.
+    /// A user namespace to join first (an unprivileged arena's slot's, owned by arena's user:
+    /// the relay, a process of that user outside it, has every capability in it).
+    pub(in crate::bot::external) join_userns: Option<RawFd>,
+    /// A network namespace to join then.
     pub(in crate::bot::external) join_netns: Option<RawFd>,
-    /// `uid_map` and `gid_map` contents, with a new user namespace.
-    pub(in crate::bot::external) id_maps: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 /// What `execve` needs, as C strings and the null-terminated arrays pointing into them.
@@ -542,15 +547,15 @@ impl Plan {
             // The init's stop and continue signal waits until it can handle it (the init starts
             // with this mask): its default action would end it.
             block_pause_signal(libc::SIG_BLOCK);
+            // (The kernel lets only a process that shares its memory with no other join a user
+            // namespace: a relay sharing the spawner's memory, as root, never has one to join.)
+            if let Some(userns) = namespaces.join_userns {
+                check(libc::setns(userns, libc::CLONE_NEWUSER))?;
+            }
             if let Some(netns) = namespaces.join_netns {
                 check(libc::setns(netns, libc::CLONE_NEWNET))?;
             }
             check(libc::unshare(namespaces.unshare))?;
-            if let Some((uid_map, gid_map)) = &namespaces.id_maps {
-                write_file(c"/proc/self/setgroups", b"deny")?;
-                write_file(c"/proc/self/uid_map", uid_map)?;
-                write_file(c"/proc/self/gid_map", gid_map)?;
-            }
             // The kernel's OOM killer picks the bots before any other process (raising one's
             // own score needs no privilege; the bot's processes inherit it). (In the template's
             // read-only `/proc` the spawner did it for every relay.)
@@ -678,10 +683,10 @@ impl Plan {
                 }
                 check(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0) as libc::c_int)?;
             }
-            if let Some(program) = self.seccomp
-                && seccompiler::apply_filter(program).is_err()
-            {
-                return Err(io::Error::last_os_error());
+            for program in [self.seccomp, self.no_network].into_iter().flatten() {
+                if seccompiler::apply_filter(program).is_err() {
+                    return Err(io::Error::last_os_error());
+                }
             }
             // Whatever arena had open stays out of the bot (Rust opens everything close-on-exec;
             // this covers what a library might not).

@@ -343,14 +343,16 @@ impl Confinement {
     }
 
     /// Removes the private directory (a tmpfs is already gone; a job's workspace is given back
-    /// to arena's user) and gives the slot back; call once the bot's processes are gone.
-    /// Nothing a bot did to its own files (a folder of mode 000, files it no longer lets anyone
-    /// read) stops this.
-    pub(super) fn release(self) {
+    /// to arena's user) and gives the slot back; call once the bot's processes are gone (`gone`:
+    /// arena saw its leader end; else the slot's namespaces are not reused). Nothing a bot did
+    /// to its own files (a folder of mode 000, files it no longer lets anyone read) stops this.
+    pub(super) fn release(self, gone: bool) {
         #[cfg(target_os = "linux")]
         if let Some(slot) = self.slot {
-            support::support().slots.give_back(slot);
+            support::support().slots.give_back(slot, gone);
         }
+        #[cfg(not(target_os = "linux"))]
+        let _ = gone;
         match self.dir {
             // Removed in the background, whatever the bot left in it.
             PrivateDir::Fresh(dir) => drop(dir),
@@ -482,17 +484,14 @@ pub(super) fn prepare(
     let (ack_r, ack_w) =
         nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC | nix::fcntl::OFlag::O_NONBLOCK)
             .map_err(|e| setup("cannot create its acknowledgement pipe", e.into()))?;
-    let netns = if support.netns_per_slot() && !options.network {
-        Some(slot.netns().map_err(|e| setup("cannot make its network namespace", e))?)
-    } else {
-        None
-    };
-    let mut namespaces = support.child_namespaces(netns);
-    if let (true, Some(ns)) = (options.network, &mut namespaces) {
-        // The network it is allowed is arena's.
-        ns.join_netns = None;
-        ns.unshare &= !libc::CLONE_NEWNET;
-    }
+    // Without its slot's network namespace, the network it is allowed is arena's.
+    let (userns, netns) = support
+        .slot_namespaces(&mut slot, options.network)
+        .map_err(|e| setup("cannot make its slot's namespaces", e))?;
+    let namespaces = support.child_namespaces(userns, netns);
+    // In its slot's network namespace, where its next bots read the counters, it makes no IP
+    // socket (`seccomp.rs`).
+    let no_network = netns.and_then(|_| seccomp::no_network_program().ok());
     let cgroup = slot.cgroup.as_ref();
     // A relay and an init stand between arena and the bot when it has namespaces.
     let relayed = namespaces.is_some();
@@ -507,6 +506,7 @@ pub(super) fn prepare(
         pause_ack: relayed.then(|| ack_w.as_raw_fd()),
         proc_access: landlock_rules::proc_access(),
         seccomp: seccomp::program().ok(),
+        no_network,
         max_processes: (support.nproc_limits_the_bot() && cgroup.is_none())
             .then(|| u64::from(options.max_processes).saturating_add(2)),
         drop_capabilities: true,

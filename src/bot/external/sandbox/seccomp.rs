@@ -29,6 +29,11 @@
 //!
 //! A system call of another architecture (32-bit calls from a 64-bit bot) kills the bot: the
 //! filters only know the native numbers (and, on x86-64, the x32 ones, which they refuse too).
+//!
+//! A bot in a network namespace (its slot's, which the slot's next bots join) adds a second,
+//! small filter ([`no_network_program`]): `socket` of IPv4 and IPv6 refused with `EPERM`. With
+//! its loopback down an IP socket reaches nothing, but each datagram it sends bumps the
+//! namespace's counters (`OutNoRoutes` in `/proc/net/snmp`), which the slot's next bot reads.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -42,6 +47,29 @@ use seccompiler::{
 pub(super) fn program() -> Result<&'static BpfProgram, &'static str> {
     static PROGRAM: OnceLock<Result<BpfProgram, String>> = OnceLock::new();
     PROGRAM.get_or_init(|| chain(build()?)).as_ref().map_err(String::as_str)
+}
+
+/// The filter a bot in a network namespace adds to [`program`]: no IPv4 or IPv6 socket.
+pub(super) fn no_network_program() -> Result<&'static BpfProgram, &'static str> {
+    static PROGRAM: OnceLock<Result<BpfProgram, String>> = OnceLock::new();
+    PROGRAM
+        .get_or_init(|| {
+            let arch = arch()?;
+            let mut rules = Rules::new();
+            let family = |f: libc::c_int| {
+                SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, f as u64)
+                    .and_then(|c| SeccompRule::new(vec![c]))
+                    .map_err(|e| e.to_string())
+            };
+            let when = vec![family(libc::AF_INET)?, family(libc::AF_INET6)?];
+            add(&mut rules, arch, libc::SYS_socket, when);
+            let errno = SeccompAction::Errno(libc::EPERM as u32);
+            let filter = SeccompFilter::new(rules, SeccompAction::Allow, errno, arch)
+                .map_err(|e| e.to_string())?;
+            BpfProgram::try_from(filter).map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(String::as_str)
 }
 
 /// `BPF_RET | BPF_K`: return the constant.
@@ -78,25 +106,34 @@ fn chain(filters: Vec<BpfProgram>) -> Result<BpfProgram, String> {
 /// Rules of one filter: system call, the conditions under which it matches (none: always).
 type Rules = BTreeMap<i64, Vec<SeccompRule>>;
 
-fn build() -> Result<Vec<BpfProgram>, String> {
+/// This machine's architecture for seccomp, if the kernel has seccomp.
+fn arch() -> Result<TargetArch, String> {
     // SAFETY: PR_GET_SECCOMP only reads this thread's mode.
     #[allow(unsafe_code)]
     if unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } < 0 {
         return Err("the kernel has no seccomp".into());
     }
-    let arch = TargetArch::try_from(std::env::consts::ARCH)
-        .map_err(|_| format!("no seccomp filter for {}", std::env::consts::ARCH))?;
+    TargetArch::try_from(std::env::consts::ARCH)
+        .map_err(|_| format!("no seccomp filter for {}", std::env::consts::ARCH))
+}
+
+/// Adds `call` with `when` to `rules`, and the same call through the x32 ABI on x86-64.
+fn add(rules: &mut Rules, arch: TargetArch, call: libc::c_long, when: Vec<SeccompRule>) {
+    rules.insert(call, when.clone());
+    if arch == TargetArch::x86_64 {
+        rules.insert(call | 0x4000_0000, when);
+    }
+}
+
+fn build() -> Result<Vec<BpfProgram>, String> {
+    let arch = arch()?;
     let error = |e: seccompiler::BackendError| e.to_string();
     let dword = |arg, op, value: libc::c_int| {
         SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value as u64).map_err(error)
     };
     let rule = |conditions| SeccompRule::new(conditions).map_err(error);
     let add = |rules: &mut Rules, call: libc::c_long, when: Vec<SeccompRule>| {
-        rules.insert(call, when.clone());
-        if arch == TargetArch::x86_64 {
-            // The same call through the x32 ABI.
-            rules.insert(call | 0x4000_0000, when);
-        }
+        add(rules, arch, call, when);
     };
     let new_user = libc::CLONE_NEWUSER;
     let user_namespace =

@@ -1,8 +1,9 @@
 //! Slots: what a bot running now holds, and the next bot reuses once it is gone. A slot's index
 //! gives a root arena's bot its own uid (distinct from every bot running at the same time, as
-//! `isolate` gives each box one); as root a slot also keeps a network namespace (making one
-//! costs milliseconds, joining one microseconds, and nothing a bot does in it outlives the
-//! bot's processes: it has no capability there) and its cgroups.
+//! `isolate` gives each box one); a slot also keeps a network namespace (making one costs
+//! milliseconds, joining one microseconds, and nothing a bot does in it outlives the bot's
+//! processes: it has no capability there), an unprivileged arena's slot the user namespace that
+//! owns it (made once with its id maps, for the same reasons), and its cgroups.
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -24,6 +25,9 @@ pub(super) struct Slot {
     pub(super) index: u32,
     /// A network namespace with only a loopback interface, down.
     pub(super) netns: Option<OwnedFd>,
+    /// An unprivileged arena's: the user namespace that owns `netns`, mapping arena's own user
+    /// only.
+    pub(super) userns: Option<OwnedFd>,
     pub(super) cgroup: Option<BotCgroup>,
 }
 
@@ -34,6 +38,22 @@ impl Slot {
             self.netns = Some(new_netns()?);
         }
         Ok(self.netns.as_ref().map(std::os::fd::AsRawFd::as_raw_fd).unwrap_or_default())
+    }
+
+    /// An unprivileged arena's slot's user namespace (with these id maps) and the network
+    /// namespace it owns, made the first time a bot of the slot needs them.
+    pub(super) fn user_namespaces(
+        &mut self,
+        uid_map: &[u8],
+        gid_map: &[u8],
+    ) -> io::Result<(std::os::fd::RawFd, std::os::fd::RawFd)> {
+        use std::os::fd::AsRawFd;
+        if self.userns.is_none() {
+            let (userns, netns) = new_user_and_netns(uid_map, gid_map)?;
+            (self.userns, self.netns) = (Some(userns), Some(netns));
+        }
+        let raw = |fd: &Option<OwnedFd>| fd.as_ref().map(AsRawFd::as_raw_fd).unwrap_or_default();
+        Ok((raw(&self.userns), raw(&self.netns)))
     }
 
     /// The uid (and gid) of a root arena's bot in this slot: a range per arena process (by its
@@ -62,13 +82,16 @@ impl Slots {
             return Err(io::Error::other(format!("more than {MAX_SLOTS} bots at once")));
         }
         let cgroup = roots.map(|roots| BotCgroup::create(roots, index)).transpose()?;
-        Ok(Slot { index, netns: None, cgroup })
+        Ok(Slot { index, netns: None, userns: None, cgroup })
     }
 
-    /// Gives a slot back once its bot's processes are gone (a slot whose cgroup still counts
-    /// some is left to a later arena's sweep, with its index).
-    pub(super) fn give_back(&self, slot: Slot) {
-        if slot.cgroup.as_ref().is_none_or(BotCgroup::is_empty) {
+    /// Gives a slot back once its bot's processes are gone (`gone`: arena saw its relay end,
+    /// which the relay does only after every process of the bot's PID namespace is gone). A slot
+    /// whose bot may still have processes is not reused: its namespaces close with it here (the
+    /// kernel frees them with their last process), and its cgroup, while it still counts some, is
+    /// left to a later arena's sweep, with its index.
+    pub(super) fn give_back(&self, slot: Slot, gone: bool) {
+        if gone && slot.cgroup.as_ref().is_none_or(BotCgroup::is_empty) {
             self.free.lock().unwrap_or_else(PoisonError::into_inner).push(slot);
         }
     }
@@ -83,4 +106,58 @@ pub(super) fn new_netns() -> io::Result<OwnedFd> {
     })
     .join()
     .map_err(|_| io::Error::other("the thread making it panicked"))?
+}
+
+/// A user namespace that maps arena's own user only (`uid_map`, `gid_map`: `setgroups` denied)
+/// and a network namespace it owns, with only a loopback interface, down: made by a child
+/// cloned into both, whose id maps arena writes; kept by open descriptors after the child ends.
+pub(super) fn new_user_and_netns(uid_map: &[u8], gid_map: &[u8]) -> io::Result<(OwnedFd, OwnedFd)> {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    let (wait_r, wait_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+    let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNET | libc::SIGCHLD;
+    // SAFETY: a fork (the child has its own copy of arena's memory) whose child only reads a
+    // pipe (end of file once arena has what it needs) and exits: no allocation, no lock.
+    #[allow(unsafe_code)]
+    let pid = unsafe {
+        let pid = libc::syscall(libc::SYS_clone, flags as libc::c_ulong, 0usize, 0usize, 0usize);
+        if pid == 0 {
+            libc::close(wait_w.as_raw_fd());
+            let mut byte = 0u8;
+            libc::read(wait_r.as_raw_fd(), (&raw mut byte).cast(), 1);
+            libc::_exit(0);
+        }
+        pid
+    };
+    if pid == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    let pid = pid as libc::pid_t;
+    let made = (|| -> io::Result<(OwnedFd, OwnedFd)> {
+        // Each file in one write, as the kernel requires; `setgroups` first, or an unprivileged
+        // writer may not write `gid_map`.
+        for (file, data) in
+            [("setgroups", &b"deny"[..]), ("uid_map", uid_map), ("gid_map", gid_map)]
+        {
+            let mut f =
+                std::fs::OpenOptions::new().write(true).open(format!("/proc/{pid}/{file}"))?;
+            if f.write(data)? != data.len() {
+                return Err(io::Error::other(format!("{file} written in part")));
+            }
+        }
+        let open = |ns: &str| -> io::Result<OwnedFd> {
+            Ok(std::fs::File::open(format!("/proc/{pid}/ns/{ns}"))?.into())
+        };
+        Ok((open("user")?, open("net")?))
+    })();
+    drop(wait_w);
+    let mut status = 0;
+    // SAFETY: waiting for the child made above.
+    #[allow(unsafe_code)]
+    unsafe {
+        while libc::waitpid(pid, &mut status, 0) == -1
+            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+        {}
+    }
+    made
 }

@@ -193,12 +193,8 @@ impl Wire {
 fn encode(plan: &Plan, limits: &Rlimits, wire: &mut Wire) -> bool {
     let (Some(namespaces), Some(image)) = (&plan.namespaces, &plan.image) else { return false };
     wire.u64(namespaces.unshare as u32 as u64);
+    wire.fd(namespaces.join_userns);
     wire.fd(namespaces.join_netns);
-    wire.u64(u64::from(namespaces.id_maps.is_some()));
-    if let Some((uid_map, gid_map)) = &namespaces.id_maps {
-        wire.bytes(uid_map);
-        wire.bytes(gid_map);
-    }
     wire.fd(Some(plan.lifeline));
     wire.fd(Some(plan.startup));
     wire.u64(plan.cgroup_tasks.len() as u64);
@@ -210,6 +206,7 @@ fn encode(plan: &Plan, limits: &Rlimits, wire: &mut Wire) -> bool {
     wire.fd(plan.control);
     wire.fd(plan.pause_ack);
     wire.u64(plan.proc_access);
+    wire.u64(u64::from(plan.no_network.is_some()));
     wire.opt(plan.max_processes);
     wire.u64(u64::from(plan.drop_capabilities));
     wire.u64(u64::from(plan.root));
@@ -311,14 +308,16 @@ fn decode(
     let started = r.fd()??;
     let cwd = r.c()?;
     let unshare = r.u64()? as u32 as c_int;
-    let join_netns = r.fd()?;
-    let id_maps = if r.flag()? { Some((r.bytes()?, r.bytes()?)) } else { None };
+    let (join_userns, join_netns) = (r.fd()?, r.fd()?);
     let lifeline = r.fd()??;
     let startup = r.fd()??;
     let n = r.u64()?;
     let cgroup_tasks = (0..n).map(|_| r.fd()?).collect::<Option<Vec<_>>>()?;
     let (ruleset, oom_event, control, pause_ack) = (r.fd()?, r.fd()?, r.fd()?, r.fd()?);
     let proc_access = r.u64()?;
+    // Built here, in the spawner, before the relay that reads it is started.
+    let no_network =
+        if r.flag()? { Some(super::seccomp::no_network_program().ok()?) } else { None };
     let max_processes = r.opt()?;
     let (drop_capabilities, root) = (r.flag()?, r.flag()?);
     let program = r.c()?;
@@ -351,7 +350,7 @@ fn decode(
         *v = r.u64()?;
     }
     let plan = Plan {
-        namespaces: Some(Namespaces { unshare, join_netns, id_maps }),
+        namespaces: Some(Namespaces { unshare, join_userns, join_netns }),
         lifeline,
         startup,
         cgroup_tasks,
@@ -361,6 +360,7 @@ fn decode(
         pause_ack,
         proc_access,
         seccomp,
+        no_network,
         max_processes,
         drop_capabilities,
         root,
@@ -383,8 +383,9 @@ fn serve() -> ! {
     let root = unsafe { libc::geteuid() } == 0;
     // As root the relays share this process's memory (`Relays::start`), and so whether it is
     // dumpable: not, as each relay made itself (its memory and environment are root's). (Not
-    // as another user: a process that is not dumpable cannot write its own id maps.) They
-    // share its OOM score too: arena's, which it keeps (each bot raises its own).
+    // as another user: its relays join their slot's user namespace, which the kernel lets only
+    // a process that shares its memory with no other do.) They share its OOM score too:
+    // arena's, which it keeps (each bot raises its own).
     // The part of the bots' view that is the same for all of them is made once here; the relays
     // inherit this mount namespace, whose `/proc` is then read-only.
     let hide_cgroups = super::support::hides_cgroups();
@@ -393,12 +394,12 @@ fn serve() -> ! {
     // SAFETY: this process's own mount namespace, single-threaded.
     let template = root && unsafe { View::make_template(hide_cgroups).is_ok() };
     let program = super::seccomp::program().ok();
-    // As root (which may install a filter without `PR_SET_NO_NEW_PRIVS`), the spawner installs
-    // the bots' filter on itself, once: every relay, init and bot inherits it, and no bot pays
-    // for the kernel's compiling it (about 0.1 ms). Nothing the spawner, a relay or an init does
-    // is refused by it; a bot's unprivileged plan (a new user namespace, which it refuses) is not
-    // served then, and arena forks that relay itself.
-    let inherited = root && program.is_some_and(|p| seccompiler::apply_filter(p).is_ok());
+    // The spawner installs the bots' filter on itself, once (with `PR_SET_NO_NEW_PRIVS`, which
+    // every bot sets anyway): every relay, init and bot inherits it, and no bot pays for the
+    // kernel's compiling it (about 0.1 ms). Nothing the spawner, a relay or an init does is
+    // refused by it: a relay creates no user namespace (an unprivileged arena's joins its
+    // slot's, with `setns`, which the filter allows).
+    let inherited = program.is_some_and(|p| seccompiler::apply_filter(p).is_ok());
     let seccomp = if inherited { None } else { program };
     if root {
         // A failure leaves each bot to drop them, as before.
@@ -423,15 +424,6 @@ fn serve() -> ! {
         } else {
             let mut reader = Reader { bytes: &buf[..n], fds };
             match decode(&mut reader, seccomp) {
-                Some((_, plan, _))
-                    if (inherited || shares)
-                        && plan
-                            .namespaces
-                            .as_ref()
-                            .is_some_and(|ns| ns.unshare & libc::CLONE_NEWUSER != 0) =>
-                {
-                    0
-                }
                 Some((start, mut plan, limits)) => {
                     if let Some(view) = &mut plan.view {
                         view.from_template = template && view.hide_cgroups == hide_cgroups;
@@ -715,8 +707,8 @@ mod tests {
         let plan = Plan {
             namespaces: Some(Namespaces {
                 unshare: libc::CLONE_NEWPID | libc::CLONE_NEWNS,
+                join_userns: Some(39),
                 join_netns: Some(40),
-                id_maps: Some((b"0 1000 1".to_vec(), b"0 1000 1".to_vec())),
             }),
             lifeline: 41,
             startup: 42,
@@ -727,6 +719,7 @@ mod tests {
             pause_ack: Some(47),
             proc_access: 0x1234,
             seccomp: None,
+            no_network: super::super::seccomp::no_network_program().ok(),
             max_processes: Some(66),
             drop_capabilities: true,
             root: false,
@@ -762,16 +755,16 @@ mod tests {
         assert_eq!((start.stdio, start.started, start.cwd), ([110, 111, 112], 113, c("/tmp")));
         let ns = got.namespaces.unwrap();
         assert_eq!(
-            (ns.unshare, ns.join_netns),
-            (libc::CLONE_NEWPID | libc::CLONE_NEWNS, Some(140))
+            (ns.unshare, ns.join_userns, ns.join_netns),
+            (libc::CLONE_NEWPID | libc::CLONE_NEWNS, Some(139), Some(140))
         );
-        assert_eq!(ns.id_maps, Some((b"0 1000 1".to_vec(), b"0 1000 1".to_vec())));
         assert_eq!((got.lifeline, got.startup, got.cgroup_tasks), (141, 142, vec![143, 144]));
         assert_eq!(
             (got.ruleset, got.oom_event, got.control, got.pause_ack),
             (Some(145), None, Some(146), Some(147))
         );
         assert_eq!((got.proc_access, got.max_processes), (0x1234, Some(66)));
+        assert_eq!(got.no_network.is_some(), plan.no_network.is_some());
         assert_eq!((got.drop_capabilities, got.root), (true, false));
         let image = got.image.unwrap();
         let (program, args, vars) = image.strings();

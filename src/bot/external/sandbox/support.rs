@@ -35,8 +35,10 @@ enum Isolation {
     /// network namespace with nothing but a loopback that is down per slot (creating one per bot
     /// costs milliseconds).
     Privileged { netns: Result<(), String> },
-    /// Each bot gets a user namespace (mapping only arena's own user) with its PID, IPC, mount
-    /// and network namespaces; `RLIMIT_NPROC` then counts the bot's processes alone.
+    /// Each slot gets a user namespace (mapping only arena's own user) and a network namespace
+    /// it owns, made once ([`super::slots::Slot::user_namespaces`]); a bot's relay joins them
+    /// and makes the bot's PID, IPC and mount namespaces inside. `RLIMIT_NPROC` then counts the
+    /// bot's processes alone (no two bots are in one slot at once).
     User { uid_map: Vec<u8>, gid_map: Vec<u8> },
 }
 
@@ -80,9 +82,22 @@ impl Support {
         }
     }
 
-    /// Whether bots get their own network namespace per slot (root): the slots make them.
-    pub(super) fn netns_per_slot(&self) -> bool {
-        matches!(&self.namespaces, Ok(Isolation::Privileged { netns: Ok(()) }))
+    /// The namespaces a bot of `slot` joins, made the first time a bot of the slot needs them:
+    /// an unprivileged arena's slot's user namespace, and the slot's network namespace unless
+    /// the bot may use the `network` (as root only where network namespaces can be made).
+    pub(super) fn slot_namespaces(
+        &self,
+        slot: &mut super::slots::Slot,
+        network: bool,
+    ) -> std::io::Result<(Option<RawFd>, Option<RawFd>)> {
+        Ok(match &self.namespaces {
+            Ok(Isolation::Privileged { netns: Ok(()) }) if !network => (None, Some(slot.netns()?)),
+            Ok(Isolation::User { uid_map, gid_map }) => {
+                let (userns, netns) = slot.user_namespaces(uid_map, gid_map)?;
+                (Some(userns), (!network).then_some(netns))
+            }
+            _ => (None, None),
+        })
     }
 
     /// Whether bots get their read-only view of the filesystem.
@@ -105,28 +120,19 @@ impl Support {
         matches!(self.namespaces, Ok(Isolation::User { .. })) && !self.root
     }
 
-    /// The namespaces a bot's supervisor creates or joins.
-    /// The namespaces a bot's supervisor creates or joins (`netns`: its slot's network
-    /// namespace, as root).
-    pub(super) fn child_namespaces(&self, netns: Option<RawFd>) -> Option<Namespaces> {
+    /// The namespaces a bot's relay joins (`userns`, `netns`: its slot's, from
+    /// [`Support::slot_namespaces`]) and creates.
+    pub(super) fn child_namespaces(
+        &self,
+        userns: Option<RawFd>,
+        netns: Option<RawFd>,
+    ) -> Option<Namespaces> {
         let mount = if self.view.is_ok() { libc::CLONE_NEWNS } else { 0 };
-        match &self.namespaces {
-            Ok(Isolation::Privileged { .. }) => Some(Namespaces {
-                unshare: libc::CLONE_NEWPID | libc::CLONE_NEWIPC | mount,
-                join_netns: netns,
-                id_maps: None,
-            }),
-            Ok(Isolation::User { uid_map, gid_map }) => Some(Namespaces {
-                unshare: libc::CLONE_NEWUSER
-                    | libc::CLONE_NEWPID
-                    | libc::CLONE_NEWNET
-                    | libc::CLONE_NEWIPC
-                    | mount,
-                join_netns: None,
-                id_maps: Some((uid_map.clone(), gid_map.clone())),
-            }),
-            Err(_) => None,
-        }
+        self.namespaces.as_ref().ok().map(|_| Namespaces {
+            unshare: libc::CLONE_NEWPID | libc::CLONE_NEWIPC | mount,
+            join_userns: userns,
+            join_netns: netns,
+        })
     }
 
     fn network_namespace(&self) -> Result<(), String> {
@@ -240,7 +246,9 @@ fn isolation(root: bool) -> Result<Isolation, String> {
     let gid = nix::unistd::getegid().as_raw();
     let maps = (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes());
     let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC;
-    match super::child::probe(flags, Some((&maps.0, &maps.1)), None) {
+    let probed = super::child::probe(flags, Some((&maps.0, &maps.1)), None)
+        .and_then(|()| super::slots::new_user_and_netns(&maps.0, &maps.1).map(drop));
+    match probed {
         Ok(()) => Ok(Isolation::User { uid_map: maps.0, gid_map: maps.1 }),
         Err(e) => Err(format!("{privileged}in a user namespace: {e}")),
     }
