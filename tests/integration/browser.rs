@@ -80,6 +80,10 @@ impl Browser {
                 "--remote-debugging-pipe",
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
+            // Chromium puts its singleton socket in a folder of its own under the temporary
+            // folder and removes it only when it exits cleanly; the drop below kills it, so
+            // that folder goes inside the profile, which the drop removes.
+            .env("TMPDIR", profile.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
