@@ -224,6 +224,7 @@ fn leftover_reports(dir: &Path, marker: &str, sandbox: &str) -> Vec<String> {
     let map = root().join("arenas/maps/risk/classic.txt");
     let toml = format!(
         "name = \"t\"\ngame = \"risk\"\nseed = 5\ngames_per_pairing = 3\nsandbox = {sandbox:?}\n\
+         concurrency = 1\n\
          [options]\nplayers = 2\n[limits]\nfirst_turn_ms = 60000\nturn_ms = 5000\n\
          [maps]\nfiles = [{:?}]\n[[bots]]\nname = \"left\"\nspec = {spec:?}\n\
          roles = [\"player1\", \"player2\"]\n[[bots]]\nname = \"random\"\n",
@@ -245,6 +246,7 @@ fn leftover_reports(dir: &Path, marker: &str, sandbox: &str) -> Vec<String> {
 fn a_bot_finds_nothing_left_by_the_bot_before_it_in_its_slot() {
     let dir = tempfile::tempdir().unwrap();
     let marker = marker_in(dir.path());
+    // One match at a time, so every bot after the first reuses the first one's slot.
     // Sandboxed, a slot's namespaces hold nothing of its last bot: its processes all ended with
     // its PID namespace, the keyrings are closed to it, and it could not count in the network
     // namespace's counters (no IP socket: without that filter the bots after the first read

@@ -119,9 +119,9 @@ impl Job<'_> {
             None => None,
         };
         group.kill();
-        group.stop(&exit, Duration::ZERO);
+        let stopped = group.stop(&exit, Duration::ZERO);
         if let Some(confinement) = confinement {
-            confinement.release(exit.exit().is_some());
+            confinement.release(stopped.gone);
         }
         if supervisor.is_stopping() {
             return Err(SpawnError::ShuttingDown);

@@ -326,7 +326,7 @@ fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport
     let arenas_own = confinement.as_ref().map_or(0, sandbox::Confinement::arenas_own);
     let memory_peak_kib = procfs::memory_peak_kib(group.id().as_raw(), arenas_own);
     pipes.close_input();
-    let by_itself = group.stop(&exit, grace);
+    let supervision::Stopped { by_itself, gone } = group.stop(&exit, grace);
     let ending = match (exit.exit(), by_itself) {
         (Some(how), Some(after)) => {
             let status = match how {
@@ -350,7 +350,7 @@ fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport
         _ => Vec::new(),
     };
     if let Some(confinement) = confinement {
-        confinement.release(exit.exit().is_some());
+        confinement.release(gone);
     }
     BotReport { stderr_tail, ending: Some(ending), memory_peak_kib, exit_stderr_tail }
 }

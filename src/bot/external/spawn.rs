@@ -94,9 +94,9 @@ pub(super) fn spawn(
         // It runs and cannot be talked to: it must not outlive this call.
         Err(e) => {
             group.kill();
-            group.stop(&exit, std::time::Duration::ZERO);
+            let stopped = group.stop(&exit, std::time::Duration::ZERO);
             if let Some(confinement) = confinement {
-                confinement.release(exit.exit().is_some());
+                confinement.release(stopped.gone);
             }
             Err(SpawnError::Connect(e))
         }

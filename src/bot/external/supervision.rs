@@ -233,9 +233,9 @@ impl ProcessGroup {
 
     /// Ends the group of a bot whose input is closed: `grace` for the leader to exit,
     /// `SIGTERM` to the group, `grace`, `SIGKILL`, then reaps the leader and every member
-    /// re-parented to arena, and forgets the group. Returns how long the leader took to exit by
-    /// itself, when it did within the first `grace`.
-    pub(super) fn stop(self, exit: &ExitWatch, grace: Duration) -> Option<Duration> {
+    /// re-parented to arena, and forgets the group. Says how long the leader took to exit by
+    /// itself, when it did within the first `grace`, and whether the group is gone.
+    pub(super) fn stop(self, exit: &ExitWatch, grace: Duration) -> Stopped {
         let asked = Instant::now();
         let by_itself = exit.wait(grace).then(|| asked.elapsed());
         // Members can outlive the leader, so the group gets the signals either way. (The group
@@ -248,8 +248,10 @@ impl ProcessGroup {
             let _ = killpg(self.pgid, Signal::SIGKILL);
         }
         self.wait_gone(exit, REAP_WAIT);
+        // `wait_gone` gives up after `REAP_WAIT`: a process may still be on its way out.
+        let gone = !self.exists(exit);
         self.supervisor.live().remove(&self.pgid.as_raw());
-        by_itself
+        Stopped { by_itself, gone }
     }
 
     /// Waits up to `limit` for the leader to exit, then up to `limit` more for the rest of the
@@ -270,6 +272,16 @@ impl ProcessGroup {
         }
         killpg(self.pgid, None::<Signal>) != Err(Errno::ESRCH)
     }
+}
+
+/// How a stopped group ended.
+pub(super) struct Stopped {
+    /// How long the leader took to exit by itself, when it did within the grace.
+    pub(super) by_itself: Option<Duration>,
+    /// No process of the group exists any more: what a sandboxed bot's slot waits for before
+    /// its next bot (a sandboxed bot's init, whose end the kernel completes only once every
+    /// process of the bot's PID namespace is gone, is in the group).
+    pub(super) gone: bool,
 }
 
 /// Reaps every exited child of arena in group `pgid`, without blocking.

@@ -1119,7 +1119,7 @@ unsafe fn default_signals() {
 /// # Safety
 ///
 /// In a forked child that needs none of the others.
-unsafe fn close_all_but(keep: impl IntoIterator<Item = RawFd>) {
+pub(super) unsafe fn close_all_but(keep: impl IntoIterator<Item = RawFd>) {
     let mut sorted = [0 as RawFd; 16];
     let mut n = 0;
     for (slot, fd) in sorted.iter_mut().zip(keep) {

@@ -344,7 +344,8 @@ impl Confinement {
 
     /// Removes the private directory (a tmpfs is already gone; a job's workspace is given back
     /// to arena's user) and gives the slot back; call once the bot's processes are gone (`gone`:
-    /// arena saw its leader end; else the slot's namespaces are not reused). Nothing a bot did
+    /// arena saw its whole process group, the init included, end; else the slot is not reused).
+    /// Nothing a bot did
     /// to its own files (a folder of mode 000, files it no longer lets anyone read) stops this.
     pub(super) fn release(self, gone: bool) {
         #[cfg(target_os = "linux")]

@@ -85,15 +85,20 @@ impl Slots {
         Ok(Slot { index, netns: None, userns: None, cgroup })
     }
 
-    /// Gives a slot back once its bot's processes are gone (`gone`: arena saw its relay end,
-    /// which the relay does only after every process of the bot's PID namespace is gone). A slot
+    /// Gives a slot back once its bot's processes are gone (`gone`: arena saw the bot's whole
+    /// process group end, its relay and its init included; the kernel completes the init's end
+    /// only once every process of the bot's PID namespace is gone). A slot
     /// whose bot may still have processes is not reused: its namespaces close with it here (the
     /// kernel frees them with their last process), and its cgroup, while it still counts some, is
-    /// left to a later arena's sweep, with its index.
-    pub(super) fn give_back(&self, slot: Slot, gone: bool) {
-        if gone && slot.cgroup.as_ref().is_none_or(BotCgroup::is_empty) {
-            self.free.lock().unwrap_or_else(PoisonError::into_inner).push(slot);
+    /// left to a later arena's sweep, with its index. An unprivileged arena's slot (no uid or
+    /// cgroup of its own) comes back without its namespaces instead: the next bot makes new ones.
+    pub(super) fn give_back(&self, mut slot: Slot, gone: bool) {
+        if !gone && slot.userns.is_some() && slot.cgroup.is_none() {
+            (slot.userns, slot.netns) = (None, None);
+        } else if !gone || !slot.cgroup.as_ref().is_none_or(BotCgroup::is_empty) {
+            return;
         }
+        self.free.lock().unwrap_or_else(PoisonError::into_inner).push(slot);
     }
 }
 
@@ -116,13 +121,18 @@ pub(super) fn new_user_and_netns(uid_map: &[u8], gid_map: &[u8]) -> io::Result<(
     use std::os::fd::AsRawFd;
     let (wait_r, wait_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
     let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNET | libc::SIGCHLD;
-    // SAFETY: a fork (the child has its own copy of arena's memory) whose child only reads a
-    // pipe (end of file once arena has what it needs) and exits: no allocation, no lock.
+    // SAFETY: a fork (the child has its own copy of arena's memory) whose child closes every
+    // descriptor but its end of the pipe, reads it (end of file once arena has what it needs)
+    // and exits: system calls only, no allocation, no lock.
     #[allow(unsafe_code)]
     let pid = unsafe {
         let pid = libc::syscall(libc::SYS_clone, flags as libc::c_ulong, 0usize, 0usize, 0usize);
         if pid == 0 {
-            libc::close(wait_w.as_raw_fd());
+            // The child inherits every descriptor arena has open, the write ends of other
+            // threads' pipes of this kind included: kept, two such children made at once would
+            // each wait for the end of file the other holds off (and every arena thread with
+            // them), and one would hold other bots' lifelines and stdin after arena's death.
+            super::child::close_all_but([wait_r.as_raw_fd()]);
             let mut byte = 0u8;
             libc::read(wait_r.as_raw_fd(), (&raw mut byte).cast(), 1);
             libc::_exit(0);
@@ -160,4 +170,44 @@ pub(super) fn new_user_and_netns(uid_map: &[u8], gid_map: &[u8]) -> io::Result<(
         {}
     }
     made
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tournaments start their matches' bots on many threads at once, so their slots' namespaces
+    /// are made at once: each maker's child must not keep another's pipe open.
+    #[test]
+    fn user_and_network_namespaces_made_on_many_threads_at_once_all_come() {
+        let uid = nix::unistd::geteuid().as_raw();
+        let gid = nix::unistd::getegid().as_raw();
+        let maps = (format!("{uid} {uid} 1\n"), format!("{gid} {gid} 1\n"));
+        if let Err(e) = new_user_and_netns(maps.0.as_bytes(), maps.1.as_bytes()) {
+            eprintln!("skipped: no user namespace here ({e})");
+            return;
+        }
+        const THREADS: usize = 8;
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(THREADS));
+        let (sender, receiver) = std::sync::mpsc::channel();
+        for _ in 0..THREADS {
+            let (barrier, sender, maps) = (barrier.clone(), sender.clone(), maps.clone());
+            std::thread::spawn(move || {
+                for _ in 0..25 {
+                    barrier.wait();
+                    let made = new_user_and_netns(maps.0.as_bytes(), maps.1.as_bytes());
+                    sender.send(made.map(drop).map_err(|e| e.to_string())).unwrap();
+                }
+            });
+        }
+        for made in 0..THREADS * 25 {
+            // A generous wait: on a deadlock nothing ever comes.
+            match receiver.recv_timeout(std::time::Duration::from_secs(60)) {
+                Ok(result) => result.unwrap(),
+                Err(_) => panic!("only {made} of {} made: the makers wait on each other", {
+                    THREADS * 25
+                }),
+            }
+        }
+    }
 }
