@@ -183,8 +183,9 @@ mod tests {
         let uid = nix::unistd::geteuid().as_raw();
         let gid = nix::unistd::getegid().as_raw();
         let maps = (format!("{uid} {uid} 1\n"), format!("{gid} {gid} 1\n"));
-        if let Err(e) = new_user_and_netns(maps.0.as_bytes(), maps.1.as_bytes()) {
-            eprintln!("skipped: no user namespace here ({e})");
+        // Where the kernel refuses a user namespace (arena then runs bots without one), there is
+        // nothing to make.
+        if new_user_and_netns(maps.0.as_bytes(), maps.1.as_bytes()).is_err() {
             return;
         }
         const THREADS: usize = 8;
