@@ -271,4 +271,55 @@ mod tests {
             [Some(libc::EPERM), None, None, Some(libc::ENOSYS), Some(libc::EPERM), None]
         );
     }
+
+    /// Installed on a thread of its own, the slot's filter refuses what could name a socket in
+    /// the slot's network namespace (an abstract unix name on a socketpair socket, a netlink
+    /// port, the kernel's own name for a socket passing credentials) and lets socketpair be.
+    #[test]
+    fn the_slot_filter_leaves_no_way_to_name_a_socket() {
+        let program = no_network_program().expect("seccomp on the test machine");
+        let answers = std::thread::spawn(move || {
+            let errno = |result: libc::c_int| {
+                if result == -1 { std::io::Error::last_os_error().raw_os_error() } else { None }
+            };
+            // SAFETY: this thread's own attributes, then system calls on sockets it opens and
+            // closes.
+            #[allow(unsafe_code)]
+            unsafe {
+                assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+                seccompiler::apply_filter(program).expect("installed");
+                let mut pair = [0; 2];
+                let made = libc::socketpair(
+                    libc::AF_UNIX,
+                    libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                    0,
+                    &mut pair,
+                );
+                let mut name: libc::sockaddr_un = std::mem::zeroed();
+                name.sun_family = libc::AF_UNIX as libc::sa_family_t;
+                name.sun_path[1] = b'a' as libc::c_char;
+                let length = (std::mem::size_of::<libc::sa_family_t>() + 2) as libc::socklen_t;
+                let bind = libc::bind(pair[0], (&raw const name).cast(), length);
+                let on: libc::c_int = 1;
+                let passcred = libc::setsockopt(
+                    pair[0],
+                    libc::SOL_SOCKET,
+                    libc::SO_PASSCRED,
+                    (&raw const on).cast(),
+                    std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+                );
+                let netlink =
+                    libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 2);
+                for fd in [pair[0], pair[1], netlink] {
+                    if fd >= 0 {
+                        libc::close(fd);
+                    }
+                }
+                [errno(made), errno(bind), errno(passcred), errno(netlink)]
+            }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(answers, [None, Some(libc::EPERM), Some(libc::EPERM), Some(libc::EPERM)]);
+    }
 }
