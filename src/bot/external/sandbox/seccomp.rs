@@ -288,12 +288,12 @@ mod tests {
             unsafe {
                 assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
                 seccompiler::apply_filter(program).expect("installed");
-                let mut pair = [0; 2];
+                let mut pair: [libc::c_int; 2] = [0; 2];
                 let made = libc::socketpair(
                     libc::AF_UNIX,
                     libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
                     0,
-                    &mut pair,
+                    pair.as_mut_ptr(),
                 );
                 let mut name: libc::sockaddr_un = std::mem::zeroed();
                 name.sun_family = libc::AF_UNIX as libc::sa_family_t;
