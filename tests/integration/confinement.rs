@@ -197,7 +197,11 @@ fn two_bots_find_no_channel_between_them() {
     );
     o.expect("garbage", Some("virus"));
     let line = report(&o).to_string();
-    assert_eq!(line, "REPORT netlink=none flock=free xattr=none mtime=other", "{}", o.stdout);
+    // Each bot is in its slot's network namespace, where netlink sockets are refused (a socket
+    // in flight, named, would outlive the bot).
+    let expected = "REPORT netlink=unbound(Operation not permitted) flock=free xattr=none \
+                    mtime=other";
+    assert_eq!(line, expected, "{}", o.stdout);
     assert_eq!(stamp(&shared), before);
     assert_eq!(get_attribute(&shared, "user.channel"), None);
     assert_no_process_left(&marker);
@@ -231,8 +235,14 @@ fn leftover_reports(dir: &Path, marker: &str, sandbox: &str) -> Vec<String> {
         map.display().to_string(),
     );
     let results = crate::support::run_arena_file(dir, "t", &toml);
-    let csv = std::fs::read_to_string(results.join("matches.csv")).expect("matches.csv");
+    let reports = reports_in(&results);
     std::fs::remove_dir_all(dir.join("results")).unwrap();
+    reports
+}
+
+/// The `REPORT ...` line in each match's row of a tournament's `matches.csv`.
+fn reports_in(results: &Path) -> Vec<String> {
+    let csv = std::fs::read_to_string(results.join("matches.csv")).expect("matches.csv");
     csv.lines()
         .skip(1)
         .map(|row| {
@@ -250,11 +260,12 @@ fn a_bot_finds_nothing_left_by_the_bot_before_it_in_its_slot() {
     // Sandboxed, a slot's namespaces hold nothing of its last bot: its processes all ended with
     // its PID namespace, the keyrings are closed to it, and it could not count in the network
     // namespace's counters (no IP socket: without that filter the bots after the first read
-    // noroutes=5, 10, ...).
+    // noroutes=5, 10, ...), nor name a socket it leaves in flight (no bind, no netlink socket:
+    // without them the bots after the first found inflight=both).
     let reports = leftover_reports(dir.path(), &marker, "require");
     assert_eq!(reports.len(), 6);
     for report in &reports {
-        assert_eq!(report, "REPORT netlink=free key=none noroutes=0", "{reports:?}");
+        assert_eq!(report, "REPORT netlink=free key=none noroutes=0 inflight=none", "{reports:?}");
     }
     assert_no_process_left(&marker);
     // Without the sandbox the process a bot leaves outlives it and holds the port, and its key
@@ -264,6 +275,40 @@ fn a_bot_finds_nothing_left_by_the_bot_before_it_in_its_slot() {
         let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
     }
     assert!(reports.iter().any(|r| r.starts_with("REPORT netlink=held key=held ")), "{reports:?}");
+}
+
+/// `hostile_ucounts.py` as player 1 (probing, then reporting) against itself as player 2
+/// (filling), sandboxed: the prober's reports.
+fn ucounts_reports(dir: &Path, marker: &str) -> Vec<String> {
+    let [probe, fill] =
+        ["probe", "fill"].map(|role| bot("python3", "hostile_ucounts.py", marker, &[role]));
+    let map = root().join("arenas/maps/risk/classic.txt").display().to_string();
+    let toml = format!(
+        "name = \"t\"\ngame = \"risk\"\nsandbox = \"require\"\n[options]\nplayers = 2\n\
+         [limits]\nfirst_turn_ms = 60000\n[maps]\nfiles = [{map:?}]\n\
+         [[bots]]\nname = \"probe\"\nspec = {probe:?}\nroles = [\"player1\"]\n\
+         [[bots]]\nname = \"fill\"\nspec = {fill:?}\nroles = [\"player2\"]\n",
+    );
+    reports_in(&crate::support::run_arena_file(dir, "t", &toml))
+}
+
+#[test]
+fn a_bot_cannot_see_what_a_bot_running_at_the_same_time_takes_of_its_users_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    // The prober counts the message-queue bytes and queued signals it can take, before and
+    // while the other bot holds all it can take. All of an unprivileged arena's bots are
+    // arena's user, for which the kernel counts both under arena's own limits: without the
+    // bots' own limits the prober found mq=800/0 (KiB) and sigpending=96365/0 as nobody.
+    let reports = ucounts_reports(dir.path(), &marker);
+    assert!(!reports.is_empty());
+    for report in &reports {
+        for key in ["mq", "sigpending"] {
+            let (before, during) = field(report, key).split_once('/').expect(report);
+            assert_eq!(before, during, "{key}: {report}");
+        }
+    }
+    assert_no_process_left(&marker);
 }
 
 #[test]

@@ -167,6 +167,10 @@ pub(in crate::bot::external) struct Shared {
     pub(in crate::bot::external) gone: RawFd,
 }
 
+/// `RLIMIT_SIGPENDING` of a sandboxed bot: the signals queued to its processes at once, which the
+/// kernel also counts for arena's user, under arena's own limit, across all of arena's bots.
+const BOT_QUEUED_SIGNALS: libc::rlim_t = 16;
+
 /// An unprivileged user of a root arena's bot: a uid and gid of its own (no supplementary
 /// groups), and, when its uid cannot reach its own files through the folders' modes,
 /// `CAP_DAC_READ_SEARCH` (reading without the modes' consent: Landlock still decides what).
@@ -666,6 +670,19 @@ impl Plan {
             if let Some(n) = self.max_processes {
                 let limit = libc::rlimit { rlim_cur: n, rlim_max: n };
                 check(libc::setrlimit(libc::RLIMIT_NPROC, &limit))?;
+            }
+            // The kernel counts message queues, locked shared memory and queued signals per user
+            // at each level of user namespaces up to the machine's, where every bot of an
+            // unprivileged arena is arena's user: what one bot takes there, another running at
+            // the same time cannot, and sees. No bot gets any of the first two, and few queued
+            // signals, so that all bots at once stay below arena's own limit (docs/security.md).
+            for (resource, n) in [
+                (libc::RLIMIT_MSGQUEUE, 0),
+                (libc::RLIMIT_MEMLOCK, 0),
+                (libc::RLIMIT_SIGPENDING, BOT_QUEUED_SIGNALS),
+            ] {
+                let limit = libc::rlimit { rlim_cur: n, rlim_max: n };
+                check(libc::setrlimit(resource, &limit))?;
             }
             check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
             if self.drop_capabilities {

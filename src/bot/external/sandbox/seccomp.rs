@@ -31,9 +31,17 @@
 //! filters only know the native numbers (and, on x86-64, the x32 ones, which they refuse too).
 //!
 //! A bot in a network namespace (its slot's, which the slot's next bots join) adds a second,
-//! small filter ([`no_network_program`]): `socket` of IPv4 and IPv6 refused with `EPERM`. With
-//! its loopback down an IP socket reaches nothing, but each datagram it sends bumps the
-//! namespace's counters (`OutNoRoutes` in `/proc/net/snmp`), which the slot's next bot reads.
+//! small filter ([`no_network_program`]), as what it makes there can outlive it:
+//! - `socket` of IPv4, IPv6 and netlink refused with `EPERM`. With its loopback down an IP
+//!   socket reaches nothing, but each datagram it sends bumps the namespace's counters
+//!   (`OutNoRoutes` in `/proc/net/snmp`), which the slot's next bot reads;
+//! - `bind` refused, and `setsockopt` of `SO_PASSCRED` and `SO_PASSPIDFD` (with which a unix
+//!   socket that sends or connects takes a name of the kernel's choosing): a socket lives
+//!   while a descriptor of it does, and one sent (`SCM_RIGHTS`) into its own pair's queue
+//!   outlives every process of the bot until the kernel's unix garbage collector frees it
+//!   (seconds later, measured); named (an abstract unix name, a netlink port), it is seen by
+//!   the slot's next bot, which could not bind that name. With IP and netlink refused, `bind`
+//!   only served such names.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -49,20 +57,29 @@ pub(super) fn program() -> Result<&'static BpfProgram, &'static str> {
     PROGRAM.get_or_init(|| chain(build()?)).as_ref().map_err(String::as_str)
 }
 
-/// The filter a bot in a network namespace adds to [`program`]: no IPv4 or IPv6 socket.
+/// The filter a bot in a network namespace adds to [`program`]: no IPv4, IPv6 or netlink socket,
+/// no `bind`, no `SO_PASSCRED` or `SO_PASSPIDFD`: nothing named in the namespace.
 pub(super) fn no_network_program() -> Result<&'static BpfProgram, &'static str> {
     static PROGRAM: OnceLock<Result<BpfProgram, String>> = OnceLock::new();
     PROGRAM
         .get_or_init(|| {
             let arch = arch()?;
             let mut rules = Rules::new();
-            let family = |f: libc::c_int| {
-                SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, f as u64)
-                    .and_then(|c| SeccompRule::new(vec![c]))
+            let equal = |arg, value: libc::c_int| {
+                SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value as u64)
                     .map_err(|e| e.to_string())
             };
-            let when = vec![family(libc::AF_INET)?, family(libc::AF_INET6)?];
+            let rule = |conditions| SeccompRule::new(conditions).map_err(|e| e.to_string());
+            let families = [libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK];
+            let when =
+                families.map(|f| rule(vec![equal(0, f)?])).into_iter().collect::<Result<_, _>>()?;
             add(&mut rules, arch, libc::SYS_socket, when);
+            add(&mut rules, arch, libc::SYS_bind, Vec::new());
+            let when = [libc::SO_PASSCRED, SO_PASSPIDFD]
+                .map(|option| rule(vec![equal(1, libc::SOL_SOCKET)?, equal(2, option)?]))
+                .into_iter()
+                .collect::<Result<_, _>>()?;
+            add(&mut rules, arch, libc::SYS_setsockopt, when);
             let errno = SeccompAction::Errno(libc::EPERM as u32);
             let filter = SeccompFilter::new(rules, SeccompAction::Allow, errno, arch)
                 .map_err(|e| e.to_string())?;
@@ -71,6 +88,9 @@ pub(super) fn no_network_program() -> Result<&'static BpfProgram, &'static str> 
         .as_ref()
         .map_err(String::as_str)
 }
+
+/// `SO_PASSPIDFD` (Linux 6.5), which the `libc` crate may not name on every target.
+const SO_PASSPIDFD: libc::c_int = 76;
 
 /// `BPF_RET | BPF_K`: return the constant.
 const RETURN: u16 = 0x06;
@@ -250,5 +270,56 @@ mod tests {
             answers,
             [Some(libc::EPERM), None, None, Some(libc::ENOSYS), Some(libc::EPERM), None]
         );
+    }
+
+    /// Installed on a thread of its own, the slot's filter refuses what could name a socket in
+    /// the slot's network namespace (an abstract unix name on a socketpair socket, a netlink
+    /// port, the kernel's own name for a socket passing credentials) and lets socketpair be.
+    #[test]
+    fn the_slot_filter_leaves_no_way_to_name_a_socket() {
+        let program = no_network_program().expect("seccomp on the test machine");
+        let answers = std::thread::spawn(move || {
+            let errno = |result: libc::c_int| {
+                if result == -1 { std::io::Error::last_os_error().raw_os_error() } else { None }
+            };
+            // SAFETY: this thread's own attributes, then system calls on sockets it opens and
+            // closes.
+            #[allow(unsafe_code)]
+            unsafe {
+                assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+                seccompiler::apply_filter(program).expect("installed");
+                let mut pair: [libc::c_int; 2] = [0; 2];
+                let made = libc::socketpair(
+                    libc::AF_UNIX,
+                    libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                    0,
+                    pair.as_mut_ptr(),
+                );
+                let mut name: libc::sockaddr_un = std::mem::zeroed();
+                name.sun_family = libc::AF_UNIX as libc::sa_family_t;
+                name.sun_path[1] = b'a' as libc::c_char;
+                let length = (std::mem::size_of::<libc::sa_family_t>() + 2) as libc::socklen_t;
+                let bind = libc::bind(pair[0], (&raw const name).cast(), length);
+                let on: libc::c_int = 1;
+                let passcred = libc::setsockopt(
+                    pair[0],
+                    libc::SOL_SOCKET,
+                    libc::SO_PASSCRED,
+                    (&raw const on).cast(),
+                    std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+                );
+                let netlink =
+                    libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 2);
+                for fd in [pair[0], pair[1], netlink] {
+                    if fd >= 0 {
+                        libc::close(fd);
+                    }
+                }
+                [errno(made), errno(bind), errno(passcred), errno(netlink)]
+            }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(answers, [None, Some(libc::EPERM), Some(libc::EPERM), Some(libc::EPERM)]);
     }
 }
