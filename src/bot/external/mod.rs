@@ -304,7 +304,8 @@ impl Limits {
             confinement.is_some_and(sandbox::Confinement::hit_memory_cap)
         } else {
             let arenas_own = confinement.map_or(0, sandbox::Confinement::arenas_own);
-            sandbox::tree_memory(process.group.id().as_raw(), arenas_own)
+            let tmpfs = confinement.map_or(0, sandbox::Confinement::tmpfs_bytes);
+            sandbox::tree_memory(process.group.id().as_raw(), arenas_own).saturating_add(tmpfs)
                 > limit_mb.saturating_mul(1 << 20)
         };
         over.then_some(BotFailure::MemoryLimit { limit_mb })

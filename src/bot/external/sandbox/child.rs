@@ -133,6 +133,10 @@ pub(in crate::bot::external) struct Plan {
     /// continue ([`RESUME`]), once it has signalled every process (arena waits for a stop's: a
     /// stop done late is CPU stolen).
     pub(in crate::bot::external) pause_ack: Option<RawFd>,
+    /// A unix socket on which the relay sends arena a descriptor of the bot's private tmpfs
+    /// once it is mounted, when nothing charges its pages to the bot (no `memory` cgroup):
+    /// arena then counts what the bot holds there in its memory ([`report_tmpfs`]).
+    pub(in crate::bot::external) tmpfs_report: Option<RawFd>,
     /// The access the bot's own `/proc` gets in its ruleset (in its view).
     pub(in crate::bot::external) proc_access: u64,
     /// The seccomp program to install (none: none here, or the spawner's is inherited).
@@ -197,8 +201,8 @@ pub(in crate::bot::external) struct BotUser {
 /// ([`View::make_template`]): a bot's namespace is then a copy of it (`from_template`), to
 /// which its relay adds only its private directory; the template itself is no bot's.
 ///
-/// As root, where the bot has a `memory` cgroup of its own, its private directory is no folder
-/// on disk but a tmpfs of its own ([`Tmpfs`]) that the relay mounts at `at`: `private` is then
+/// A bot's private directory is no folder on disk but a tmpfs of its own ([`Tmpfs`]) that the
+/// relay mounts at `at` (where the machine allows it; not a job's workspace): `private` is then
 /// unused, `keep` binds paths relative to the machine's `/tmp` onto mount points in the tmpfs.
 #[derive(Clone, Debug)]
 pub(in crate::bot::external) struct View {
@@ -214,8 +218,10 @@ pub(in crate::bot::external) struct View {
 }
 
 /// A bot's private tmpfs: mounted `nosuid,nodev` by its relay in the bot's own mount namespace
-/// (no other namespace sees it), its pages charged to the bot's `memory` cgroup (the writer's),
-/// gone with the namespace when the bot's last process is (nothing for arena to remove).
+/// (no other namespace sees it), its pages charged to the bot's `memory` cgroup (the writer's)
+/// as root, else counted by arena through a descriptor the relay sends it (`Plan::tmpfs_report`),
+/// gone with the namespace when the bot's last process is and arena has closed that descriptor
+/// (nothing for arena to remove).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(in crate::bot::external) struct Tmpfs {
     /// The mount's options: its size, and its root's mode and owner (the bot's user).
@@ -579,6 +585,11 @@ impl Plan {
             }
             if let Some(view) = &self.view {
                 view.make()?;
+                // Before the init exists (no copy of the socket reaches the bot), and so before
+                // the spawn returns in arena.
+                if let Some(report) = self.tmpfs_report {
+                    report_tmpfs(report, &view.at)?;
+                }
             }
             let (init_stack, bot_stack) = match self.shared {
                 Some(shared) => (shared.init_stack as *mut c_void, shared.bot_stack as *mut c_void),
@@ -1263,6 +1274,57 @@ unsafe fn drop_capabilities(user: Option<&BotUser>) -> io::Result<()> {
         }
         Ok(())
     }
+}
+
+/// Sends arena, on `report`, a descriptor of the tmpfs just mounted at `at` (`O_PATH`: it can
+/// `fstatfs` it, not read what is in it), then closes `report`. arena counts the tmpfs's used
+/// blocks in the bot's memory: a tmpfs's pages belong to no process, so `/proc` would not show
+/// them. The descriptor keeps the tmpfs until arena closes it at the bot's end.
+///
+/// # Safety
+///
+/// In the relay, in the bot's mount namespace; allocates nothing (it may share the spawner's
+/// memory).
+unsafe fn report_tmpfs(report: RawFd, at: &std::ffi::CStr) -> io::Result<()> {
+    // SAFETY: a NUL-terminated path; descriptors this process holds.
+    unsafe {
+        let fd = libc::open(at.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC);
+        check(fd)?;
+        let sent = send_fd(report, fd);
+        libc::close(fd);
+        libc::close(report);
+        sent
+    }
+}
+
+/// Sends descriptor `fd` on unix socket `socket`, in a message of one byte, allocating nothing.
+///
+/// # Safety
+///
+/// Any process.
+unsafe fn send_fd(socket: RawFd, fd: RawFd) -> io::Result<()> {
+    // Room for one `SCM_RIGHTS` message of one descriptor (`CMSG_SPACE(4)`, 24 bytes on Linux),
+    // aligned as its header.
+    let mut control = [0u64; 4];
+    let byte = 0u8;
+    let mut iov = libc::iovec { iov_base: (&raw const byte).cast_mut().cast(), iov_len: 1 };
+    // SAFETY: a message header over local buffers; the control message fits in `control`.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(size_of::<RawFd>() as u32) as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(size_of::<RawFd>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
+        if libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// A pipe, both ends close-on-exec.

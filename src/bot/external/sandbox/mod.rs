@@ -188,9 +188,16 @@ impl Prepared {
         Ok(())
     }
 
-    /// Forgets what only the spawn needed; keeps what must live as long as the bot.
+    /// Forgets what only the spawn needed; keeps what must live as long as the bot. Call once
+    /// the spawn returned (the relay has then mounted the bot's tmpfs and sent it).
     pub(super) fn into_confinement(self) -> Confinement {
-        self.confinement
+        #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
+        let mut confinement = self.confinement;
+        #[cfg(target_os = "linux")]
+        if let Some(report) = confinement.tmpfs_report.take() {
+            confinement.tmpfs_root = received_tmpfs(&report);
+        }
+        confinement
     }
 }
 
@@ -223,6 +230,13 @@ pub(super) struct Confinement {
     /// The read end of the init's acknowledgements of stops and continues.
     #[cfg(target_os = "linux")]
     pause_ack: Option<std::fs::File>,
+    /// Until the spawn returns, arena's end of the socket on which the relay sends a
+    /// descriptor of the bot's tmpfs (when no `memory` cgroup charges its pages to the bot).
+    #[cfg(target_os = "linux")]
+    tmpfs_report: Option<std::os::fd::OwnedFd>,
+    /// That descriptor: what the bot holds in its tmpfs counts in its memory.
+    #[cfg(target_os = "linux")]
+    tmpfs_root: Option<std::os::fd::OwnedFd>,
 }
 
 impl Confinement {
@@ -307,6 +321,19 @@ impl Confinement {
         0
     }
 
+    /// The bytes the bot holds in its private tmpfs when nothing charges them to it (its
+    /// pages belong to no process: `/proc` shows none of them); 0 otherwise.
+    pub(super) fn tmpfs_bytes(&self) -> u64 {
+        #[cfg(target_os = "linux")]
+        if let Some(root) = &self.tmpfs_root {
+            return nix::sys::statfs::fstatfs(root).map_or(0, |fs| {
+                let used = (fs.blocks() as u64).saturating_sub(fs.blocks_free() as u64);
+                used.saturating_mul(fs.block_size() as u64)
+            });
+        }
+        0
+    }
+
     /// Whether the bot ran out of the memory of its `memory` cgroup.
     pub(super) fn hit_memory_cap(&self) -> bool {
         #[cfg(target_os = "linux")]
@@ -342,11 +369,12 @@ impl Confinement {
         None
     }
 
-    /// Removes the private directory (a tmpfs is already gone; a job's workspace is given back
-    /// to arena's user) and gives the slot back; call once the bot's processes are gone (`gone`:
-    /// arena saw its whole process group, the init included, end; else the slot is not reused).
-    /// Nothing a bot did
-    /// to its own files (a folder of mode 000, files it no longer lets anyone read) stops this.
+    /// Removes the private directory (a tmpfs is gone with the bot's mount namespace and the
+    /// descriptor arena may hold of it, closed here; a job's workspace is given back to arena's
+    /// user) and gives the slot back; call once the bot's processes are gone (`gone`: arena saw
+    /// its whole process group, the init included, end; else the slot is not reused). Nothing a
+    /// bot did to its own files (a folder of mode 000, files it no longer lets anyone read)
+    /// stops this.
     pub(super) fn release(self, gone: bool) {
         #[cfg(target_os = "linux")]
         if let Some(slot) = self.slot {
@@ -357,7 +385,8 @@ impl Confinement {
         match self.dir {
             // Removed in the background, whatever the bot left in it.
             PrivateDir::Fresh(dir) => drop(dir),
-            // Gone with the bot's mount namespace, before its relay's end reached arena.
+            // Gone with the bot's mount namespace, before its relay's end reached arena (or,
+            // where arena counts it, once `tmpfs_root` closes, with `self`).
             PrivateDir::Tmpfs(_) => {}
             PrivateDir::Workspace(dir) => {
                 #[cfg(target_os = "linux")]
@@ -443,19 +472,30 @@ pub(super) fn prepare(
         let read_search = !resolved.own.iter().all(|p| paths::reachable_by_others(p));
         ChildUser { uid, gid: uid, read_search }
     });
-    // As root, where a `memory` cgroup of its own counts what it writes there, a tmpfs in its
-    // own mount namespace; else a folder on disk (unprivileged, a tmpfs nothing charges to the
-    // bot could fill the machine's memory).
+    // A tmpfs in its own mount namespace, as large as its memory limit. Its pages are the
+    // bot's memory: where a `memory` cgroup of its own (as root) charges them to it, the kernel
+    // counts them; else its relay sends arena a descriptor of it (`tmpfs_report`), by which
+    // arena adds its used blocks to what the bot's processes hold after each turn. A job's
+    // workspace (which arena reads afterwards) is a folder on disk.
     let charged = slot.cgroup.as_ref().is_some_and(cgroup::BotCgroup::charges_memory);
-    let dir = match user {
-        Some(user) if workspace.is_none() && charged && support.private_tmpfs() => {
-            let mb = options.memory_mb.unwrap_or(DEFAULT_TMPFS_MB);
-            let size = mb.saturating_mul(1024 * 1024);
-            let (uid, gid) = (user.uid, user.gid);
-            PrivateDir::Tmpfs(format!("size={size},mode=700,uid={uid},gid={gid}"))
+    let mut tmpfs_report = None;
+    let dir = if workspace.is_none() && support.private_tmpfs() {
+        if !charged {
+            tmpfs_report = Some(
+                spawner::socket_pair().map_err(|e| setup("cannot create its tmpfs's socket", e))?,
+            );
         }
-        _ => private_dir(workspace).map_err(|e| setup("cannot create its private directory", e))?,
+        let mb = options.memory_mb.unwrap_or(DEFAULT_TMPFS_MB);
+        let size = mb.saturating_mul(1024 * 1024);
+        let (uid, gid) = match user {
+            Some(user) => (user.uid, user.gid),
+            None => (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw()),
+        };
+        PrivateDir::Tmpfs(format!("size={size},mode=700,uid={uid},gid={gid}"))
+    } else {
+        private_dir(workspace).map_err(|e| setup("cannot create its private directory", e))?
     };
+    let (tmpfs_ours, tmpfs_theirs) = tmpfs_report.unzip();
     if let (Some(user), Some(folder)) = (&user, dir.folder()) {
         std::os::unix::fs::chown(folder, Some(user.uid), Some(user.gid))
             .map_err(|e| setup("cannot give its private directory to its user", e))?;
@@ -505,6 +545,7 @@ pub(super) fn prepare(
         oom_event: cgroup.and_then(cgroup::BotCgroup::oom_event),
         control: relayed.then(|| control_r.as_raw_fd()),
         pause_ack: relayed.then(|| ack_w.as_raw_fd()),
+        tmpfs_report: tmpfs_theirs.as_ref().map(AsRawFd::as_raw_fd),
         proc_access: landlock_rules::proc_access(),
         seccomp: seccomp::program().ok(),
         no_network,
@@ -523,7 +564,11 @@ pub(super) fn prepare(
         command: resolved.command,
         dir: visible,
         plan,
-        _until_spawned: ruleset.into_iter().chain([startup_w, control_r, ack_w]).collect(),
+        _until_spawned: ruleset
+            .into_iter()
+            .chain([startup_w, control_r, ack_w])
+            .chain(tmpfs_theirs)
+            .collect(),
         confinement: Confinement {
             dir,
             uid: user.map(|u| u.uid),
@@ -532,6 +577,8 @@ pub(super) fn prepare(
             slot: Some(slot),
             control,
             pause_ack,
+            tmpfs_report: tmpfs_ours,
+            tmpfs_root: None,
         },
     })
 }
@@ -634,8 +681,26 @@ fn kept_of_tmp<'a>(readable: &'a [PathBuf], private: Option<&std::path::Path>) -
     kept
 }
 
-/// The size of a root arena's bot's private tmpfs when it has no `memory_mb` (with one, the
-/// tmpfs is as large as its limit).
+/// The descriptor of a bot's tmpfs its relay sent on `report` (`None`: none came; it comes
+/// before the spawn returns, so a wait is for a relay that failed).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn received_tmpfs(report: &std::os::fd::OwnedFd) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsFd, AsRawFd, FromRawFd};
+    let mut fd = [nix::poll::PollFd::new(report.as_fd(), nix::poll::PollFlags::POLLIN)];
+    if !nix::poll::poll(&mut fd, nix::poll::PollTimeout::from(1000u16)).is_ok_and(|n| n > 0) {
+        return None;
+    }
+    let mut byte = [0u8; 1];
+    let mut fds = [-1; spawner::MAX_FDS];
+    let (_, n) = spawner::receive(report.as_raw_fd(), &mut byte, &mut fds).ok()?;
+    // SAFETY: descriptors this process just received and owns.
+    let mut received = fds[..n].iter().map(|&fd| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) });
+    received.next()
+}
+
+/// The size of a bot's private tmpfs when it has no `memory_mb` (with one, the tmpfs is as
+/// large as its limit).
 #[cfg(target_os = "linux")]
 const DEFAULT_TMPFS_MB: u64 = 512;
 

@@ -3,9 +3,9 @@
 //! temporary folder, slow on a busy ext4) and removes those of bots that are gone, whatever
 //! they left (folders of mode 000 included). A directory goes to one bot only, never to a
 //! second one: what a bot left in it (files, modes, times, attributes) would reach the next.
-//! These are an unprivileged arena's bots' (and `cg:` compiles' workspaces, made elsewhere): a
-//! root arena's bot gets a tmpfs in its own mount namespace instead, which nothing here makes or
-//! removes.
+//! These are the bots' of a machine that refuses them a tmpfs in their own mount namespace
+//! (and `cg:` compiles' workspaces, made elsewhere): elsewhere a bot gets such a tmpfs, which
+//! nothing here makes or removes.
 //!
 //! Nothing stays behind when arena ends: at `exit` (a normal end, or after Ctrl-C and the like,
 //! which end with `std::process::exit`) a handler removes what is ready or waiting for removal;

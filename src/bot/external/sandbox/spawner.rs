@@ -41,7 +41,7 @@ const MARKER: &str = "ARENA_SANDBOX_SPAWNER";
 /// started the old way.
 const MAX_REQUEST: usize = 256 * 1024;
 /// The most descriptors a request carries.
-const MAX_FDS: usize = 32;
+pub(super) const MAX_FDS: usize = 32;
 
 /// Run by the C library before `main` in every program that links arena (arena, its tests and
 /// benches): in the spawner, it serves and never returns.
@@ -205,6 +205,7 @@ fn encode(plan: &Plan, limits: &Rlimits, wire: &mut Wire) -> bool {
     wire.fd(plan.oom_event);
     wire.fd(plan.control);
     wire.fd(plan.pause_ack);
+    wire.fd(plan.tmpfs_report);
     wire.u64(plan.proc_access);
     wire.u64(u64::from(plan.no_network.is_some()));
     wire.opt(plan.max_processes);
@@ -314,6 +315,7 @@ fn decode(
     let n = r.u64()?;
     let cgroup_tasks = (0..n).map(|_| r.fd()?).collect::<Option<Vec<_>>>()?;
     let (ruleset, oom_event, control, pause_ack) = (r.fd()?, r.fd()?, r.fd()?, r.fd()?);
+    let tmpfs_report = r.fd()?;
     let proc_access = r.u64()?;
     // Built here, in the spawner, before the relay that reads it is started.
     let no_network =
@@ -358,6 +360,7 @@ fn decode(
         oom_event,
         control,
         pause_ack,
+        tmpfs_report,
         proc_access,
         seccomp,
         no_network,
@@ -585,7 +588,7 @@ unsafe fn relay(start: &Start, plan: &Plan, limits: &Rlimits) -> ! {
 }
 
 /// A pair of connected `SOCK_SEQPACKET` unix sockets, close-on-exec.
-fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+pub(super) fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: a two-element array for socketpair.
     let r = unsafe {
@@ -635,7 +638,7 @@ fn send(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
 }
 
 /// Receives one message into `buf` and its descriptors into `fds`: its length and their number.
-fn receive(
+pub(super) fn receive(
     socket: RawFd,
     buf: &mut [u8],
     fds: &mut [RawFd; MAX_FDS],
@@ -717,6 +720,7 @@ mod tests {
             oom_event: None,
             control: Some(46),
             pause_ack: Some(47),
+            tmpfs_report: Some(48),
             proc_access: 0x1234,
             seccomp: None,
             no_network: super::super::seccomp::no_network_program().ok(),
@@ -763,6 +767,7 @@ mod tests {
             (got.ruleset, got.oom_event, got.control, got.pause_ack),
             (Some(145), None, Some(146), Some(147))
         );
+        assert_eq!(got.tmpfs_report, Some(148));
         assert_eq!((got.proc_access, got.max_processes), (0x1234, Some(66)));
         assert_eq!(got.no_network.is_some(), plan.no_network.is_some());
         assert_eq!((got.drop_capabilities, got.root), (true, false));

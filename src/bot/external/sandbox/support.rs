@@ -21,8 +21,8 @@ pub(super) struct Support {
     namespaces: Result<Isolation, String>,
     /// Whether a bot's read-only view (a mount namespace) can be made.
     view: Result<(), String>,
-    /// Whether, as root, a bot's private directory can be a tmpfs mounted in its view (a
-    /// machine may allow bind mounts and refuse a tmpfs; its bots then keep a folder on disk).
+    /// Whether a bot's private directory can be a tmpfs mounted in its view (a machine may
+    /// allow bind mounts and refuse a tmpfs; its bots then keep a folder on disk).
     tmpfs: bool,
     cgroups: Result<Roots, String>,
     pub(super) system: SystemPaths,
@@ -69,7 +69,7 @@ impl Support {
             Ok(isolation) => probe_view(isolation),
             Err(e) => Err(e.clone()),
         };
-        let tmpfs = root && view.is_ok() && probe_tmpfs();
+        let tmpfs = view.is_ok() && namespaces.as_ref().is_ok_and(probe_tmpfs);
         Support {
             landlock_abi: landlock_abi(),
             root,
@@ -105,7 +105,7 @@ impl Support {
         self.view.is_ok()
     }
 
-    /// Whether a root arena's bot may get a tmpfs of its own as its private directory.
+    /// Whether a bot may get a tmpfs of its own as its private directory.
     pub(super) fn private_tmpfs(&self) -> bool {
         self.tmpfs
     }
@@ -257,27 +257,35 @@ fn isolation(root: bool) -> Result<Isolation, String> {
 /// Whether a bot's view can be made: in a throw-away child with the namespaces a bot gets, the
 /// view of a private directory (`/tmp` itself) and its own `/proc`.
 fn probe_view(isolation: &Isolation) -> Result<(), String> {
-    let (flags, maps) = match isolation {
-        Isolation::Privileged { .. } => (libc::CLONE_NEWPID | libc::CLONE_NEWNS, None),
-        Isolation::User { uid_map, gid_map } => (
-            libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS,
-            Some((uid_map.as_slice(), gid_map.as_slice())),
-        ),
-    };
+    let (flags, maps) = isolation.probe_namespaces(libc::CLONE_NEWPID | libc::CLONE_NEWNS);
     let view = probe_view_over_tmp(hides_cgroups(), None);
     super::child::probe(flags, maps, Some(&view)).map_err(|e| format!("a mount namespace: {e}"))
 }
 
-/// Whether a small tmpfs can be mounted over `/tmp` in a mount namespace of its own, as a bot's
-/// relay mounts its private one.
-fn probe_tmpfs() -> bool {
+/// Whether a small tmpfs can be mounted over `/tmp` in a mount namespace of its own (in a user
+/// namespace of its own, not as root), as a bot's relay mounts its private one.
+fn probe_tmpfs(isolation: &Isolation) -> bool {
     let tmpfs = super::child::Tmpfs {
         options: CString::from(c"size=4k,mode=700"),
         access: 0,
         make: vec![],
     };
     let view = probe_view_over_tmp(false, Some(tmpfs));
-    super::child::probe(libc::CLONE_NEWNS, None, Some(&view)).is_ok()
+    let (flags, maps) = isolation.probe_namespaces(libc::CLONE_NEWNS);
+    super::child::probe(flags, maps, Some(&view)).is_ok()
+}
+
+impl Isolation {
+    /// What a probe's throw-away child unshares to try `flags` as a bot's relay would: in a
+    /// user namespace of its own (with these id maps) unless arena is root.
+    fn probe_namespaces(&self, flags: libc::c_int) -> (libc::c_int, Option<(&[u8], &[u8])>) {
+        match self {
+            Isolation::Privileged { .. } => (flags, None),
+            Isolation::User { uid_map, gid_map } => {
+                (libc::CLONE_NEWUSER | flags, Some((uid_map.as_slice(), gid_map.as_slice())))
+            }
+        }
+    }
 }
 
 /// A probe's view: the machine's `/tmp` as the private directory (or a `tmpfs` over it).
