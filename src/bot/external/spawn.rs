@@ -256,7 +256,8 @@ fn start_relay(
         theirs.push(fd);
     }
     let raw = [theirs[0].as_raw_fd(), theirs[1].as_raw_fd(), theirs[2].as_raw_fd()];
-    match sandbox::spawner::start_relay(&prepared.plan, limits, raw, &prepared.dir)? {
+    let via = prepared.slot_spawner();
+    match sandbox::spawner::start_relay(&prepared.plan, limits, raw, &prepared.dir, via)? {
         Some(pid) => Ok(Ok((pid, ours))),
         None => {
             // Back to what the standard library makes of them.

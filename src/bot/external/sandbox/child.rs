@@ -558,7 +558,8 @@ impl Plan {
             // with this mask): its default action would end it.
             block_pause_signal(libc::SIG_BLOCK);
             // (The kernel lets only a process that shares its memory with no other join a user
-            // namespace: a relay sharing the spawner's memory, as root, never has one to join.)
+            // namespace: a relay sharing a spawner's memory, as root or in its slot's spawner's
+            // user namespace, never has one to join.)
             if let Some(userns) = namespaces.join_userns {
                 check(libc::setns(userns, libc::CLONE_NEWUSER))?;
             }
@@ -654,10 +655,14 @@ impl Plan {
                 // it starts.
                 check(libc::write(fd, b"0".as_ptr().cast(), 1) as libc::c_int)?;
             }
-            // A relay sharing the spawner's memory shares its OOM score (arena's; the spawner
-            // does not raise it: the kernel's OOM killer would kill every process sharing the
-            // memory of one it picked). The bot's own is raised here, its alone (`CLONE_VFORK`).
-            if self.shared.is_some() {
+            // A relay sharing a root arena's spawner's memory shares its OOM score (arena's; the
+            // spawner does not raise it: the kernel's OOM killer would kill every process
+            // sharing the memory of one it picked). The bot's own is raised here, its alone
+            // (`CLONE_VFORK`). (A slot's spawner raised its own, which its relays, inits and
+            // bots share: it serves one bot at a time, the one the OOM killer would then end.
+            // Its bot could not write its score: the file is root's while the bot shares the
+            // spawner's memory, which is not dumpable.)
+            if self.shared.is_some() && self.root {
                 write_file(c"/proc/self/oom_score_adj", b"1000")?;
             }
         }

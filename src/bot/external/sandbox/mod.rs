@@ -188,6 +188,12 @@ impl Prepared {
         Ok(())
     }
 
+    /// The spawner of the bot's slot (an unprivileged arena's), which starts its relay.
+    #[cfg(target_os = "linux")]
+    pub(super) fn slot_spawner(&self) -> Option<&spawner::Spawner> {
+        self.confinement.slot.as_ref()?.spawner.as_ref()?.as_ref()
+    }
+
     /// Forgets what only the spawn needed; keeps what must live as long as the bot. Call once
     /// the spawn returned (the relay has then mounted the bot's tmpfs and sent it).
     pub(super) fn into_confinement(self) -> Confinement {
@@ -530,6 +536,10 @@ pub(super) fn prepare(
         .slot_namespaces(&mut slot, options.network)
         .map_err(|e| setup("cannot make its slot's namespaces", e))?;
     let namespaces = support.child_namespaces(userns, netns);
+    // An unprivileged arena's relays are started by their slot's spawner, in the slot's user
+    // namespace, which then counts it as one of the bot's processes (`RLIMIT_NPROC`), as it
+    // counts the relay and the init.
+    let slot_spawner = userns.is_some_and(|userns| slot.spawner(userns).is_some());
     // In its slot's network namespace, where its next bots read the counters, it makes no IP
     // socket (`seccomp.rs`).
     let no_network = netns.and_then(|_| seccomp::no_network_program().ok());
@@ -550,7 +560,7 @@ pub(super) fn prepare(
         seccomp: seccomp::program().ok(),
         no_network,
         max_processes: (support.nproc_limits_the_bot() && cgroup.is_none())
-            .then(|| u64::from(options.max_processes).saturating_add(2)),
+            .then(|| u64::from(options.max_processes).saturating_add(2 + u64::from(slot_spawner))),
         drop_capabilities: true,
         root: support.root,
         image: None,

@@ -3,7 +3,9 @@
 //! `isolate` gives each box one); a slot also keeps a network namespace (making one costs
 //! milliseconds, joining one microseconds, and nothing a bot does in it outlives the bot's
 //! processes: it has no capability there), an unprivileged arena's slot the user namespace that
-//! owns it (made once with its id maps, for the same reasons), and its cgroups.
+//! owns it (made once with its id maps, for the same reasons) and a spawner living in it (whose
+//! relays share its memory: a process that shares its memory cannot join a user namespace), and
+//! its cgroups.
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -11,6 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use super::cgroup::{BotCgroup, Roots};
+use super::spawner::Spawner;
 
 /// How many slots an arena may have at once: the uids of one arena's bots are a range of this
 /// size.
@@ -28,6 +31,9 @@ pub(super) struct Slot {
     /// An unprivileged arena's: the user namespace that owns `netns`, mapping arena's own user
     /// only.
     pub(super) userns: Option<OwnedFd>,
+    /// An unprivileged arena's: a spawner living in `userns`, whose relays share its memory
+    /// (`None` inside: it could not start).
+    pub(super) spawner: Option<Option<Spawner>>,
     pub(super) cgroup: Option<BotCgroup>,
 }
 
@@ -56,6 +62,12 @@ impl Slot {
         Ok((raw(&self.userns), raw(&self.netns)))
     }
 
+    /// The spawner of the slot's user namespace `userns`, started the first time a bot of the
+    /// slot needs it (`None`: it could not start; arena's spawner then forks the relays).
+    pub(super) fn spawner(&mut self, userns: std::os::fd::RawFd) -> Option<&Spawner> {
+        self.spawner.get_or_insert_with(|| Spawner::in_slot(userns)).as_ref()
+    }
+
     /// The uid (and gid) of a root arena's bot in this slot: a range per arena process (by its
     /// pid), an id per slot in it.
     pub(super) fn uid(&self) -> u32 {
@@ -82,7 +94,7 @@ impl Slots {
             return Err(io::Error::other(format!("more than {MAX_SLOTS} bots at once")));
         }
         let cgroup = roots.map(|roots| BotCgroup::create(roots, index)).transpose()?;
-        Ok(Slot { index, netns: None, userns: None, cgroup })
+        Ok(Slot { index, netns: None, userns: None, spawner: None, cgroup })
     }
 
     /// Gives a slot back once its bot's processes are gone (`gone`: arena saw the bot's whole
@@ -94,7 +106,7 @@ impl Slots {
     /// cgroup of its own) comes back without its namespaces instead: the next bot makes new ones.
     pub(super) fn give_back(&self, mut slot: Slot, gone: bool) {
         if !gone && slot.userns.is_some() && slot.cgroup.is_none() {
-            (slot.userns, slot.netns) = (None, None);
+            (slot.userns, slot.netns, slot.spawner) = (None, None, None);
         } else if !gone || !slot.cgroup.as_ref().is_none_or(BotCgroup::is_empty) {
             return;
         }

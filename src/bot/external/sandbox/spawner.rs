@@ -16,8 +16,12 @@
 //! written afterwards is copied again, and nothing is unmapped when the bot ends (about 0.2 ms
 //! a bot; docs/security.md has the figures). The spawner then keeps each relay's plan and
 //! stacks until the relay, its init and the bot's `exec` are done with them ([`Relays`]).
-//! Another user's relays are forked: a relay that shares the spawner's memory shares whether it
-//! is dumpable, and one that is not cannot write its own user namespace's id maps.
+//! Another user's relays must each join their slot's user namespace, which the kernel lets only
+//! a process that shares its memory with no other do: each slot therefore has a spawner of its
+//! own (`ARENA_SANDBOX_SPAWNER=slot`), which joins the slot's user namespace at its start (arena's
+//! first request carries it) and then serves as a root arena's spawner does, in that namespace:
+//! its relays share its memory, copy its template of the view, and find its bounding set empty.
+//! Where one cannot start, arena's spawner forks the slot's relays, each joining the namespace.
 //!
 //! The spawner dies with arena: it reads end of file on its socket, whose other end only arena
 //! holds. It holds no descriptor of a bot after the start. Where it cannot start or answer,
@@ -53,53 +57,70 @@ extern "C" fn hook(_argc: c_int, _argv: *const *const c_char, envp: *const *cons
     // SAFETY: `envp` is the null-terminated environment the C library passes its constructors.
     let spawner = unsafe {
         let mut var = envp;
-        let mut found = false;
+        let mut found = None;
         while !var.is_null() && !(*var).is_null() {
-            if std::ffi::CStr::from_ptr(*var).to_bytes() == [MARKER.as_bytes(), b"=1"].concat() {
-                found = true;
+            let entry = std::ffi::CStr::from_ptr(*var).to_bytes();
+            if entry == [MARKER.as_bytes(), b"=1"].concat() {
+                found = Some(false);
+                break;
+            }
+            if entry == [MARKER.as_bytes(), b"=slot"].concat() {
+                found = Some(true);
                 break;
             }
             var = var.add(1);
         }
         found
     };
-    if spawner {
-        serve();
+    if let Some(in_slot) = spawner {
+        serve(in_slot);
     }
 }
 
-/// The spawner arena talks to.
-struct Spawner {
+/// A spawner arena talks to: arena's, or an unprivileged arena's slot's.
+pub(in crate::bot::external) struct Spawner {
     socket: Mutex<OwnedFd>,
-    _process: std::process::Child,
+    process: std::process::Child,
 }
 
 fn spawner() -> Option<&'static Spawner> {
     static SPAWNER: OnceLock<Option<Spawner>> = OnceLock::new();
-    SPAWNER
-        .get_or_init(|| {
-            // Keeps the hook in the program.
-            std::hint::black_box(&HOOK);
-            let (ours, theirs) = socket_pair().ok()?;
-            let process = std::process::Command::new("/proc/self/exe")
-                .env_clear()
-                .env(MARKER, "1")
-                .stdin(std::process::Stdio::from(theirs))
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                // Out of the terminal's signals: it ends when arena does, by end of file.
-                .process_group(0)
-                .spawn()
-                .ok()?;
-            let spawner = Spawner { socket: Mutex::new(ours), _process: process };
-            // A first request proves it serves (one shorter than any plan: it answers 0).
-            spawner.ask(b"?", &[]).ok().filter(|&answer| answer == 0)?;
-            Some(spawner)
-        })
-        .as_ref()
+    SPAWNER.get_or_init(|| Spawner::start(None)).as_ref()
 }
 
 impl Spawner {
+    /// Starts a spawner: arena's, or (`userns`) the one of an unprivileged arena's slot, which
+    /// first joins the slot's user namespace ([`serve`]).
+    fn start(userns: Option<RawFd>) -> Option<Spawner> {
+        // Keeps the hook in the program.
+        std::hint::black_box(&HOOK);
+        let (ours, theirs) = socket_pair().ok()?;
+        let process = std::process::Command::new("/proc/self/exe")
+            .env_clear()
+            .env(MARKER, if userns.is_some() { "slot" } else { "1" })
+            .stdin(std::process::Stdio::from(theirs))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            // Out of the terminal's signals: it ends when arena does, by end of file.
+            .process_group(0)
+            .spawn()
+            .ok()?;
+        let spawner = Spawner { socket: Mutex::new(ours), process };
+        // A first request proves it serves (one shorter than any plan: it answers 0); a slot's
+        // carries the user namespace it joins.
+        let fds: Vec<RawFd> = userns.into_iter().collect();
+        spawner.ask(b"?", &fds).ok().filter(|&answer| answer == 0)?;
+        Some(spawner)
+    }
+
+    /// The spawner of an unprivileged arena's slot, in the slot's user namespace `userns`: its
+    /// relays share its memory, as a root arena's share arena's spawner's (a relay that must
+    /// join the user namespace itself cannot). `None`: it could not start; the slot's bots'
+    /// relays are then forked by arena's spawner, as before.
+    pub(super) fn in_slot(userns: RawFd) -> Option<Spawner> {
+        Spawner::start(Some(userns))
+    }
+
     /// Sends a request, returns the spawner's answer.
     fn ask(&self, request: &[u8], fds: &[RawFd]) -> io::Result<i32> {
         let socket = self.socket.lock().unwrap_or_else(PoisonError::into_inner);
@@ -118,16 +139,32 @@ impl Spawner {
     }
 }
 
-/// Starts the relay of `plan` through the spawner: its standard streams `stdio`, its working
-/// directory `cwd`. `Ok(None)`: no spawner (the caller forks the relay itself); `Ok(Some(pid))`:
-/// the relay runs and has started the init; an error: it could not (it is reaped).
+impl Drop for Spawner {
+    /// A slot's spawner ends with its slot: end of file on its socket, then it is reaped.
+    fn drop(&mut self) {
+        let socket = self.socket.get_mut().unwrap_or_else(PoisonError::into_inner);
+        // SAFETY: a shutdown of the socket this spawner holds.
+        unsafe { libc::shutdown(socket.as_raw_fd(), libc::SHUT_RDWR) };
+        let _ = self.process.wait();
+    }
+}
+
+/// Starts the relay of `plan` through the spawner (`via`, else arena's): its standard streams
+/// `stdio`, its working directory `cwd`. `Ok(None)`: no spawner (the caller forks the relay
+/// itself); `Ok(Some(pid))`: the relay runs and has started the init; an error: it could not (it
+/// is reaped).
 pub(in crate::bot::external) fn start_relay(
     plan: &Plan,
     limits: &Rlimits,
     stdio: [RawFd; 3],
     cwd: &std::path::Path,
+    via: Option<&Spawner>,
 ) -> io::Result<Option<libc::pid_t>> {
-    let Some(spawner) = spawner() else { return Ok(None) };
+    let via = match via {
+        Some(slot) => Some(slot),
+        None => spawner(),
+    };
+    let Some(spawner) = via else { return Ok(None) };
     let (started_r, started_w) = pipe()?;
     let mut wire = Wire::default();
     for fd in stdio {
@@ -376,26 +413,37 @@ fn decode(
 }
 
 /// The spawner's life: one request at a time, until arena closes the socket (fd 0).
-fn serve() -> ! {
+fn serve(in_slot: bool) -> ! {
     let socket: RawFd = 0;
     // Nothing arena left open without close-on-exec (a descriptor its own parent gave it) stays
     // in the spawner, or in the relays it forks, for arena's whole run.
     // SAFETY: closing this process's own descriptors above its standard streams.
     unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+    // A slot's spawner joins the slot's user namespace first (arena's first request carries
+    // it), where it has every capability: it then serves as a root arena's spawner does, its
+    // relays sharing its memory, in the view's template it makes, its bounding set emptied
+    // once. (Its relays' plans name the user namespace too: they are in it already.)
     // SAFETY: geteuid has no precondition.
-    let root = unsafe { libc::geteuid() } == 0;
-    // As root the relays share this process's memory (`Relays::start`), and so whether it is
-    // dumpable: not, as each relay made itself (its memory and environment are root's). (Not
-    // as another user: its relays join their slot's user namespace, which the kernel lets only
-    // a process that shares its memory with no other do.) They share its OOM score too:
-    // arena's, which it keeps (each bot raises its own).
+    let privileged = unsafe { libc::geteuid() } == 0 || (in_slot && join_slot(socket));
+    // As root, or in a slot's user namespace, the relays share this process's memory
+    // (`Relays::start`), and so whether it is dumpable: not, as each relay made itself (its
+    // memory and environment are root's, or arena's user's). (Not arena's spawner of another
+    // user: its relays join their slot's user namespace, which the kernel lets only a process
+    // that shares its memory with no other do.) They share its OOM score too: arena's, which
+    // it keeps (each bot raises its own).
     // The part of the bots' view that is the same for all of them is made once here; the relays
     // inherit this mount namespace, whose `/proc` is then read-only.
     let hide_cgroups = super::support::hides_cgroups();
+    // A slot's spawner serves one bot at a time: its relays and inits share the bot's highest
+    // OOM score (before the template, whose `/proc` is read-only).
+    if in_slot {
+        // SAFETY: a write to this process's own attribute.
+        let _ = unsafe { super::child::write_file(c"/proc/self/oom_score_adj", b"1000") };
+    }
     // SAFETY: this process's own attribute.
-    let shares = root && unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } == 0;
+    let shares = privileged && unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } == 0;
     // SAFETY: this process's own mount namespace, single-threaded.
-    let template = root && unsafe { View::make_template(hide_cgroups).is_ok() };
+    let template = privileged && unsafe { View::make_template(hide_cgroups).is_ok() };
     let program = super::seccomp::program().ok();
     // The spawner installs the bots' filter on itself, once (with `PR_SET_NO_NEW_PRIVS`, which
     // every bot sets anyway): every relay, init and bot inherits it, and no bot pays for the
@@ -404,7 +452,7 @@ fn serve() -> ! {
     // slot's, with `setns`, which the filter allows).
     let inherited = program.is_some_and(|p| seccompiler::apply_filter(p).is_ok());
     let seccomp = if inherited { None } else { program };
-    if root {
+    if privileged {
         // A failure leaves each bot to drop them, as before.
         let _ = super::child::empty_spawner_bounding_set();
     }
@@ -428,6 +476,9 @@ fn serve() -> ! {
             let mut reader = Reader { bytes: &buf[..n], fds };
             match decode(&mut reader, seccomp) {
                 Some((start, mut plan, limits)) => {
+                    if in_slot && let Some(namespaces) = &mut plan.namespaces {
+                        namespaces.join_userns = None;
+                    }
                     if let Some(view) = &mut plan.view {
                         view.from_template = template && view.hide_cgroups == hide_cgroups;
                     }
@@ -447,6 +498,32 @@ fn serve() -> ! {
         // SAFETY: a write of a local integer.
         unsafe { libc::send(socket, (&raw const answer).cast(), 4, libc::MSG_NOSIGNAL) };
     }
+}
+
+/// A slot's spawner's start: reads arena's first request, which carries the slot's user
+/// namespace, joins it and answers 0 (or an error number, and ends). `true`: joined.
+fn join_slot(socket: RawFd) -> bool {
+    let mut buf = [0u8; 8];
+    let mut fds = [-1 as RawFd; MAX_FDS];
+    let joined = match receive(socket, &mut buf, &mut fds) {
+        // SAFETY: a descriptor this process received; this single-threaded process's own
+        // namespace.
+        Ok((n, 1)) if n > 0 => (unsafe { libc::setns(fds[0], libc::CLONE_NEWUSER) }) == 0,
+        _ => false,
+    };
+    for &fd in fds.iter().filter(|&&fd| fd >= 0) {
+        // SAFETY: descriptors this process received and no longer needs.
+        unsafe { libc::close(fd) };
+    }
+    let answer: i32 = if joined { 0 } else { -libc::EPERM };
+    // SAFETY: a write of a local integer; then, unjoined, the end of this process.
+    unsafe {
+        libc::send(socket, (&raw const answer).cast(), 4, libc::MSG_NOSIGNAL);
+        if !joined {
+            libc::_exit(0);
+        }
+    }
+    true
 }
 
 /// A relay's plan, kept by the spawner while the relay shares its memory.
