@@ -333,8 +333,8 @@ impl Confinement {
         #[cfg(target_os = "linux")]
         if let Some(root) = &self.tmpfs_root {
             return nix::sys::statfs::fstatfs(root).map_or(0, |fs| {
-                let used = (fs.blocks() as u64).saturating_sub(fs.blocks_free() as u64);
-                used.saturating_mul(fs.block_size() as u64)
+                let used = fs.blocks().saturating_sub(fs.blocks_free());
+                used.saturating_mul(u64::try_from(fs.block_size()).unwrap_or(0))
             });
         }
         0

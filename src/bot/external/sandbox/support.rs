@@ -275,10 +275,13 @@ fn probe_tmpfs(isolation: &Isolation) -> bool {
     super::child::probe(flags, maps, Some(&view)).is_ok()
 }
 
+/// A user namespace's uid and gid maps, as written to `uid_map` and `gid_map`.
+type IdMaps<'a> = (&'a [u8], &'a [u8]);
+
 impl Isolation {
     /// What a probe's throw-away child unshares to try `flags` as a bot's relay would: in a
     /// user namespace of its own (with these id maps) unless arena is root.
-    fn probe_namespaces(&self, flags: libc::c_int) -> (libc::c_int, Option<(&[u8], &[u8])>) {
+    fn probe_namespaces(&self, flags: libc::c_int) -> (libc::c_int, Option<IdMaps<'_>>) {
         match self {
             Isolation::Privileged { .. } => (flags, None),
             Isolation::User { uid_map, gid_map } => {
