@@ -234,6 +234,12 @@ pub(in crate::bot::external) struct Tmpfs {
     pub(in crate::bot::external) make: Vec<(CString, bool)>,
 }
 
+/// Whether there is a `/sys/fs/cgroup` for a view to hide. (Here, not in `support`: the
+/// spawner asks it, and a slot holds a spawner.)
+pub(super) fn hides_cgroups() -> bool {
+    std::path::Path::new("/sys/fs/cgroup").is_dir()
+}
+
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
 const MOUNT_ATTR_NOSUID: u64 = 0x2;
 const AT_RECURSIVE: libc::c_uint = 0x8000;

@@ -660,7 +660,7 @@ fn view_of(
         private: c(dir.path())?,
         at: c(&at)?,
         cwd: c(&at)?,
-        hide_cgroups: support::hides_cgroups(),
+        hide_cgroups: child::hides_cgroups(),
         keep,
         tmpfs,
         from_template: false,

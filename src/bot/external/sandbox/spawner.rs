@@ -433,7 +433,7 @@ fn serve(in_slot: bool) -> ! {
     // it keeps (each bot raises its own).
     // The part of the bots' view that is the same for all of them is made once here; the relays
     // inherit this mount namespace, whose `/proc` is then read-only.
-    let hide_cgroups = super::support::hides_cgroups();
+    let hide_cgroups = super::child::hides_cgroups();
     // A slot's spawner serves one bot at a time: its relays and inits share the bot's highest
     // OOM score (before the template, whose `/proc` is read-only).
     if in_slot {

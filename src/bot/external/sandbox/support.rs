@@ -258,7 +258,7 @@ fn isolation(root: bool) -> Result<Isolation, String> {
 /// view of a private directory (`/tmp` itself) and its own `/proc`.
 fn probe_view(isolation: &Isolation) -> Result<(), String> {
     let (flags, maps) = isolation.probe_namespaces(libc::CLONE_NEWPID | libc::CLONE_NEWNS);
-    let view = probe_view_over_tmp(hides_cgroups(), None);
+    let view = probe_view_over_tmp(super::child::hides_cgroups(), None);
     super::child::probe(flags, maps, Some(&view)).map_err(|e| format!("a mount namespace: {e}"))
 }
 
@@ -302,9 +302,4 @@ fn probe_view_over_tmp(hide_cgroups: bool, tmpfs: Option<super::child::Tmpfs>) -
         tmpfs,
         from_template: false,
     }
-}
-
-/// Whether there is a `/sys/fs/cgroup` to hide.
-pub(super) fn hides_cgroups() -> bool {
-    std::path::Path::new("/sys/fs/cgroup").is_dir()
 }
