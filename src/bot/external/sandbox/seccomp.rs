@@ -207,6 +207,30 @@ fn build() -> Result<Vec<BpfProgram>, String> {
 mod tests {
     use super::*;
 
+    /// Runs `calls` on a thread of its own under `program` (no new privileges first, as a
+    /// relay does), so the test's other threads stay unfiltered.
+    fn under_filter<T: Send + 'static>(
+        program: &'static BpfProgram,
+        calls: impl FnOnce() -> T + Send + 'static,
+    ) -> T {
+        std::thread::spawn(move || {
+            // SAFETY: this thread's own attributes.
+            #[allow(unsafe_code)]
+            unsafe {
+                assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+            }
+            seccompiler::apply_filter(program).expect("installed");
+            calls()
+        })
+        .join()
+        .unwrap()
+    }
+
+    /// The error of a system call that returned `result`, if it failed.
+    fn errno(result: impl Into<libc::c_long>) -> Option<i32> {
+        if result.into() == -1 { std::io::Error::last_os_error().raw_os_error() } else { None }
+    }
+
     /// The chained program, installed on a thread of its own, answers each of the three
     /// filters' calls with that filter's answer (a lock another process holds is pretended
     /// taken), and lets the rest through.
@@ -235,37 +259,30 @@ mod tests {
                 assert_eq!(unfiltered, -1, "the lock is held");
             }
         }
-        let answers = std::thread::spawn(move || {
+        let answers = under_filter(program, move || {
             use std::os::fd::AsRawFd;
-            let errno = |result: libc::c_long| {
-                if result == -1 { std::io::Error::last_os_error().raw_os_error() } else { None }
-            };
-            // SAFETY: this thread's own attributes, then system calls whose results are only
-            // compared (the sockets opened are closed, the lock is on a file of this test).
+            // SAFETY: system calls whose results are only compared (the sockets opened are
+            // closed, the lock is on a file of this test).
             #[allow(unsafe_code)]
             unsafe {
-                assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-                seccompiler::apply_filter(program).expect("installed");
                 let socket = |family| {
                     let fd = libc::socket(family, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
                     if fd >= 0 {
                         libc::close(fd);
                     }
-                    errno(fd.into())
+                    errno(fd)
                 };
                 let flock = libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB);
                 [
                     socket(libc::AF_UNIX),
                     socket(libc::AF_INET),
-                    errno(flock.into()),
+                    errno(flock),
                     errno(libc::syscall(libc::SYS_clone3, std::ptr::null::<u8>(), 0)),
                     errno(libc::syscall(libc::SYS_keyctl, 0, 0, 0, 0, 0)),
-                    errno(libc::getpid().into()),
+                    errno(libc::getpid()),
                 ]
             }
-        })
-        .join()
-        .unwrap();
+        });
         assert_eq!(
             answers,
             [Some(libc::EPERM), None, None, Some(libc::ENOSYS), Some(libc::EPERM), None]
@@ -278,16 +295,10 @@ mod tests {
     #[test]
     fn the_slot_filter_leaves_no_way_to_name_a_socket() {
         let program = no_network_program().expect("seccomp on the test machine");
-        let answers = std::thread::spawn(move || {
-            let errno = |result: libc::c_int| {
-                if result == -1 { std::io::Error::last_os_error().raw_os_error() } else { None }
-            };
-            // SAFETY: this thread's own attributes, then system calls on sockets it opens and
-            // closes.
+        let answers = under_filter(program, || {
+            // SAFETY: system calls on sockets this thread opens and closes.
             #[allow(unsafe_code)]
             unsafe {
-                assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-                seccompiler::apply_filter(program).expect("installed");
                 let mut pair: [libc::c_int; 2] = [0; 2];
                 let made = libc::socketpair(
                     libc::AF_UNIX,
@@ -317,9 +328,7 @@ mod tests {
                 }
                 [errno(made), errno(bind), errno(passcred), errno(netlink)]
             }
-        })
-        .join()
-        .unwrap();
+        });
         assert_eq!(answers, [None, Some(libc::EPERM), Some(libc::EPERM), Some(libc::EPERM)]);
     }
 }
