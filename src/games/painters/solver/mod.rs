@@ -12,7 +12,8 @@
 //!   can touch the other, and the value is the difference of two longest simple paths, each
 //!   solved exactly by its own memoised search;
 //! - **path bounds**: a path alternates up and down rooms (the museum graph is bipartite) and
-//!   only its last room can be a dead end, which bounds what a painter can still paint; a greedy
+//!   only its last room can be a dead end (its last but one a dead end once those are gone, and
+//!   so on, peeled where a cut is near), which bounds what a painter can still paint; a greedy
 //!   (Warnsdorff) walk gives a path to beat; the bounds cut both searches;
 //! - **territory bound**: the other painter can paint a path of rooms it reaches before the
 //!   mover whatever the mover does (a "safe walk"); the mover's path bound in the rooms left,
@@ -99,6 +100,9 @@ pub(crate) enum Wrong {
     /// Dead ends counted without the painter's own room, so a room entered first and left by
     /// its one other door counts as a dead end.
     DeadEnds,
+    /// Dead ends of the second and later layers counted without the painter's own room (as
+    /// the first layer's are in `DeadEnds`).
+    PeelDoors,
     /// The greedy walk, a lower bound, one room too long.
     Walk,
     /// The safe walk forgets that the rival moves first.
@@ -506,12 +510,12 @@ impl<B: Bits> Solver<B> {
         let relevant = my_region | self.geo.component(open & !my_region, theirs);
         self.prefetch(relevant, mover, other);
         // I paint at least the room I move into, at most my path bound; the other likewise.
-        let high = self.path_bound(mover, my_region);
+        let high = self.path_bound_to(mover, my_region, alpha);
         if high <= alpha {
             settled_by(&mut self.profile, Settled::MoverBound);
             return high;
         }
-        let low = 1 - self.path_bound(other, relevant);
+        let low = 1 - self.path_bound_to(other, relevant, 1 - beta);
         if low >= beta {
             settled_by(&mut self.profile, Settled::OtherBound);
             return low;
@@ -537,7 +541,7 @@ impl<B: Bits> Solver<B> {
         let (reach, credit) =
             self.territory_parts(Some(&layers[..layer_count]), relevant, other, mover, true);
         self.layers = layers;
-        let high = self.path_bound(mover, reach) - credit;
+        let high = self.path_bound_to(mover, reach, alpha + credit) - credit;
         if high <= alpha {
             settled_by(&mut self.profile, Settled::Territory);
             return high;

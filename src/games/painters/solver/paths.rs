@@ -4,6 +4,12 @@
 use super::{Solver, Wrong, settled};
 use crate::games::painters::map::{Bits, Geometry, rooms};
 
+/// How far above a caller's cut [`Solver::path_bound_to`] still peels dead ends. Peeling
+/// whenever the bound misses the cut visits no fewer positions than within 2 on open S = 11
+/// boards and costs a third of the search's time in peeling; within 1 spares half as many
+/// positions as within 2 (docs/painters.md, "Benchmarks").
+const PEEL_MARGIN: i32 = 2;
+
 /// Breadth-first layers from the rooms `start` (the open rooms next to a painter) through
 /// `through`, cumulative: writes `layers[k]` = the rooms within `k` moves of the painter
 /// (`layers[0]` empty) up to the first step that reaches every room it ever will, and returns
@@ -57,6 +63,28 @@ impl<B: Bits> Solver<B> {
     /// count.
     #[inline]
     pub fn path_bound(&self, from: u8, region: B) -> i32 {
+        self.path_bound_to(from, region, i32::MAX)
+    }
+
+    /// [`Solver::path_bound`], and when that misses `enough` by at most [`PEEL_MARGIN`], the
+    /// dead ends peeled in further layers until the bound is at most `enough` or no room is
+    /// left to peel: a room with one door left once the dead ends are gone can only be a path's
+    /// last room but one, and so on, so the path's first `k - j` rooms keep to the rooms left
+    /// after `j` layers. Peeling looks at the neighbours of each layer, which costs more than
+    /// the rest of the bound, so it is done only where a caller has a cut nearly made
+    /// (`enough`: a bound at or below it makes the cut; the answer is a true bound either way).
+    ///
+    /// Why: let `I_0 = region` and `D_j` the rooms of `I_(j-1)` with at most one door into
+    /// `I_(j-1) + from`, `I_j = I_(j-1) - D_j`. Claim: in a path `x_1 .. x_k` from `from`, every
+    /// `x_i` with `i <= k - j` lies in `I_j`. For `j = 0` it is the region. For `j >= 1`, such
+    /// an `x_i` is entered and left: the room before it is `from` or `x_(i-1)` and the room
+    /// after it `x_(i+1)`, both in `I_(j-1) + from` (by the claim for `j - 1`, as `i - 1` and
+    /// `i + 1` are at most `k - j + 1`), and distinct, so `x_i` has two doors there and is not
+    /// in `D_j`. The rooms `x_1 .. x_(k-j)` then alternate colours from `from`'s opposite, as in
+    /// the colour count: `k - j <= colour count of I_j`. A room joins `D_(j+1)` only when one of
+    /// its doors led into `D_j`, so each layer looks at the neighbours of the last one only.
+    #[inline]
+    pub(super) fn path_bound_to(&self, from: u8, region: B, enough: i32) -> i32 {
         let from_up = self.geo.up.has(from);
         let by_colour = self.colour_count(from_up, region);
         let doors = if self.wrong(Wrong::DeadEnds) { region } else { region | B::bit(from) };
@@ -65,7 +93,30 @@ impl<B: Bits> Solver<B> {
         if dead_ends.is_empty() {
             return by_colour - slack;
         }
-        by_colour.min(self.colour_count(from_up, region & !dead_ends) + 1) - slack
+        let mut left = region & !dead_ends;
+        let mut bound = by_colour.min(self.colour_count(from_up, left) + 1);
+        if bound.saturating_sub(enough) > PEEL_MARGIN {
+            return bound - slack;
+        }
+        // The wrong rule counts a later layer's doors without `from`'s.
+        let own = if self.wrong(Wrong::PeelDoors) { B::ZERO } else { B::bit(from) };
+        let (mut peeled, mut layer) = (dead_ends, 1);
+        while bound > enough {
+            let mut next = B::ZERO;
+            for room in rooms(self.geo.neighbours_of(peeled) & left) {
+                if (self.geo.neighbours[room as usize] & (left | own)).count_ones() <= 1 {
+                    next |= B::bit(room);
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            left &= !next;
+            layer += 1;
+            bound = bound.min(self.colour_count(from_up, left) + layer);
+            peeled = next;
+        }
+        bound - slack
     }
 
     /// The longest simple path from `from` into `region` (the open rooms reachable from it),
@@ -83,7 +134,7 @@ impl<B: Bits> Solver<B> {
         if exits.is_empty() {
             return 0;
         }
-        let mut bound = self.path_bound(from, region);
+        let mut bound = self.path_bound_to(from, region, low.max(1));
         if bound <= 1 || bound <= low {
             return bound;
         }
