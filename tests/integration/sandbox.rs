@@ -296,10 +296,52 @@ fn kill_9_of_arena_leaves_no_bot_process() {
     // Two matches at once, two bots each, a leader and a sleeper per bot.
     let args = ["run", "t.toml", "-q", "-j", "2", "--sandbox", "require"];
     let mut arena = start_arena(dir.path(), &args, &marker, 8);
+    // Its spawners (arena's, and as another user than root each slot's) and the bots' relays:
+    // arena's own program started again, unmarked, so found as its children.
+    let helpers = children_running_arena(arena.id());
+    assert!(!helpers.is_empty(), "arena started no spawner and no relay");
     arena.kill().expect("kill -9");
     arena.wait().expect("reaped");
     let left = wait_gone(&marker, Duration::from_secs(10));
     assert!(left.is_empty(), "processes outlived arena: {left:?}");
+    let started = Instant::now();
+    let alive = |helpers: &[(i32, u64)]| -> Vec<(i32, u64)> {
+        helpers.iter().filter(|&&(pid, start)| started_at(pid) == Some(start)).copied().collect()
+    };
+    while !alive(&helpers).is_empty() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(alive(&helpers).is_empty(), "arena's helpers outlived it: {:?}", alive(&helpers));
+}
+
+/// The children of `arena` that run arena's program again (`/proc/self/exe`: its spawners and
+/// its bots' relays), each with its start time, so a pid reused later is not mistaken for it.
+fn children_running_arena(arena: u32) -> Vec<(i32, u64)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc is readable").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let parent = stat_fields(pid).and_then(|f| f.get(1).and_then(|p| p.parse::<u32>().ok()));
+        if cmdline == b"/proc/self/exe\0" && parent == Some(arena) {
+            found.extend(started_at(pid).map(|start| (pid, start)));
+        }
+    }
+    found
+}
+
+/// The fields of `/proc/PID/stat` after `pid (comm) `: state, parent, ... (comm may hold spaces
+/// and parentheses).
+fn stat_fields(pid: i32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(") ")?;
+    Some(rest.split(' ').map(str::to_owned).collect())
+}
+
+/// When process `pid` started (clock ticks after boot), while it lives and is no zombie.
+fn started_at(pid: i32) -> Option<u64> {
+    let fields = stat_fields(pid)?;
+    // The 22nd field of the whole line, the 20th after `pid (comm) `.
+    (fields.first()? != "Z").then(|| fields.get(19)?.parse().ok()).flatten()
 }
 
 #[test]
