@@ -470,8 +470,7 @@ fn processes_mentioning(marker: &str) -> Vec<i32> {
         if !String::from_utf8_lossy(&cmdline).contains(marker) || comm.trim() == "arena" {
             continue;
         }
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        let zombie = stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z'));
+        let zombie = crate::external::stat_fields(pid).is_some_and(|stat| stat[0] == "Z");
         if !zombie {
             found.push(pid);
         }

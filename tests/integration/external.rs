@@ -122,14 +122,20 @@ pub(crate) fn marked_processes(marker: &str) -> Vec<i32> {
         if !cmdline.split(|&b| b == 0).any(|arg| arg == marker.as_bytes()) {
             continue;
         }
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        // `pid (comm) state ...`; comm may hold spaces and parentheses.
-        let zombie = stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z'));
-        if !zombie {
+        let Some(stat) = stat_fields(pid) else { continue };
+        if stat[0] != "Z" {
             live.push(pid);
         }
     }
     live
+}
+
+/// The fields of `/proc/PID/stat` after `pid (comm) `: state, parent, ... (comm may hold spaces
+/// and parentheses).
+pub(crate) fn stat_fields(pid: i32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(") ")?;
+    Some(rest.split(' ').map(str::to_owned).collect())
 }
 
 /// The marked processes that are bots themselves: a bot's shell that forks to run a command
@@ -137,11 +143,7 @@ pub(crate) fn marked_processes(marker: &str) -> Vec<i32> {
 /// there), so a marked process whose parent is marked is not counted.
 pub(crate) fn marked_bots(marker: &str) -> Vec<i32> {
     let marked = marked_processes(marker);
-    let parent = |pid: i32| -> Option<i32> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
-        stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()
-    };
+    let parent = |pid: i32| -> Option<i32> { stat_fields(pid)?.get(1)?.parse().ok() };
     marked.iter().copied().filter(|&pid| parent(pid).is_none_or(|p| !marked.contains(&p))).collect()
 }
 

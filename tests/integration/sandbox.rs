@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::external::{
     Outcome, assert_no_process_left, bot, marked_processes, marker_in, play_virus, start_arena,
-    str_refs,
+    stat_fields, str_refs,
 };
 use crate::support::{Arena, root};
 
@@ -327,14 +327,6 @@ fn children_running_arena(arena: u32) -> Vec<(i32, u64)> {
         }
     }
     found
-}
-
-/// The fields of `/proc/PID/stat` after `pid (comm) `: state, parent, ... (comm may hold spaces
-/// and parentheses).
-fn stat_fields(pid: i32) -> Option<Vec<String>> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(") ")?;
-    Some(rest.split(' ').map(str::to_owned).collect())
 }
 
 /// When process `pid` started (clock ticks after boot), while it lives and is no zombie.
