@@ -1312,41 +1312,11 @@ unsafe fn report_tmpfs(report: RawFd, at: &std::ffi::CStr) -> io::Result<()> {
     unsafe {
         let fd = libc::open(at.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC);
         check(fd)?;
-        let sent = send_fd(report, fd);
+        let sent = super::fd_passing::send(report, &[0], &[fd]);
         libc::close(fd);
         libc::close(report);
         sent
     }
-}
-
-/// Sends descriptor `fd` on unix socket `socket`, in a message of one byte, allocating nothing.
-///
-/// # Safety
-///
-/// Any process.
-unsafe fn send_fd(socket: RawFd, fd: RawFd) -> io::Result<()> {
-    // Room for one `SCM_RIGHTS` message of one descriptor (`CMSG_SPACE(4)`, 24 bytes on Linux),
-    // aligned as its header.
-    let mut control = [0u64; 4];
-    let byte = 0u8;
-    let mut iov = libc::iovec { iov_base: (&raw const byte).cast_mut().cast(), iov_len: 1 };
-    // SAFETY: a message header over local buffers; the control message fits in `control`.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = libc::CMSG_SPACE(size_of::<RawFd>() as u32) as _;
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        (*cmsg).cmsg_level = libc::SOL_SOCKET;
-        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(size_of::<RawFd>() as u32) as _;
-        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
-        if libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
 }
 
 /// A pipe, both ends close-on-exec.

@@ -25,6 +25,8 @@ mod child;
 #[cfg(target_os = "linux")]
 mod cpu;
 #[cfg(target_os = "linux")]
+mod fd_passing;
+#[cfg(target_os = "linux")]
 mod landlock_rules;
 #[cfg(target_os = "linux")]
 mod memory;
@@ -703,8 +705,8 @@ fn received_tmpfs(report: &std::os::fd::OwnedFd) -> Option<std::os::fd::OwnedFd>
         return None;
     }
     let mut byte = [0u8; 1];
-    let mut fds = [-1; spawner::MAX_FDS];
-    let (_, n) = spawner::receive(report.as_raw_fd(), &mut byte, &mut fds).ok()?;
+    let mut fds = [-1; fd_passing::MAX_FDS];
+    let (_, n) = fd_passing::receive(report.as_raw_fd(), &mut byte, &mut fds).ok()?;
     // SAFETY: descriptors this process just received and owns.
     let mut received = fds[..n].iter().map(|&fd| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) });
     received.next()

@@ -37,6 +37,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::super::options::Rlimits;
 use super::child::{BotUser, Image, Namespaces, Plan, Shared, Stacks, Tmpfs, View};
+use super::fd_passing::{MAX_FDS, receive, send};
 
 /// The environment variable that makes a fresh arena process the spawner (set to `1`).
 const MARKER: &str = "ARENA_SANDBOX_SPAWNER";
@@ -44,8 +45,6 @@ const MARKER: &str = "ARENA_SANDBOX_SPAWNER";
 /// The largest plan (program, arguments, environment, paths) a request carries; a larger one is
 /// started the old way.
 const MAX_REQUEST: usize = 256 * 1024;
-/// The most descriptors a request carries.
-pub(super) const MAX_FDS: usize = 32;
 
 /// Run by the C library before `main` in every program that links arena (arena, its tests and
 /// benches): in the spawner, it serves and never returns.
@@ -136,7 +135,8 @@ impl Spawner {
     /// Sends a request, returns the spawner's answer.
     fn ask(&self, request: &[u8], fds: &[RawFd]) -> io::Result<i32> {
         let socket = self.socket.lock().unwrap_or_else(PoisonError::into_inner);
-        send(socket.as_raw_fd(), request, fds)?;
+        // SAFETY: the spawner's socket, descriptors the caller holds.
+        unsafe { send(socket.as_raw_fd(), request, fds) }?;
         let mut answer = [0u8; 4];
         // SAFETY: a read into a local buffer.
         let n = unsafe { libc::recv(socket.as_raw_fd(), answer.as_mut_ptr().cast(), 4, 0) };
@@ -721,82 +721,6 @@ pub(super) fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 /// A pipe, both ends close-on-exec.
 fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(io::Error::from)
-}
-
-/// Sends `bytes` and `fds` as one message.
-fn send(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
-    let mut control = vec![0u8; cmsg_space(fds.len())];
-    let mut iov = libc::iovec { iov_base: bytes.as_ptr().cast_mut().cast(), iov_len: bytes.len() };
-    // SAFETY: a message header over local buffers of the sizes given; the control message is
-    // written within `control`, which CMSG_SPACE sized.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        if !fds.is_empty() {
-            msg.msg_control = control.as_mut_ptr().cast();
-            msg.msg_controllen = control.len() as _;
-            let cmsg = libc::CMSG_FIRSTHDR(&msg);
-            (*cmsg).cmsg_level = libc::SOL_SOCKET;
-            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-            (*cmsg).cmsg_len = libc::CMSG_LEN(size_of_val(fds) as u32) as _;
-            std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(cmsg).cast(), fds.len());
-        }
-        if libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-/// Receives one message into `buf` and its descriptors into `fds`: its length and their number.
-pub(super) fn receive(
-    socket: RawFd,
-    buf: &mut [u8],
-    fds: &mut [RawFd; MAX_FDS],
-) -> io::Result<(usize, usize)> {
-    let mut control = vec![0u8; cmsg_space(MAX_FDS)];
-    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
-    // SAFETY: as in `send`; the received descriptors are copied out of `control`.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = control.len() as _;
-        let n = libc::recvmsg(socket, &mut msg, libc::MSG_CMSG_CLOEXEC);
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let mut count = 0;
-        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
-        while !cmsg.is_null() {
-            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
-                let data = (*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
-                let k = (data / size_of::<RawFd>()).min(MAX_FDS - count);
-                std::ptr::copy_nonoverlapping(
-                    libc::CMSG_DATA(cmsg).cast::<RawFd>(),
-                    fds[count..].as_mut_ptr(),
-                    k,
-                );
-                count += k;
-            }
-            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
-        }
-        if msg.msg_flags & (libc::MSG_TRUNC | libc::MSG_CTRUNC) != 0 {
-            for &fd in &fds[..count] {
-                libc::close(fd);
-            }
-            // Answered as a question: arena then starts the relay itself.
-            return Ok((1, 0));
-        }
-        Ok((n as usize, count))
-    }
-}
-
-fn cmsg_space(fds: usize) -> usize {
-    // SAFETY: a size computation.
-    unsafe { libc::CMSG_SPACE((fds.max(1) * size_of::<RawFd>()) as u32) as usize }
 }
 
 #[cfg(test)]
