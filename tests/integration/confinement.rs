@@ -155,6 +155,13 @@ fn a_bot_changes_nothing_it_may_only_read_and_sees_nothing_beyond_itself() {
     assert_eq!(field(&line, "vsock"), "refused(Operation", "{line}");
     assert_eq!(field(&line, "arena_seen"), "no", "{line}");
     assert_eq!(field(&line, "cgroups"), "0", "{line}");
+    // As root not even mounted where it cannot see them: the hierarchies are detached from
+    // the view (each bot's mount namespace copies every mount of it, and its end frees them).
+    // (An unprivileged arena's view, in a user namespace, may not detach what the machine
+    // mounted: they stay covered.)
+    if hides_cgroups() && is_root() {
+        assert_eq!(field(&line, "cgroup_mounts"), "0", "{line}");
+    }
     // Every mount it sees is read-only but its own `/tmp` and `/proc`, and none allows setuid
     // programs (a root arena's bots get copies of the spawner's template view).
     assert_eq!(field(&line, "writable"), "/proc,/tmp", "{line}");
@@ -174,7 +181,25 @@ fn a_bot_changes_nothing_it_may_only_read_and_sees_nothing_beyond_itself() {
     assert!(field(&line, "changed").parse::<u32>().unwrap() >= 14, "{line}");
     assert_eq!(field(&line, "setuid"), "done", "{line}");
     assert!(field(&line, "writable").split(',').any(|m| m == "/"), "{line}");
+    assert_eq!(field(&line, "cgroup_mounts"), cgroup_mounts().to_string(), "{line}");
     assert_ne!(world.stamps(), before);
+}
+
+/// Whether the sandbox hides the cgroup hierarchies from a bot (as it does where
+/// `/sys/fs/cgroup` exists).
+fn hides_cgroups() -> bool {
+    Path::new("/sys/fs/cgroup").is_dir()
+}
+
+/// How many cgroup hierarchies are mounted in this process's view (an unsandboxed bot's).
+fn cgroup_mounts() -> usize {
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let fstype = |line: &str| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let dash = fields.iter().position(|&f| f == "-")?;
+        fields.get(dash + 1).map(|f| f.starts_with("cgroup"))
+    };
+    mounts.lines().filter(|line| fstype(line) == Some(true)).count()
 }
 
 #[test]

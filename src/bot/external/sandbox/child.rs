@@ -342,8 +342,13 @@ unsafe fn make_private() -> io::Result<()> {
     })
 }
 
-/// Hides the cgroup hierarchies under an empty read-only tmpfs (`hide_cgroups`), then makes
+/// Hides the cgroup hierarchies (`hide_cgroups`): detaches what is mounted at `/sys/fs/cgroup`
+/// (with every hierarchy mounted under it) and puts an empty read-only tmpfs there; then makes
 /// every mount read-only and `nosuid`.
+///
+/// Detached rather than only covered: each bot's mount namespace is a copy of every mount of
+/// the template, and its end frees them, so the hierarchies a bot could never reach were a
+/// dozen of the template's 21 mounts on a cgroup v1 machine, copied and freed for every bot.
 ///
 /// # Safety
 ///
@@ -352,6 +357,12 @@ unsafe fn seal(hide_cgroups: bool) -> io::Result<()> {
     // SAFETY: mount system calls on NUL-terminated strings; they change this namespace only.
     unsafe {
         if hide_cgroups {
+            // Until nothing is mounted there (`EINVAL`); a few stacked mounts at most.
+            for _ in 0..8 {
+                if libc::umount2(c"/sys/fs/cgroup".as_ptr(), libc::MNT_DETACH) != 0 {
+                    break;
+                }
+            }
             let flags = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
             let options = c"size=4k,mode=555";
             check(libc::mount(

@@ -193,7 +193,7 @@ impl Prepared {
     /// The spawner of the bot's slot (an unprivileged arena's), which starts its relay.
     #[cfg(target_os = "linux")]
     pub(super) fn slot_spawner(&self) -> Option<&spawner::Spawner> {
-        self.confinement.slot.as_ref()?.spawner.as_ref()?.as_ref()
+        self.confinement.slot.as_ref()?.spawner.as_ref()?.1.as_ref()
     }
 
     /// Forgets what only the spawn needed; keeps what must live as long as the bot. Call once
@@ -538,13 +538,14 @@ pub(super) fn prepare(
         .slot_namespaces(&mut slot, options.network)
         .map_err(|e| setup("cannot make its slot's namespaces", e))?;
     let namespaces = support.child_namespaces(userns, netns);
-    // An unprivileged arena's relays are started by their slot's spawner, in the slot's user
-    // namespace, which then counts it as one of the bot's processes (`RLIMIT_NPROC`), as it
-    // counts the relay and the init.
-    let slot_spawner = userns.is_some_and(|userns| slot.spawner(userns).is_some());
     // In its slot's network namespace, where its next bots read the counters, it makes no IP
     // socket (`seccomp.rs`).
     let no_network = netns.and_then(|_| seccomp::no_network_program().ok());
+    // An unprivileged arena's relays are started by their slot's spawner, in the slot's user
+    // namespace, which then counts it as one of the bot's processes (`RLIMIT_NPROC`), as it
+    // counts the relay and the init.
+    let slot_spawner =
+        userns.is_some_and(|userns| slot.spawner(userns, no_network.is_some()).is_some());
     let cgroup = slot.cgroup.as_ref();
     // A relay and an init stand between arena and the bot when it has namespaces.
     let relayed = namespaces.is_some();

@@ -30,8 +30,9 @@
 //! A system call of another architecture (32-bit calls from a 64-bit bot) kills the bot: the
 //! filters only know the native numbers (and, on x86-64, the x32 ones, which they refuse too).
 //!
-//! A bot in a network namespace (its slot's, which the slot's next bots join) adds a second,
-//! small filter ([`no_network_program`]), as what it makes there can outlive it:
+//! A bot in a network namespace (its slot's, which the slot's next bots join) gets a second,
+//! small filter ([`no_network_program`]; installed once by the spawner that starts such bots,
+//! which they inherit, else by the bot), as what it makes there can outlive it:
 //! - `socket` of IPv4, IPv6 and netlink refused with `EPERM`. With its loopback down an IP
 //!   socket reaches nothing, but each datagram it sends bumps the namespace's counters
 //!   (`OutNoRoutes` in `/proc/net/snmp`), which the slot's next bot reads;

@@ -32,8 +32,9 @@ pub(super) struct Slot {
     /// only.
     pub(super) userns: Option<OwnedFd>,
     /// An unprivileged arena's: a spawner living in `userns`, whose relays share its memory
-    /// (`None` inside: it could not start).
-    pub(super) spawner: Option<Option<Spawner>>,
+    /// (`None` inside: it could not start), and whether it has the slot filter installed (it
+    /// then serves only bots that get it: `spawner::serve`).
+    pub(super) spawner: Option<(bool, Option<Spawner>)>,
     pub(super) cgroup: Option<BotCgroup>,
 }
 
@@ -62,10 +63,29 @@ impl Slot {
         Ok((raw(&self.userns), raw(&self.netns)))
     }
 
-    /// The spawner of the slot's user namespace `userns`, started the first time a bot of the
-    /// slot needs it (`None`: it could not start; arena's spawner then forks the relays).
-    pub(super) fn spawner(&mut self, userns: std::os::fd::RawFd) -> Option<&Spawner> {
-        self.spawner.get_or_insert_with(|| Spawner::in_slot(userns)).as_ref()
+    /// The spawner of the slot's user namespace `userns` for a bot with the slot filter
+    /// (`no_network`) or without, started the first time a bot of the slot needs it, and again
+    /// when the slot's next bot needs the other kind (a slot keeps one, which `RLIMIT_NPROC`
+    /// counts among its bot's processes). `None`: it could not start; arena's spawner then
+    /// forks the relays.
+    pub(super) fn spawner(
+        &mut self,
+        userns: std::os::fd::RawFd,
+        no_network: bool,
+    ) -> Option<&Spawner> {
+        if self.spawner.as_ref().is_some_and(|(kind, _)| *kind != no_network) {
+            // Dropping it ends it (end of file on its socket) and reaps it.
+            self.spawner = None;
+        }
+        let (_, spawner) = self.spawner.get_or_insert_with(|| {
+            // One that cannot install the filter does not start: one without does (its bots
+            // install it themselves).
+            let spawner = Spawner::in_slot(userns, no_network);
+            let spawner =
+                spawner.or_else(|| no_network.then(|| Spawner::in_slot(userns, false))?);
+            (no_network, spawner)
+        });
+        spawner.as_ref()
     }
 
     /// The uid (and gid) of a root arena's bot in this slot: a range per arena process (by its
