@@ -108,6 +108,133 @@ impl Bits for u128 {
     }
 }
 
+/// A `u128` whose [`Bits::count_ones`] is the `popcnt` instruction. The build targets every
+/// `x86_64` processor, so `u128::count_ones` is two dozen shifts and masks there, and the solver
+/// counts rooms in every bound: with one instruction per word it runs the same search with about
+/// a fifth fewer instructions. [`super::solver::BoardSolver`] picks this type only where the
+/// processor has `popcnt` ([`Popcnt::available`]; every `x86_64` one since about 2008), so the
+/// binary still runs everywhere.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
+pub struct Popcnt(pub u128);
+
+impl Popcnt {
+    /// Whether this processor has `popcnt`: the only place a [`Popcnt`] may be counted.
+    pub fn available() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return std::arch::is_x86_feature_detected!("popcnt");
+        #[cfg(not(target_arch = "x86_64"))]
+        return false;
+    }
+}
+
+/// The `u128` operations, word for word, on [`Popcnt`].
+macro_rules! popcnt_ops {
+    ($($trait:ident $method:ident $assign:ident $assign_method:ident $op:tt),*) => {$(
+        impl $trait for Popcnt {
+            type Output = Popcnt;
+            #[inline(always)]
+            fn $method(self, o: Popcnt) -> Popcnt {
+                Popcnt(self.0 $op o.0)
+            }
+        }
+        impl $assign for Popcnt {
+            #[inline(always)]
+            fn $assign_method(&mut self, o: Popcnt) {
+                self.0 = self.0 $op o.0;
+            }
+        }
+    )*};
+}
+popcnt_ops!(BitAnd bitand BitAndAssign bitand_assign &, BitOr bitor BitOrAssign bitor_assign |);
+
+impl Not for Popcnt {
+    type Output = Popcnt;
+    #[inline(always)]
+    fn not(self) -> Popcnt {
+        Popcnt(!self.0)
+    }
+}
+
+impl Shl<u32> for Popcnt {
+    type Output = Popcnt;
+    #[inline(always)]
+    fn shl(self, n: u32) -> Popcnt {
+        Popcnt(self.0 << n)
+    }
+}
+
+impl Shr<u32> for Popcnt {
+    type Output = Popcnt;
+    #[inline(always)]
+    fn shr(self, n: u32) -> Popcnt {
+        Popcnt(self.0 >> n)
+    }
+}
+
+impl Bits for Popcnt {
+    const ZERO: Popcnt = Popcnt(0);
+    const MAX_SIDE: u32 = u128::MAX_SIDE;
+    const CAPACITY: usize = u128::CAPACITY;
+    const UNBOUNDED: i16 = u128::UNBOUNDED;
+
+    #[inline(always)]
+    fn bit(room: u8) -> Popcnt {
+        Popcnt(<u128 as Bits>::bit(room))
+    }
+    #[inline(always)]
+    fn first(n: usize) -> Popcnt {
+        Popcnt(<u128 as Bits>::first(n))
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn count_ones(self) -> u32 {
+        let (low, high) = (self.0 as u64, (self.0 >> 64) as u64);
+        let (a, b): (u64, u64);
+        // SAFETY: a `Popcnt` is counted only where the processor has `popcnt` (the solver over
+        // it is made only after `Popcnt::available`); the instructions read two registers and
+        // write two, and touch no memory or stack.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::arch::asm!(
+                "popcnt {a}, {low}",
+                "popcnt {b}, {high}",
+                low = in(reg) low,
+                high = in(reg) high,
+                // Written before `high` is read: not a register an input may share.
+                a = out(reg) a,
+                b = lateout(reg) b,
+                options(pure, nomem, nostack),
+            );
+        }
+        (a + b) as u32
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    fn count_ones(self) -> u32 {
+        self.0.count_ones()
+    }
+    #[inline(always)]
+    fn trailing_zeros(self) -> u32 {
+        self.0.trailing_zeros()
+    }
+    #[inline(always)]
+    fn without_lowest(self) -> Popcnt {
+        Popcnt(<u128 as Bits>::without_lowest(self.0))
+    }
+    #[inline(always)]
+    fn key(self, a: u8, b: u8) -> u64 {
+        mix_key(self.0, a, b)
+    }
+    #[inline]
+    fn to_wide(self) -> Wide {
+        self.0.to_wide()
+    }
+    #[inline]
+    fn from_wide(wide: Wide) -> Popcnt {
+        Popcnt(u128::from_wide(wide))
+    }
+}
+
 /// 192 rooms in three `u64` words, lowest room in the lowest bit of the first: a museum of side
 /// up to 13. Three words rather than four keep a table entry (set, two rooms, two bounds, the
 /// best move) at 32 bytes, as with a `u128`.
@@ -270,6 +397,18 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn a_popcnt_set_counts_and_operates_as_its_u128(x in any::<u128>(), y in any::<u128>(), n in 0u32..128) {
+            if Popcnt::available() {
+                prop_assert_eq!(Popcnt(x).count_ones(), x.count_ones());
+            }
+            let (a, b) = (Popcnt(x), Popcnt(y));
+            prop_assert_eq!(((a & b).0, (a | b).0, (!a).0), (x & y, x | y, !x));
+            prop_assert_eq!(((a << n).0, (a >> n).0), (x << n, x >> n));
+            prop_assert_eq!(a.without_lowest().0, x & x.wrapping_sub(1));
+            prop_assert_eq!(a.key(3, 7), x.key(3, 7));
+        }
+
         #[test]
         fn wide_operations_agree_with_integer_ones(a in any::<[u64; 3]>(), b in any::<[u64; 3]>(), n in 0u32..200) {
             let (x, y) = (Wide(a), Wide(b));

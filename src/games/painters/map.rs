@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-pub use super::bits::{Bits, Wide};
+pub use super::bits::{Bits, Popcnt, Wide};
 use crate::game::{InvalidMap, SetupError};
 
 /// The largest side a board may have: 13 * 13 = 169 rooms fit a [`Wide`] set.

@@ -1,16 +1,19 @@
 //! The solver for a board of any side: the one search of [`Solver`], built over a `u128` when the
-//! museum fits one (side 11 and below, as fast as before wider boards existed) and over [`Wide`]
-//! beyond. The choice is made once, when the solver is made; every call after it converts the
-//! rules' [`Rooms`] to the solver's sets and runs the same code.
+//! museum fits one (side 11 and below, as fast as before wider boards existed; over a [`Popcnt`]
+//! where the processor counts bits in one instruction) and over [`Wide`] beyond. The choice is
+//! made once, when the solver is made; every call after it converts the rules' [`Rooms`] to the
+//! solver's sets and runs the same code.
 
 use super::{Found, Profile, Solver, Stats};
 use crate::budget::Budget;
-use crate::games::painters::map::{Bits, Board, Geometry, Rooms, Wide};
+use crate::games::painters::map::{Bits, Board, Geometry, Popcnt, Rooms, Wide};
 
 /// A [`Solver`] sized for a museum side: see the module comment.
 pub enum BoardSolver {
-    /// Sides up to [`u128::MAX_SIDE`](Bits::MAX_SIDE) (11).
+    /// Sides up to [`u128::MAX_SIDE`](Bits::MAX_SIDE) (11), on a processor without `popcnt`.
     Narrow(Solver<u128>),
+    /// The same sides, on a processor with `popcnt`: the same search, in fewer instructions.
+    Counted(Solver<Popcnt>),
     /// Sides 12 and 13.
     Wide(Solver<Wide>),
 }
@@ -20,6 +23,7 @@ macro_rules! each {
     ($solver:expr, $s:ident => $body:expr) => {
         match $solver {
             BoardSolver::Narrow($s) => $body,
+            BoardSolver::Counted($s) => $body,
             BoardSolver::Wide($s) => $body,
         }
     };
@@ -29,7 +33,9 @@ impl BoardSolver {
     /// A solver for museums of side `size` whose tables grow up to `2^max_bits` entries (see
     /// [`Solver::new`]).
     pub fn new(size: u32, max_bits: u32) -> BoardSolver {
-        if size <= u128::MAX_SIDE {
+        if size <= u128::MAX_SIDE && Popcnt::available() {
+            BoardSolver::Counted(Solver::new(Geometry::new(size), max_bits))
+        } else if size <= u128::MAX_SIDE {
             BoardSolver::Narrow(Solver::new(Geometry::new(size), max_bits))
         } else {
             BoardSolver::Wide(Solver::new(Geometry::new(size), max_bits))

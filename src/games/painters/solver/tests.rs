@@ -9,7 +9,7 @@ use super::table::BoundKind;
 use super::*;
 use crate::budget::Budget;
 use crate::games::painters::generator::random_board;
-use crate::games::painters::map::{Wide, parse_kickstart};
+use crate::games::painters::map::{Popcnt, Wide, parse_kickstart};
 
 /// Runs a check written over the bit sets `B` on both kinds the solver is built for: every
 /// check of this file holds for the `u128` solver and for the wide one (on boards that fit
@@ -419,18 +419,38 @@ fn a_deliberately_wrong_pruning_is_caught() {
 /// the same either way) and finds the same value.
 #[test]
 fn the_wide_solver_retraces_the_u128_one_node_for_node() {
+    retraces_the_u128_solver::<Wide>(700);
+}
+
+/// Solves twelve random boards of sides 6 to 9 (seeds from `first_seed`) over `u128` and over
+/// `B`, and checks the values and the statistics (nodes, path nodes, table hits) are the same.
+fn retraces_the_u128_solver<B: Bits>(first_seed: u64) {
     let mut nodes = 0;
     for seed in 0..12u64 {
         let size = 6 + (seed % 4) as u32;
-        let board = random_board(size, [0.0, 0.1, 0.2][(seed % 3) as usize], 700 + seed);
+        let board = random_board(size, [0.0, 0.1, 0.2][(seed % 3) as usize], first_seed + seed);
         let mut narrow = Solver::new(Geometry::<u128>::new(size), 12);
-        let mut wide = Solver::new(Geometry::<Wide>::new(size), 12);
+        let mut other = Solver::new(Geometry::<B>::new(size), 12);
         let value = narrow.solve_board(&board);
-        assert_eq!(wide.solve_board(&board), value, "seed {seed}");
-        assert_eq!(wide.stats, narrow.stats, "seed {seed}");
+        assert_eq!(other.solve_board(&board), value, "seed {seed}");
+        assert_eq!(other.stats, narrow.stats, "seed {seed}");
         nodes += narrow.stats.nodes;
     }
     assert!(nodes > 1000, "the searches ran: {nodes} nodes");
+}
+
+/// Counting with `popcnt` changes nothing but the instructions: where the processor has it, the
+/// solver over [`Popcnt`] visits exactly the positions the `u128` one does, finds the same value,
+/// and is the one [`BoardSolver`] makes for sides up to 11.
+#[test]
+fn the_popcnt_solver_retraces_the_u128_one_node_for_node() {
+    if !Popcnt::available() {
+        assert!(matches!(BoardSolver::new(11, 12), BoardSolver::Narrow(_)));
+        return;
+    }
+    assert!(matches!(BoardSolver::new(11, 12), BoardSolver::Counted(_)));
+    assert!(matches!(BoardSolver::new(12, 12), BoardSolver::Wide(_)));
+    retraces_the_u128_solver::<Popcnt>(800);
 }
 
 /// Sides 12 and 13 fit only the wide sets. With most rooms under construction the painters'
