@@ -13,15 +13,14 @@ use std::os::fd::RawFd;
 pub(super) const MAX_FDS: usize = 32;
 
 /// The control buffer's size: room for one `SCM_RIGHTS` message of [`MAX_FDS`] descriptors.
-// SAFETY: a size computation.
-const CONTROL: usize = unsafe { libc::CMSG_SPACE((MAX_FDS * size_of::<RawFd>()) as u32) } as usize;
+const CONTROL: usize = space(MAX_FDS);
 
 /// A control buffer, aligned as the `cmsghdr` written into it.
 #[repr(C, align(8))]
 struct Control([u8; CONTROL]);
 
 /// `CMSG_SPACE` for `fds` descriptors.
-fn space(fds: usize) -> usize {
+const fn space(fds: usize) -> usize {
     // SAFETY: a size computation.
     unsafe { libc::CMSG_SPACE((fds * size_of::<RawFd>()) as u32) as usize }
 }
@@ -76,7 +75,7 @@ pub(super) fn receive(
         msg.msg_iov = &mut iov;
         msg.msg_iovlen = 1;
         msg.msg_control = control.0.as_mut_ptr().cast();
-        msg.msg_controllen = space(MAX_FDS) as _;
+        msg.msg_controllen = CONTROL as _;
         let n = libc::recvmsg(socket, &mut msg, libc::MSG_CMSG_CLOEXEC);
         if n < 0 {
             return Err(io::Error::last_os_error());

@@ -59,9 +59,14 @@ extern "C" fn hook(_argc: c_int, _argv: *const *const c_char, envp: *const *cons
         let mut found = None;
         while !var.is_null() && !(*var).is_null() {
             let entry = std::ffi::CStr::from_ptr(*var).to_bytes();
-            found = [(false, false), (true, false), (false, true), (true, true)]
-                .into_iter()
-                .find(|&kind| entry == [MARKER.as_bytes(), b"=", marker(kind).as_bytes()].concat());
+            // Only arena's own variable is compared, and without allocating, in every program
+            // that links arena, before its `main`.
+            let value = entry.strip_prefix(MARKER.as_bytes()).and_then(|v| v.strip_prefix(b"="));
+            found = value.and_then(|value| {
+                [(false, false), (true, false), (false, true), (true, true)]
+                    .into_iter()
+                    .find(|&kind| marker(kind).as_bytes() == value)
+            });
             if found.is_some() {
                 break;
             }
@@ -784,12 +789,17 @@ mod tests {
             shared: None,
         };
         let limits = Rlimits::from_wire([1, 1 << 30, 1, 5, 0, 0, 0, 0]);
-        let mut wire = Wire::default();
-        for fd in [10, 11, 12, 13] {
-            wire.fd(Some(fd));
-        }
-        wire.bytes(b"/tmp");
-        assert!(encode(&plan, &limits, &mut wire));
+        // What arena sends: the start's descriptors and folder, then the plan.
+        let wire_of = |plan: &Plan| {
+            let mut wire = Wire::default();
+            for fd in [10, 11, 12, 13] {
+                wire.fd(Some(fd));
+            }
+            wire.bytes(b"/tmp");
+            assert!(encode(plan, &limits, &mut wire));
+            wire
+        };
+        let wire = wire_of(&plan);
         // The receiver's numbers for the same descriptors differ: each is found by its place.
         let theirs: Vec<RawFd> = wire.fds.iter().map(|fd| fd + 100).collect();
         let mut reader = Reader { bytes: &wire.bytes, fds: &theirs };
@@ -798,13 +808,7 @@ mod tests {
         let mut inherits = Reader { bytes: &wire.bytes, fds: &theirs };
         let (_, inheriting, _) = decode(&mut inherits, None, true).expect("a whole plan");
         assert!(inheriting.no_network.is_none(), "the bot installs no second copy");
-        let mut without = Wire::default();
-        for fd in [10, 11, 12, 13] {
-            without.fd(Some(fd));
-        }
-        without.bytes(b"/tmp");
-        let networked = Plan { no_network: None, ..plan.clone() };
-        assert!(encode(&networked, &limits, &mut without));
+        let without = wire_of(&Plan { no_network: None, ..plan.clone() });
         let mut refused = Reader { bytes: &without.bytes, fds: &theirs };
         assert!(decode(&mut refused, None, true).is_none(), "a plan without the filter");
         let (start, got, got_limits) = decode(&mut reader, None, false).expect("a whole plan");
