@@ -221,7 +221,7 @@ impl<B: Bits> Solver<B> {
                 }
                 // Disproving takes every child proved: the sum. (A minimum would call a
                 // position disproved once one child is proved, which is wrong, and caught.)
-                dn = if c.pn >= INF {
+                dn = if c.pn >= INF || dn >= INF {
                     INF
                 } else if sum_wrong {
                     if i == 0 { c.pn } else { dn.min(c.pn) }
