@@ -7,7 +7,8 @@
 //! allowed per board beyond side 8; `PAINTERS_TABLE_BITS`: the tables' largest size as a power
 //! of two, default `BoardSolver::bits_for`; `PAINTERS_SEEDS`, e.g. `11-20`: other seeds than the
 //! default ones, to check a figure on boards it was not tuned on; `PAINTERS_PROFILE=1`: where
-//! each board's nodes go, see [`Profile`]).
+//! each board's nodes go, see [`Profile`]; `PAINTERS_BEST_MOVE=1`: the boards are answered by
+//! `best_move`, a move and its value, as the `perfect` bot asks on its first turn).
 
 use std::time::{Duration, Instant};
 
@@ -107,7 +108,10 @@ fn open_boards(size: u32, cap: Duration, seeds: Option<std::ops::RangeInclusive<
         let budget =
             if size > 8 { Budget::with_clock(Clock::ThreadCpu, cap) } else { Budget::unlimited() };
         let (started, cpu_started) = (Instant::now(), cpu());
-        let (lower, upper) = if size <= 10 {
+        let (lower, upper) = if env("PAINTERS_BEST_MOVE", 0) != 0 {
+            // What the `perfect` bot asks on its first turn: a move and its value.
+            solver.best_move(open, a, b, budget).map_or((i32::MIN, i32::MAX), |(_, v)| (v, v))
+        } else if size <= 10 {
             solver.value(open, a, b, budget).map_or((i32::MIN, i32::MAX), |v| (v, v))
         } else {
             solver.value_range(open, a, b, budget)
