@@ -418,13 +418,14 @@ fn write_two_sandboxed_virus_matches(dir: &Path, name: &str, spec: &str, setting
     std::fs::write(dir.join("t.toml"), toml).unwrap();
 }
 
-/// Each bot's mount and IPC namespaces are its own, also where arena's spawner made them
-/// ahead of it (a warm set, made once the spawner has had no request for 10 ms: here between
-/// matches, each of whose bots pauses before it answers): six matches one after the other, each
-/// bot finding one mount at `/tmp` (its own tmpfs: a mount namespace joined by a second bot
-/// would hold the first's too) and no message queue, then leaving one in its IPC namespace.
+/// Each bot's mount and IPC namespaces are its own, also for bots of the same slot one after
+/// the other: six matches in turn, each bot finding one mount at `/tmp` (its own tmpfs: a mount
+/// namespace joined by a second bot would hold the first's too) and no System V message queue,
+/// then leaving one in its IPC namespace. (Written for namespaces made ahead of bots, which a
+/// build that gave one set to every bot failed; the bots pause 50 ms before answering, so a
+/// spawner that made them would be idle between matches.)
 #[test]
-fn each_bot_has_a_mount_and_an_ipc_namespace_of_its_own_also_one_made_ahead() {
+fn each_bot_has_a_mount_and_an_ipc_namespace_of_its_own_also_after_another() {
     let dir = tempfile::tempdir().unwrap();
     let marker = marker_in(dir.path());
     let probe = bot("sh", "ns_probe.sh", &marker, &[]);

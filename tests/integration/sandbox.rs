@@ -300,20 +300,6 @@ fn kill_9_of_arena_leaves_no_bot_process() {
     // arena's own program started again, unmarked, so found as its children.
     let helpers = children_running_arena(arena.id());
     assert!(!helpers.is_empty(), "arena started no spawner and no relay");
-    // The namespaces its spawners made ahead of bots that never came (once idle for 10 ms), as
-    // descriptors: seen where the spawners' descriptors can be read (as root; another user's
-    // slot spawners are not dumpable). Only the spawners hold them, so they go with the
-    // spawners. (Not looked up by number afterwards: the kernel reuses a freed namespace's
-    // number at once, for the namespaces of tests running meanwhile.)
-    let readable = helpers.iter().any(|&(pid, _)| namespace_fds(pid).is_some());
-    let mut warm = Vec::new();
-    let started = Instant::now();
-    while readable && warm.is_empty() && started.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(20));
-        warm =
-            helpers.iter().flat_map(|&(pid, _)| namespace_fds(pid).unwrap_or_default()).collect();
-    }
-    assert!(!readable || !warm.is_empty(), "no namespaces made ahead");
     arena.kill().expect("kill -9");
     arena.wait().expect("reaped");
     let left = wait_gone(&marker, Duration::from_secs(10));
@@ -326,15 +312,6 @@ fn kill_9_of_arena_leaves_no_bot_process() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(alive(&helpers).is_empty(), "arena's helpers outlived it: {:?}", alive(&helpers));
-}
-
-/// The mount and IPC namespaces (`mnt:[inode]`) process `pid` holds by descriptor; `None` where
-/// its descriptors cannot be read.
-fn namespace_fds(pid: i32) -> Option<Vec<String>> {
-    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
-    let links = fds.flatten().filter_map(|fd| std::fs::read_link(fd.path()).ok());
-    let names = links.map(|link| link.display().to_string());
-    Some(names.filter(|name| name.starts_with("mnt:[") || name.starts_with("ipc:[")).collect())
 }
 
 /// The children of `arena` that run arena's program again (`/proc/self/exe`: its spawners and

@@ -157,68 +157,6 @@ pub(in crate::bot::external) struct Plan {
     pub(in crate::bot::external) user: Option<BotUser>,
     /// Set by the spawner for a relay that shares its memory (`None`: the relay has its own).
     pub(in crate::bot::external) shared: Option<Shared>,
-    /// Set by the spawner: namespaces made ahead of this bot, which the relay joins instead of
-    /// unsharing its own (`None`: it unshares them).
-    pub(in crate::bot::external) warm: Option<Warm>,
-}
-
-/// The namespaces a [`Warm`] set may hold, each with its file in `/proc/self/ns`. (Not a PID
-/// namespace: the kernel gives no descriptor of one before its first process.)
-pub(super) const WARM_KINDS: [(libc::c_int, &std::ffi::CStr); 3] = [
-    (libc::CLONE_NEWNS, c"/proc/self/ns/mnt"),
-    (libc::CLONE_NEWIPC, c"/proc/self/ns/ipc"),
-    (libc::CLONE_NEWUTS, c"/proc/self/ns/uts"),
-];
-
-/// The kinds of namespaces of `flags` a [`Warm`] set makes.
-pub(super) fn warm_kinds(flags: libc::c_int) -> libc::c_int {
-    WARM_KINDS.iter().fold(0, |all, &(kind, _)| all | kind) & flags
-}
-
-/// A bot's namespaces made ahead of it, while the spawner is idle (`super::spawner` says how):
-/// fresh ones, of the kinds in `flags` (those of [`WARM_KINDS`] the bot's relay would unshare),
-/// held by descriptors (`fds`, in the order of [`WARM_KINDS`]; `-1` for a kind not made). The
-/// mount namespace is a copy of the spawner's template, as the relay's `unshare` would make;
-/// the IPC namespace has never held a process. The relay `setns`es into each, closes its
-/// descriptors and unshares the other kinds (its PID namespace); the spawner closes its own
-/// descriptors once the relay is started, so a set serves one bot.
-#[derive(Clone, Copy, Debug)]
-pub(in crate::bot::external) struct Warm {
-    pub(in crate::bot::external) flags: libc::c_int,
-    pub(in crate::bot::external) fds: [RawFd; WARM_KINDS.len()],
-}
-
-impl Warm {
-    /// Closes the descriptors of this process.
-    ///
-    /// # Safety
-    ///
-    /// In a process that holds them and needs them no more.
-    pub(super) unsafe fn close(&self) {
-        for &fd in self.fds.iter().filter(|&&fd| fd >= 0) {
-            // SAFETY: the caller's contract.
-            unsafe { libc::close(fd) };
-        }
-    }
-
-    /// Joins the namespaces (`setns`), then closes their descriptors.
-    ///
-    /// # Safety
-    ///
-    /// In the relay, single-threaded, with no `fs` shared (joining a mount namespace changes
-    /// this process's root and working directory to the namespace's).
-    unsafe fn join(&self) -> io::Result<()> {
-        let mut result = Ok(());
-        for (&(kind, _), &fd) in WARM_KINDS.iter().zip(&self.fds) {
-            if self.flags & kind != 0 && result.is_ok() {
-                // SAFETY: a descriptor of a namespace file this process holds.
-                result = check(unsafe { libc::setns(fd, kind) });
-            }
-        }
-        // SAFETY: the caller's contract: nothing else reads them.
-        unsafe { self.close() };
-        result
-    }
 }
 
 /// What the spawner gives a relay that shares its memory (`clone(CLONE_VM)`: no copy of the
@@ -645,21 +583,7 @@ impl Plan {
             if let Some(netns) = namespaces.join_netns {
                 check(libc::setns(netns, libc::CLONE_NEWNET))?;
             }
-            // Made ahead by the spawner, of the same kinds, or now. (After `setns` the working
-            // directory is the namespace's root: the view, which a set is made only for, goes
-            // back to the bot's.)
-            let mut unshare = namespaces.unshare;
-            if let Some(warm) = self.warm {
-                if warm.flags == warm_kinds(unshare) && self.view.is_some() {
-                    warm.join()?;
-                    unshare &= !warm.flags;
-                } else {
-                    warm.close();
-                }
-            }
-            if unshare != 0 {
-                check(libc::unshare(unshare))?;
-            }
+            check(libc::unshare(namespaces.unshare))?;
             // The kernel's OOM killer picks the bots before any other process (raising one's
             // own score needs no privilege; the bot's processes inherit it). (In the template's
             // read-only `/proc` the spawner did it for every relay.)

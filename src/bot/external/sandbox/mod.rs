@@ -570,7 +570,6 @@ pub(super) fn prepare(
         view,
         user,
         shared: None,
-        warm: None,
     };
     let control = plan.control.is_some().then(|| std::fs::File::from(control_w));
     let pause_ack = plan.pause_ack.is_some().then(|| std::fs::File::from(ack_r));

@@ -36,9 +36,7 @@ use std::os::unix::process::CommandExt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::super::options::Rlimits;
-use super::child::{
-    BotUser, Image, Namespaces, Plan, Shared, Stacks, Tmpfs, View, WARM_KINDS, Warm, warm_kinds,
-};
+use super::child::{BotUser, Image, Namespaces, Plan, Shared, Stacks, Tmpfs, View};
 use super::fd_passing::{MAX_FDS, receive, send};
 
 /// The environment variable that makes a fresh arena process the spawner (set to `1`).
@@ -434,7 +432,6 @@ fn decode(
         view,
         user,
         shared: None,
-        warm: None,
     };
     Some((Start { stdio, started, cwd }, plan, Rlimits::from_wire(limits)))
 }
@@ -501,11 +498,6 @@ fn serve(in_slot: bool, no_network: bool) -> ! {
     }
     let mut buf = vec![0u8; MAX_REQUEST];
     let mut relays = Relays::default();
-    if shares && template {
-        // A match's bots start together: arena's spawner keeps a set for each of two; a slot's
-        // serves one bot at a time.
-        relays.warming = Warming::new(if in_slot { 1 } else { 2 });
-    }
     loop {
         relays.wait_for_request(socket);
         let mut fds = [-1 as RawFd; MAX_FDS];
@@ -517,10 +509,9 @@ fn serve(in_slot: bool, no_network: bool) -> ! {
             Ok(got) => got,
         };
         let fds = &fds[..nfds];
-        // Shorter than any plan: a question whether it serves (or a message cut short), or
-        // how many warm sets it holds (`#`, for the tests).
+        // Shorter than any plan: a question whether it serves (or a message cut short).
         let answer = if n < 8 {
-            if buf[..n] == *WARM_COUNT { relays.warm_sets() } else { 0 }
+            0
         } else {
             let mut reader = Reader { bytes: &buf[..n], fds };
             match decode(&mut reader, seccomp, no_network) {
@@ -532,15 +523,7 @@ fn serve(in_slot: bool, no_network: bool) -> ! {
                         view.from_template = template && view.hide_cgroups == hide_cgroups;
                     }
                     if shares {
-                        let warm = relays.warming.as_mut().and_then(|w| w.take(&plan));
-                        plan.warm = warm;
-                        let pid = relays.start(Box::new(Request { start, plan, limits }));
-                        if let Some(warm) = warm {
-                            // SAFETY: this process's copies: the relay has its own (or none
-                            // started), so the set serves no other.
-                            unsafe { warm.close() };
-                        }
-                        pid
+                        relays.start(Box::new(Request { start, plan, limits }))
                     } else {
                         fork_relay(&start, &plan, &limits)
                     }
@@ -556,14 +539,6 @@ fn serve(in_slot: bool, no_network: bool) -> ! {
         unsafe { libc::send(socket, (&raw const answer).cast(), 4, libc::MSG_NOSIGNAL) };
     }
 }
-
-/// How long a spawner goes without a request before it makes warm sets: a match's bots are
-/// started within a few milliseconds of each other, and a set made while they start would take
-/// a processor from them.
-const QUIET: std::time::Duration = std::time::Duration::from_millis(10);
-
-/// The question how many warm sets a spawner holds.
-const WARM_COUNT: &[u8] = b"#";
 
 /// A slot's spawner's start: reads arena's first request, which carries the slot's user
 /// namespace, joins it and answers 0 (or an error number, and ends). `true`: joined.
@@ -605,52 +580,20 @@ struct Request {
 struct Relays {
     running: Vec<(OwnedFd, Box<Request>, Stacks)>,
     spare: Vec<Stacks>,
-    /// Where relays share the spawner's memory and its template: the namespaces made ahead.
-    warming: Option<Warming>,
 }
 
 impl Relays {
     /// Waits until arena sends a request (or closes the socket), meanwhile taking back what the
     /// relays that are gone no longer read.
-    /// Warm sets are made once no request has come for [`QUIET`] (the maker's time is then
-    /// nobody's), one after another up to the target.
     fn wait_for_request(&mut self, socket: RawFd) {
-        let since = std::time::Instant::now();
         loop {
-            let maker = self.warming.as_ref().and_then(|w| w.maker.as_ref());
             let mut fds: Vec<libc::pollfd> = std::iter::once(socket)
                 .chain(self.running.iter().map(|(gone, ..)| gone.as_raw_fd()))
-                .chain(maker.map(|maker| maker.pidfd.as_raw_fd()))
                 .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
                 .collect();
-            let timeout = match &self.warming {
-                Some(warming) if warming.wants() => {
-                    // Rounded up: a poll that returns early would only come back here.
-                    let left = QUIET.saturating_sub(since.elapsed());
-                    left.as_micros().div_ceil(1000) as c_int
-                }
-                _ => -1,
-            };
             // SAFETY: a poll of descriptors this process holds.
-            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
-            if ready < 0 {
+            if unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) } < 0 {
                 return;
-            }
-            if ready == 0 {
-                if let Some(warming) = &mut self.warming {
-                    warming.refill();
-                }
-                continue;
-            }
-            // The maker's pidfd, last, reads as soon as it has exited: the next is made (still
-            // quiet) unless a request is waiting.
-            if maker.is_some() && fds.last().is_some_and(|fd| fd.revents != 0) {
-                if let Some(warming) = &mut self.warming {
-                    warming.made();
-                    if fds[0].revents == 0 {
-                        warming.refill();
-                    }
-                }
             }
             // From the end, so that `swap_remove` moves only entries already looked at.
             for k in (0..self.running.len()).rev() {
@@ -663,11 +606,6 @@ impl Relays {
                 return;
             }
         }
-    }
-
-    /// How many warm sets are ready.
-    fn warm_sets(&self) -> i32 {
-        self.warming.as_ref().map_or(0, |w| w.sets.len() as i32)
     }
 
     /// Starts the relay of `request` sharing this process's memory, as arena's child; its pid,
@@ -704,189 +642,6 @@ impl Relays {
         }
         self.running.push((gone_r, request, stacks));
         pid
-    }
-}
-
-/// Bots' namespaces made ahead, while the spawner is idle ([`Warm`]): the relay of a bot then
-/// joins them instead of unsharing its own (copying the template's mounts, making an IPC
-/// namespace); it still unshares its PID namespace, of which the kernel gives no descriptor
-/// before its first process.
-///
-/// A *maker*, the spawner's own child (sharing its memory, `clone(CLONE_VM)`), unshares a set
-/// of those kinds the last bot's relay unshared, opens each namespace's file in `/proc/self/ns`,
-/// sends the descriptors to the spawner (`SCM_RIGHTS`) and exits: nothing but descriptors holds
-/// a warm set, no process waits in it. Makers run once the spawner has had no request for
-/// [`QUIET`], not while bots start (at `SCHED_IDLE` instead, a maker starved while it held the
-/// kernel's mount lock and the starting bots' mounts waited for it: slower than no set). A
-/// maker dies with the spawner (`PR_SET_PDEATHSIG`), which dies with arena: nothing is left
-/// after arena, `kill -9` included. Each set is taken by one relay and closed by the spawner once that relay has
-/// started (its own copy it closes once joined): no set serves two bots. A slot's spawner makes
-/// its sets in the slot's user namespace, for the slot's bots only; a root arena's sets hold
-/// nothing of a user (the bot becomes its slot's user itself). A request of other kinds frees
-/// the sets made (their namespaces with them); a maker that fails ends the warming.
-struct Warming {
-    /// The kinds of the last bot's namespaces (its `unshare` flags), which sets are made of.
-    flags: c_int,
-    sets: Vec<Warm>,
-    /// How many sets to hold.
-    target: usize,
-    maker: Option<Maker>,
-    /// The makers' stacks, one maker at a time.
-    stacks: Option<Stacks>,
-    /// The spawner's end of the makers' socket (non-blocking) and theirs.
-    ours: OwnedFd,
-    theirs: OwnedFd,
-    /// A maker failed: no more sets.
-    off: bool,
-}
-
-/// A maker running, with what it reads of the spawner's memory.
-struct Maker {
-    pid: libc::pid_t,
-    pidfd: OwnedFd,
-    job: Box<Job>,
-}
-
-/// A maker's task: the kinds to make, the socket to send them on, its parent (the spawner).
-struct Job {
-    flags: c_int,
-    socket: RawFd,
-    parent: libc::pid_t,
-}
-
-impl Warming {
-    fn new(target: usize) -> Option<Warming> {
-        let (ours, theirs) = socket_pair().ok()?;
-        // SAFETY: a flag of this process's own socket.
-        let r = unsafe { libc::fcntl(ours.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
-        (r == 0).then_some(Warming {
-            flags: 0,
-            sets: Vec::new(),
-            target,
-            maker: None,
-            stacks: None,
-            ours,
-            theirs,
-            off: false,
-        })
-    }
-
-    /// A set for the relay of `plan`, if one is ready: taken, no other relay gets it. Only a
-    /// view copied from the template gets one (the set's mount namespace is a copy of it).
-    fn take(&mut self, plan: &Plan) -> Option<Warm> {
-        let flags = plan.namespaces.as_ref()?.unshare;
-        plan.view.as_ref().filter(|view| view.from_template)?;
-        if flags != self.flags {
-            for set in self.sets.drain(..) {
-                // SAFETY: this process's descriptors of sets no relay has.
-                unsafe { set.close() };
-            }
-            self.flags = flags;
-        }
-        self.sets.pop()
-    }
-
-    /// Whether a maker would be started: fewer sets than the target are ready, none is being
-    /// made, and the bots' kinds are known.
-    fn wants(&self) -> bool {
-        let idle = self.maker.is_none() && self.sets.len() < self.target;
-        !self.off && idle && warm_kinds(self.flags) != 0
-    }
-
-    /// Starts a maker, if it [`wants`](Self::wants).
-    fn refill(&mut self) {
-        if !self.wants() {
-            return;
-        }
-        let Ok(stacks) = self.stacks.take().map_or_else(Stacks::new, Ok) else {
-            self.off = true;
-            return;
-        };
-        // SAFETY: getpid has no precondition.
-        let parent = unsafe { libc::getpid() };
-        let job = Box::new(Job {
-            flags: warm_kinds(self.flags),
-            socket: self.theirs.as_raw_fd(),
-            parent,
-        });
-        let arg = (&raw const *job).cast_mut().cast();
-        let mut pidfd: c_int = -1;
-        let flags = libc::CLONE_VM | libc::CLONE_PIDFD | libc::SIGCHLD;
-        let top = stacks.top(Stacks::RELAY) as *mut libc::c_void;
-        // SAFETY: the maker runs on a stack of its own, reads the job, which is kept until it has
-        // exited, and only makes system calls.
-        let pid = unsafe { libc::clone(make_warm, top, flags, arg, &raw mut pidfd) };
-        self.stacks = Some(stacks);
-        if pid == -1 || pidfd < 0 {
-            self.off = true;
-            return;
-        }
-        // SAFETY: the pidfd the kernel gave for the maker.
-        let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
-        self.maker = Some(Maker { pid, pidfd, job });
-    }
-
-    /// The maker has exited: reaps it and keeps its set.
-    fn made(&mut self) {
-        let Some(maker) = self.maker.take() else { return };
-        let mut status = 0;
-        // SAFETY: waiting for this process's own child, which has exited.
-        unsafe { libc::waitpid(maker.pid, &mut status, 0) };
-        let flags = maker.job.flags;
-        let kinds = WARM_KINDS.iter().filter(|&&(kind, _)| flags & kind != 0).count();
-        let mut buf = [0u8; 8];
-        let mut fds = [-1 as RawFd; MAX_FDS];
-        let (n, nfds) = receive(self.ours.as_raw_fd(), &mut buf, &mut fds).unwrap_or((0, 0));
-        if n != 1 || buf[0] != 0 || nfds != kinds {
-            for &fd in &fds[..nfds] {
-                // SAFETY: descriptors this process received.
-                unsafe { libc::close(fd) };
-            }
-            self.off = true;
-            return;
-        }
-        let mut set = Warm { flags, fds: [-1; WARM_KINDS.len()] };
-        let mut got = fds[..nfds].iter();
-        for (slot, &(kind, _)) in set.fds.iter_mut().zip(&WARM_KINDS) {
-            if flags & kind != 0 {
-                *slot = got.next().copied().unwrap_or(-1);
-            }
-        }
-        if flags == warm_kinds(self.flags) {
-            self.sets.push(set);
-        } else {
-            // SAFETY: descriptors this process received, of a kind no longer asked for.
-            unsafe { set.close() };
-        }
-    }
-}
-
-/// A maker's life ([`Warming`]): makes one set, sends it, exits.
-extern "C" fn make_warm(arg: *mut libc::c_void) -> c_int {
-    // SAFETY: `arg` is the spawner's `Job`, kept until this process has exited.
-    let job = unsafe { &*arg.cast::<Job>() };
-    // SAFETY: this process's own attributes, descriptors and namespaces; then its end.
-    unsafe {
-        // Dies with the spawner (checked after: it may have died before).
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-        if libc::getppid() != job.parent {
-            libc::_exit(0);
-        }
-        super::child::close_all_but([job.socket]);
-        let mut fds = [-1 as RawFd; WARM_KINDS.len()];
-        let mut n = 0;
-        let mut made = libc::unshare(job.flags) == 0;
-        for &(kind, path) in &WARM_KINDS {
-            if made && job.flags & kind != 0 {
-                let fd = libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
-                made = fd >= 0;
-                fds[n] = fd;
-                n += 1;
-            }
-        }
-        let sent: &[RawFd] = if made { &fds[..n] } else { &[] };
-        let _ = send(job.socket, &[u8::from(!made)], sent);
-        libc::_exit(0)
     }
 }
 
@@ -1032,7 +787,6 @@ mod tests {
             }),
             user: Some(BotUser { uid: 60001, gid: 60001, read_search: true }),
             shared: None,
-            warm: None,
         };
         let limits = Rlimits::from_wire([1, 1 << 30, 1, 5, 0, 0, 0, 0]);
         // What arena sends: the start's descriptors and folder, then the plan.
