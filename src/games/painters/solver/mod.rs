@@ -41,6 +41,7 @@
 
 mod anytime;
 mod board;
+mod dfpn;
 mod paths;
 mod table;
 
@@ -123,6 +124,11 @@ pub(crate) enum Wrong {
     /// The history table's slot takes the door as the room moved into modulo 3, which is not
     /// one slot per door (two doors of a room can share it).
     HistorySlot,
+    /// Proof-number search asks a child whether its value is above `1 - t` instead of `-t`.
+    ProofThreshold,
+    /// Proof-number search's disproof number is its children's smallest proof number instead
+    /// of their sum, so one child proved disproves a position.
+    ProofSum,
 }
 
 /// Counters, for benchmarks and `--stats`.
@@ -179,6 +185,22 @@ fn settled_by(profile: &mut Option<Box<Profile>>, how: Settled) {
     }
 }
 
+/// A position [`Solver::settle`] could not answer: what searching its moves needs.
+pub(crate) struct Node<B: Bits> {
+    /// The mover's moves.
+    mine: B,
+    /// The open rooms either painter can reach (the table's key).
+    relevant: B,
+    /// The table's best move, or `u8::MAX`.
+    first: u8,
+    /// The window, narrowed by the table's bounds.
+    alpha: i32,
+    beta: i32,
+    /// Bounds of the value the cheap answers proved: `low <= value <= high`.
+    high: i32,
+    low: i32,
+}
+
 /// The exact solver and its tables, reused across positions of one board (a bot keeps one for a
 /// whole match, so later turns start from what earlier ones learnt).
 pub struct Solver<B: Bits = u128> {
@@ -208,6 +230,13 @@ pub struct Solver<B: Bits = u128> {
     walk_layers: Vec<B>,
     /// Where the nodes go, when asked for (benchmarks).
     pub profile: Option<Box<Profile>>,
+    /// Proof-number search's table (empty until first used; see `dfpn.rs`).
+    proofs: Vec<dfpn::ProofEntry<B>>,
+    proofs_used: usize,
+    /// Positions reaching at most this many rooms are left to alpha-beta by the proof-number
+    /// search ([`dfpn::PROOF_ROOMS`]; the tests set 0, so that their small boards are searched
+    /// by proof numbers down to the leaves).
+    proof_rooms: u32,
     /// The deliberately wrong rule switched on, if any (tests only).
     #[cfg(test)]
     wrong: Option<Wrong>,
@@ -234,6 +263,9 @@ impl<B: Bits> Solver<B> {
             layers: vec![B::ZERO; B::CAPACITY + 2],
             walk_layers: vec![B::ZERO; B::CAPACITY + 2],
             profile: None,
+            proofs: Vec::new(),
+            proofs_used: 0,
+            proof_rooms: dfpn::PROOF_ROOMS,
             #[cfg(test)]
             wrong: None,
         }
@@ -290,6 +322,9 @@ impl<B: Bits> Solver<B> {
     /// What null-window searches proved about the value before `budget` ran out: `(lower,
     /// upper)`, equal once exact. Each search halves the range left, so a search cut short by
     /// its budget still says how far it got (the benchmark reports this for the largest side).
+    /// Each question "is the value above `guess`?" is answered by proof-number search over the
+    /// same positions and bounds as alpha-beta, alpha-beta taking over in small regions
+    /// (`dfpn.rs`; on the open S = 11 boards about half the nodes of alpha-beta alone).
     pub fn value_range(&mut self, open: B, mover: u8, other: u8, budget: Budget) -> (i32, i32) {
         self.budget = budget.check_every(CLOCK_EVERY);
         let most = open.count_ones() as i32 + 1;
@@ -297,7 +332,7 @@ impl<B: Bits> Solver<B> {
         while lower < upper {
             let guess = lower + (upper - lower) / 2;
             let before = (self.stats.nodes, self.stats.path_nodes);
-            let v = self.search(open, mover, other, guess, guess + 1);
+            let v = self.proof_search(open, mover, other, guess);
             if let Some(p) = &mut self.profile {
                 let (nodes, path_nodes) = (self.stats.nodes, self.stats.path_nodes);
                 p.passes.push((guess, v, nodes - before.0, path_nodes - before.1));
@@ -478,34 +513,53 @@ impl<B: Bits> Solver<B> {
     /// Negamax alpha-beta: the value for the painter at `mover` (the rooms it will paint from now
     /// minus the other's), fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower
     /// bound, anything between exact.
-    fn search(&mut self, open: B, mover: u8, other: u8, mut alpha: i32, mut beta: i32) -> i32 {
+    fn search(&mut self, open: B, mover: u8, other: u8, alpha: i32, beta: i32) -> i32 {
+        match self.settle(open, mover, other, alpha, beta) {
+            Ok(v) => v,
+            Err(node) => self.search_moves(mover, other, node),
+        }
+    }
+
+    /// A node's cheap answers, in order: a painter stuck or the regions apart, the path
+    /// bounds, the table, the territory bound. `Ok(v)`: one of them settles the window `(alpha,
+    /// beta)` (fail-soft, as [`Solver::search`]); `Err(node)`: the moves must be searched, in
+    /// the window `node` narrows it to. Both searches (alpha-beta and proof numbers) ask this
+    /// first at every position.
+    fn settle(
+        &mut self,
+        open: B,
+        mover: u8,
+        other: u8,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> Result<i32, Node<B>> {
         let geo = &self.geo;
         let mine = geo.neighbours[mover as usize] & open;
         let theirs = geo.neighbours[other as usize] & open;
         if mine.is_empty() {
             if theirs.is_empty() {
-                return 0;
+                return Ok(0);
             }
             // A painter that cannot move never will again: the other paints its longest path.
             settled_by(&mut self.profile, Settled::Apart);
             let region = geo.component(open, theirs);
-            return self.apart(mover, B::ZERO, other, region, alpha, beta);
+            return Ok(self.apart(mover, B::ZERO, other, region, alpha, beta));
         }
         // The mover's region, flooded layer by layer: the territory bound's safe walk below
         // reads the layers as the mover's distances.
         let (my_region, layer_count) = paths::layers_into(geo, &mut self.layers, mine, open);
         if theirs.is_empty() {
             settled_by(&mut self.profile, Settled::Apart);
-            return self.apart(mover, my_region, other, B::ZERO, alpha, beta);
+            return Ok(self.apart(mover, my_region, other, B::ZERO, alpha, beta));
         }
         if (my_region & theirs).is_empty() {
             settled_by(&mut self.profile, Settled::Apart);
             let their_region = geo.component(open, theirs);
-            return self.apart(mover, my_region, other, their_region, alpha, beta);
+            return Ok(self.apart(mover, my_region, other, their_region, alpha, beta));
         }
         self.stats.nodes += 1;
         if self.tick() {
-            return 0;
+            return Ok(0);
         }
         let relevant = my_region | self.geo.component(open & !my_region, theirs);
         self.prefetch(relevant, mover, other);
@@ -513,12 +567,12 @@ impl<B: Bits> Solver<B> {
         let high = self.path_bound_to(mover, my_region, alpha);
         if high <= alpha {
             settled_by(&mut self.profile, Settled::MoverBound);
-            return high;
+            return Ok(high);
         }
         let low = 1 - self.path_bound_to(other, relevant, 1 - beta);
         if low >= beta {
             settled_by(&mut self.profile, Settled::OtherBound);
-            return low;
+            return Ok(low);
         }
         self.profile_node(relevant, mover, other);
         let mut first = u8::MAX;
@@ -527,7 +581,7 @@ impl<B: Bits> Solver<B> {
             let (lower, upper) = (e.lower as i32, e.upper as i32);
             if let Some(v) = settled((lower, upper), (alpha, beta)) {
                 settled_by(&mut self.profile, Settled::Table);
-                return v;
+                return Ok(v);
             }
             alpha = alpha.max(lower);
             beta = beta.min(upper);
@@ -544,7 +598,7 @@ impl<B: Bits> Solver<B> {
         let high = self.path_bound_to(mover, reach, alpha + credit) - credit;
         if high <= alpha {
             settled_by(&mut self.profile, Settled::Territory);
-            return high;
+            return Ok(high);
         }
         // Just short of a cut in a small region: my rooms are a simple path from my room
         // through `reach` (see [`Solver::territory_parts`]), so my exact longest path there may take
@@ -556,9 +610,16 @@ impl<B: Bits> Solver<B> {
             let longest = self.longest_within(mover, reach, need, need + 1);
             if longest <= need {
                 settled_by(&mut self.profile, Settled::Territory);
-                return longest - credit - i32::from(self.wrong(Wrong::TerritoryLongest));
+                return Ok(longest - credit - i32::from(self.wrong(Wrong::TerritoryLongest)));
             }
         }
+        Err(Node { mine, relevant, first, alpha, beta, high, low })
+    }
+
+    /// The rest of [`Solver::search`] once [`Solver::settle`] left `node` open: every move, in
+    /// order, principal variation search.
+    fn search_moves(&mut self, mover: u8, other: u8, node: Node<B>) -> i32 {
+        let Node { mine, relevant, first, mut alpha, beta, .. } = node;
         let window_low = alpha;
         let mut moves = [u8::MAX; 3];
         let mut count = 0;

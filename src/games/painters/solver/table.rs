@@ -84,7 +84,7 @@ pub(super) fn huge_table<T: Copy + Default>(len: usize) -> Vec<T> {
 /// for the lines of their first and last bytes (at most two lines, as `entries` are at most 64
 /// bytes).
 #[inline]
-fn prefetch_lines<T>(entries: &[T]) {
+pub(super) fn prefetch_lines<T>(entries: &[T]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};

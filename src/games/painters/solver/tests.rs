@@ -5,6 +5,7 @@ use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::dfpn::PROOF_ROOMS;
 use super::table::BoundKind;
 use super::*;
 use crate::budget::Budget;
@@ -328,6 +329,34 @@ fn iterative_deepening_is_exact_in<B: Bits>() {
     }
 }
 
+/// Whether `v`, a fail-soft answer to the window `(edge, edge + 1)`, lies on the right side of
+/// the window and of the true value `expected`.
+fn fail_soft_right(expected: i32, edge: i32, v: i32) -> bool {
+    if expected <= edge { expected <= v && v <= edge } else { edge < v && v <= expected }
+}
+
+/// Checks that the driver, with `wrong` switched on and positions of at most `proof_rooms`
+/// rooms left to alpha-beta, gives `expected` with a 16-entry table; returns a solver set up
+/// alike, with a larger table, for further questions.
+fn driver_agrees<B: Bits>(
+    geo: &Geometry<B>,
+    (open, mover, other): (B, u8, u8),
+    expected: i32,
+    wrong: Option<Wrong>,
+    proof_rooms: u32,
+    seed: u64,
+) -> Result<Solver<B>, String> {
+    let [mut tiny, mut solver] = [4, 10].map(|bits| Solver::new(geo.clone(), bits));
+    for s in [&mut tiny, &mut solver] {
+        (s.proof_rooms, s.wrong) = (proof_rooms, wrong);
+    }
+    let got = tiny.value(open, mover, other, Budget::unlimited());
+    if got != Some(expected) {
+        return Err(format!("seed {seed}: value {got:?}, plain minimax {expected}"));
+    }
+    Ok(solver)
+}
+
 /// Every pruning against the plain solver in random positions: boards of side 3 to 5 with 10 to
 /// 30 % of the rooms under construction, a few random moves played, each painter to move. The
 /// solver (with `wrong` switched on, if any) must give the memoised plain minimax's value through
@@ -344,22 +373,11 @@ fn check_prunings<B: Bits>(wrong: Option<Wrong>) -> Result<usize, String> {
         let mut memo = HashMap::new();
         for (mover, other) in [(mover, other), (other, mover)] {
             let expected = memoised(geo, open, mover, other, &mut memo);
-            let mut tiny = Solver::new(geo.clone(), 4);
-            tiny.wrong = wrong;
-            let got = tiny.value(open, mover, other, Budget::unlimited());
-            if got != Some(expected) {
-                return Err(format!("seed {seed}: value {got:?}, plain minimax {expected}"));
-            }
-            let mut solver = Solver::new(geo.clone(), 10);
-            solver.wrong = wrong;
+            let mut solver =
+                driver_agrees(geo, (open, mover, other), expected, wrong, PROOF_ROOMS, seed)?;
             for edge in expected - 2..=expected + 2 {
                 let v = solver.search(open, mover, other, edge, edge + 1);
-                let right = if expected <= edge {
-                    expected <= v && v <= edge
-                } else {
-                    edge < v && v <= expected
-                };
-                if !right {
+                if !fail_soft_right(expected, edge, v) {
                     return Err(format!(
                         "seed {seed}: window at {edge} gave {v}, value {expected}"
                     ));
@@ -382,13 +400,14 @@ fn check_prunings<B: Bits>(wrong: Option<Wrong>) -> Result<usize, String> {
             checked += 1;
         }
     }
-    Ok(checked)
+    // And proof-number search, which the driver runs on larger boards, on its own positions.
+    Ok(checked + check_proofs::<B>(wrong)?)
 }
 
 #[test]
 fn every_pruning_agrees_with_plain_minimax_in_random_positions() {
     let checked = check_prunings::<u128>(None).unwrap();
-    assert!(checked >= 400, "{checked} positions");
+    assert!(checked >= 700, "{checked} positions");
     assert_eq!(check_prunings::<Wide>(None), Ok(checked), "the wide sets");
 }
 
@@ -408,6 +427,8 @@ fn a_deliberately_wrong_pruning_is_caught() {
         Wrong::Hinterland,
         Wrong::ChildSkip,
         Wrong::TableExact,
+        Wrong::ProofThreshold,
+        Wrong::ProofSum,
     ] {
         assert!(check_prunings::<u128>(Some(rule)).is_err(), "{rule:?} went unnoticed");
         assert!(check_prunings::<Wide>(Some(rule)).is_err(), "{rule:?} went unnoticed (wide)");
@@ -560,4 +581,54 @@ fn history_slots_are_one_per_room_door_and_rival() {
     assert!(wide > narrow, "{wide} slots in the wide sets");
     assert!(check_history_slots::<u128>(Some(Wrong::HistorySlot)).is_err());
     assert!(check_history_slots::<Wide>(Some(Wrong::HistorySlot)).is_err());
+}
+
+/// Proof-number search against the plain solver, with proof numbers down to the leaves (no
+/// alpha-beta in small regions, which would otherwise take every board this small): boards of
+/// side 3 to 6 (side 6 with 30 to 40 % of the rooms under construction), a few random moves
+/// played, each painter to move. The driver's value with a 16-entry game table, and each
+/// question "above `t`?" for `t` around the value asked of one solver in turn (so what one
+/// question writes into the game and proof tables serves the next): every fail-soft answer must
+/// lie on the right side of its question and of the value. The first disagreement is the error.
+fn check_proofs<B: Bits>(wrong: Option<Wrong>) -> Result<usize, String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(27);
+    let mut checked = 0;
+    for seed in 0..160u64 {
+        let size = 3 + (seed % 4) as u32;
+        let blocked = if size == 6 { [0.3, 0.4][(seed % 2) as usize] } else { 0.15 };
+        let board = random_board(size, blocked, 7000 + seed);
+        let geo = &Geometry::<B>::new(size);
+        let (open, mover, other) = random_position::<B>(&board, &mut rng);
+        let mut memo = HashMap::new();
+        for (mover, other) in [(mover, other), (other, mover)] {
+            let expected = memoised(geo, open, mover, other, &mut memo);
+            let mut solver = driver_agrees(geo, (open, mover, other), expected, wrong, 0, seed)?;
+            for t in expected - 3..=expected + 3 {
+                let v = solver.proof_search(open, mover, other, t);
+                if !fail_soft_right(expected, t, v) {
+                    return Err(format!("seed {seed}: question at {t} gave {v}, value {expected}"));
+                }
+            }
+            checked += 1;
+        }
+    }
+    Ok(checked)
+}
+
+/// The driver gives the same values with proof numbers as with alpha-beta alone, on boards
+/// large enough that proof-number search runs above [`dfpn::PROOF_ROOMS`] as in a release
+/// build (side 8 to 9, open or nearly).
+#[test]
+fn the_driver_with_proof_numbers_matches_alpha_beta_on_larger_boards() {
+    for seed in 0..6u64 {
+        let size = 8 + (seed % 2) as u32;
+        let board = random_board(size, [0.0, 0.05][(seed % 2) as usize], 9000 + seed);
+        let (geo, open, a, b) = start::<u128>(&board);
+        let mut proofs = Solver::new(geo.clone(), 18);
+        let got = proofs.value(open, a, b, Budget::unlimited());
+        let mut alpha_beta = Solver::new(geo, 18);
+        let expected = alpha_beta.search(open, a, b, -INF, INF);
+        assert_eq!(got, Some(expected), "seed {seed}");
+        assert!(!proofs.proofs.is_empty(), "seed {seed}: no proof-number search ran");
+    }
 }

@@ -1,0 +1,261 @@
+//! Depth-first proof-number search (df-pn, Nagai 2002) for the null-window questions of the
+//! driver ([`Solver::value_range`]): "is the value above `t`?" is an AND/OR tree over the same
+//! positions as alpha-beta, whose leaves are the positions [`Solver::settle`] answers (stuck
+//! painter, regions apart, path bounds, table, territory bound). Proof-number search expands
+//! the most-proving position first: on the open S = 11 boards it visits about half the
+//! positions alpha-beta does with the same bounds (docs/painters.md, "Benchmarks").
+//!
+//! Negamax form: a position's proof number estimates what proving "value > t" for its mover
+//! costs, its disproof number what proving "value <= t" costs. As `value = max over moves (1 -
+//! value(child))`, "value > t" holds iff some child has `value(child) <= -t`, i.e. the child's
+//! question at `-t` is disproved: `pn = min dn(child)`, `dn = sum pn(child)`. What is solved is
+//! solved by the same rule as alpha-beta's (a child answered, all children answered), so the
+//! answers are exact whatever the numbers: they only choose the order in which positions are
+//! expanded (docs/painters.md, "Why each pruning is right", 12).
+//!
+//! Three things on top of Nagai's algorithm, each measured: the numbers of a new position start
+//! from its cheap bounds (df-pn+: proving is cheap when the lower bound is near `t`, disproving
+//! when the upper bound is, and disproving takes every move), a child's threshold is the second
+//! best child's number times 1.5 rather than plus 1 (the 1+epsilon trick of Pawlewicz and Lew,
+//! against re-expanding the same two children in turn), and positions with at most
+//! [`PROOF_ROOMS`] reachable rooms are solved by alpha-beta at once (their trees are small, and
+//! alpha-beta's history ordering serves them better than proof numbers' bookkeeping).
+
+use super::{Solver, Wrong, table};
+use crate::games::painters::map::{Bits, rooms};
+
+/// Infinite proof number: the position is disproved (or, as a disproof number, proved).
+const INF: u32 = u32::MAX / 2;
+
+/// The proof table's largest size, as a power of two (32 bytes an entry over a `u128`). It
+/// starts at 2^10 entries and grows fourfold when three quarters full, as the game table does.
+const PROOF_BITS: u32 = 20;
+
+/// Positions whose painters reach at most this many rooms are solved by alpha-beta when first
+/// met; so is every side up to 7 (at most 49 rooms) entirely. Node counts (game + path) on
+/// S = 11 seed 10 with the numbers below: 0 (proof numbers down to the leaves) 3.40 M, 40 rooms
+/// 3.17 M, 50 3.09 M, 60 3.90 M; alpha-beta alone 5.96 M.
+pub(super) const PROOF_ROOMS: u32 = 50;
+
+/// A new position's numbers grow by one per this many points between `t` and its cheap bounds.
+/// S = 11 seed 10, proof numbers down to the leaves: 2 gives 3.42 M nodes, 4 3.01 M, 8 3.08 M;
+/// all ones (and the disproof number the moves) 3.38 M. (Measured keyed by canonical rooms.)
+const PROOF_SCALE: i32 = 4;
+
+/// The 1+epsilon trick's epsilon is `1 / EPS_DIV`. Seed 10 as above with all-one numbers: 1/2
+/// 3.38 M nodes, 1/4 3.91 M, none (plus one) 3.96 M; with the numbers above, 1 4.05 M, 1/2
+/// 3.01 M, 1/4 2.98 M.
+const EPS_DIV: u32 = 2;
+
+/// What proof-number search knows of `(open, mover, other)` for the question "value > t".
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ProofEntry<B: Bits> {
+    open: B,
+    mover: u8,
+    other: u8,
+    t: i16,
+    /// The fail-soft value once solved (`pn == 0`: a lower bound above `t`; `dn == 0`: an
+    /// upper bound at or below `t`).
+    v: i16,
+    pn: u32,
+    dn: u32,
+    used: bool,
+}
+
+/// One move of a position being expanded.
+#[derive(Clone, Copy)]
+struct Child<B: Bits> {
+    /// The child's open rooms (its key in the proof table).
+    open: B,
+    to: u8,
+    pn: u32,
+    dn: u32,
+    v: i32,
+}
+
+impl<B: Bits> Solver<B> {
+    /// The fail-soft answer to the window `(t, t + 1)` for the painter at `mover`, by
+    /// proof-number search; what it proves is also written into the transposition table.
+    pub(super) fn proof_search(&mut self, open: B, mover: u8, other: u8, t: i32) -> i32 {
+        let node = match self.settle(open, mover, other, t, t + 1) {
+            Ok(v) => return v,
+            Err(node) => node,
+        };
+        if node.relevant.count_ones() <= self.proof_rooms {
+            return self.search_moves(mover, other, node);
+        }
+        if self.proofs.is_empty() {
+            self.proofs = table::huge_table(1 << 10);
+        }
+        let (_, _, v) = self.mid(node.relevant, mover, other, t, INF, INF);
+        v
+    }
+
+    /// Grows the proof table fourfold, keeping what fits (a lost entry costs time only: what
+    /// is solved is in the game table too).
+    fn grow_proofs(&mut self) {
+        let len = self.proofs.len() * 4;
+        let old = std::mem::replace(&mut self.proofs, table::huge_table(len));
+        self.proofs_used = 0;
+        for e in old.into_iter().filter(|e| e.used) {
+            let i = self.proof_slot(e.open, e.mover, e.other, e.t as i32);
+            let j = if !self.proofs[i].used { i } else { i + 1 };
+            self.proofs_used += usize::from(!self.proofs[j].used);
+            self.proofs[j] = e;
+        }
+    }
+
+    fn proof_slot(&self, open: B, mover: u8, other: u8, t: i32) -> usize {
+        let key = open.key(mover, other) ^ (t as i64 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (key as usize) & (self.proofs.len() - 2)
+    }
+
+    fn proof_probe(&self, open: B, mover: u8, other: u8, t: i32) -> Option<ProofEntry<B>> {
+        let i = self.proof_slot(open, mover, other, t);
+        [self.proofs[i], self.proofs[i + 1]].into_iter().find(|e| {
+            e.used && e.open == open && e.mover == mover && e.other == other && e.t as i32 == t
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn proof_store(&mut self, open: B, mover: u8, other: u8, t: i32, pn: u32, dn: u32, v: i32) {
+        if self.proofs_used * 4 > self.proofs.len() * 3 && self.proofs.len() < 1 << PROOF_BITS {
+            self.grow_proofs();
+        }
+        let i = self.proof_slot(open, mover, other, t);
+        let same = |e: &ProofEntry<B>| {
+            e.used && e.open == open && e.mover == mover && e.other == other && e.t as i32 == t
+        };
+        let j = if same(&self.proofs[i]) || !self.proofs[i].used {
+            i
+        } else if same(&self.proofs[i + 1]) || !self.proofs[i + 1].used {
+            i + 1
+        } else if self.proofs[i].open.count_ones() <= self.proofs[i + 1].open.count_ones() {
+            i
+        } else {
+            i + 1
+        };
+        self.proofs_used += usize::from(!self.proofs[j].used);
+        self.proofs[j] =
+            ProofEntry { open, mover, other, t: t as i16, v: v as i16, pn, dn, used: true };
+    }
+
+    /// Proof and disproof numbers of a position first met as a child: solved when
+    /// [`Solver::settle`] answers it (or alpha-beta, in a small region), else estimated.
+    fn proof_init(&mut self, open: B, mover: u8, other: u8, t: i32) -> (B, u32, u32, i32) {
+        // Keyed by the open rooms as they come (dead pockets and all), which spares a flood per
+        // child at every visit of a position; only what is solved goes to the game table,
+        // under the canonical key.
+        let key = open;
+        if let Some(e) = self.proof_probe(key, mover, other, t) {
+            return (key, e.pn, e.dn, e.v as i32);
+        }
+        let solved = |v: i32| if v > t { (0, INF, v) } else { (INF, 0, v) };
+        let (pn, dn, v) = match self.settle(open, mover, other, t, t + 1) {
+            Ok(v) => solved(v),
+            Err(node) if node.relevant.count_ones() <= self.proof_rooms => {
+                solved(self.search_moves(mover, other, node))
+            }
+            Err(node) => {
+                // Proving "value > t" looks cheap when the lower bound is near it, disproving
+                // when the upper bound is; disproving must answer every move.
+                let moves = node.mine.count_ones();
+                let pn = 1 + ((t + 1 - node.low).max(0) / PROOF_SCALE) as u32;
+                let dn = moves * (1 + ((node.high - t).max(0) / PROOF_SCALE) as u32);
+                (pn, dn, 0)
+            }
+        };
+        if !self.budget.is_out() {
+            self.proof_store(key, mover, other, t, pn, dn, v);
+        }
+        (key, pn, dn, v)
+    }
+
+    /// Nagai's MID: expands `(open, mover, other)`, a position [`Solver::settle`] did not
+    /// answer for the question "above `t`?", until its proof number reaches `th_pn` or its
+    /// disproof number `th_dn`. Returns `(pn, dn, v)`, `v` the fail-soft value once solved.
+    fn mid(
+        &mut self,
+        open: B,
+        mover: u8,
+        other: u8,
+        t: i32,
+        th_pn: u32,
+        th_dn: u32,
+    ) -> (u32, u32, i32) {
+        let mut kids = [Child { open: B::ZERO, to: 0, pn: 0, dn: 0, v: 0 }; 3];
+        let mut count = 0;
+        // Each child is asked whether its value is above `-t`: `1 - value(child) > t` iff
+        // `value(child) < 1 - t`, i.e. at most `-t`.
+        let ct = if self.wrong(Wrong::ProofThreshold) { 1 - t } else { -t };
+        let moves = self.geo.neighbours[mover as usize] & open;
+        for m in rooms(moves) {
+            let slot = self.proof_slot(open & !B::bit(m), other, m, ct);
+            table::prefetch_lines(&self.proofs[slot..=slot + 1]);
+        }
+        for m in rooms(moves) {
+            let (key, pn, dn, v) = self.proof_init(open & !B::bit(m), other, m, ct);
+            if self.budget.is_out() {
+                return (1, 1, 0);
+            }
+            kids[count] = Child { open: key, to: m, pn, dn, v };
+            count += 1;
+            if dn == 0 {
+                break;
+            }
+        }
+        let kids = &mut kids[..count];
+        let sum_wrong = self.wrong(Wrong::ProofSum);
+        let (mut pn, mut dn);
+        loop {
+            pn = INF;
+            dn = 0u32;
+            let (mut best, mut second) = (0, INF);
+            for (i, c) in kids.iter().enumerate() {
+                if c.dn < pn {
+                    second = pn;
+                    pn = c.dn;
+                    best = i;
+                } else if c.dn < second {
+                    second = c.dn;
+                }
+                // Disproving takes every child proved: the sum. (A minimum would call a
+                // position disproved once one child is proved, which is wrong, and caught.)
+                dn = if c.pn >= INF || dn >= INF {
+                    INF
+                } else if sum_wrong {
+                    if i == 0 { c.pn } else { dn.min(c.pn) }
+                } else {
+                    dn.saturating_add(c.pn).min(INF - 1)
+                };
+            }
+            if pn == 0 || dn == 0 || pn >= th_pn || dn >= th_dn {
+                break;
+            }
+            let c = kids[best];
+            let eps = second / EPS_DIV;
+            let child_dn = th_pn.min(second.saturating_add(eps).max(second.saturating_add(1)));
+            let child_pn = (th_dn - (dn - c.pn)).min(INF);
+            let (cpn, cdn, cv) = self.mid(c.open, other, c.to, ct, child_pn, child_dn);
+            if self.budget.is_out() {
+                return (1, 1, 0);
+            }
+            (kids[best].pn, kids[best].dn, kids[best].v) = (cpn, cdn, cv);
+        }
+        let mut v = 0;
+        let mut best_move = kids[0].to;
+        if pn == 0 || dn == 0 {
+            v = i32::MIN;
+            for c in kids.iter().filter(|c| pn != 0 || c.dn == 0) {
+                if 1 - c.v > v {
+                    v = 1 - c.v;
+                    best_move = c.to;
+                }
+            }
+            let canonical = self.canonical(open, mover, other);
+            self.store(canonical, mover, other, (t, t + 1), v, best_move);
+        }
+        self.proof_store(open, mover, other, t, pn, dn, v);
+        (pn, dn, v)
+    }
+}
