@@ -418,6 +418,38 @@ fn write_two_sandboxed_virus_matches(dir: &Path, name: &str, spec: &str, setting
     std::fs::write(dir.join("t.toml"), toml).unwrap();
 }
 
+/// Each bot's mount and IPC namespaces are its own, also for bots of the same slot one after
+/// the other: six matches in turn, each bot finding one mount at `/tmp` (its own tmpfs: a mount
+/// namespace joined by a second bot would hold the first's too) and no System V message queue,
+/// then leaving one in its IPC namespace. (Written for namespaces made ahead of bots, which a
+/// build that gave one set to every bot failed; the bots pause 50 ms before answering, so a
+/// spawner that made them would be idle between matches.)
+#[test]
+fn each_bot_has_a_mount_and_an_ipc_namespace_of_its_own_also_after_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker_in(dir.path());
+    let probe = bot("sh", "ns_probe.sh", &marker, &[]);
+    let map = root().join("arenas/maps/skynet/ep2_01.txt");
+    let toml = format!(
+        "name = \"t\"\ngame = \"skynet\"\ngames_per_pairing = 6\nsandbox = \"require\"\n\
+         [limits]\nfirst_turn_ms = 30000\n[maps]\nfiles = [{:?}]\n\
+         [[bots]]\nname = \"probe\"\nspec = {probe:?}\nroles = [\"virus\"]\n\
+         [[bots]]\nname = \"opponent\"\nspec = \"cg-ep2\"\n",
+        map.display().to_string()
+    );
+    std::fs::write(dir.path().join("t.toml"), toml).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "t.toml", "-q", "-j", "1"])
+        .current_dir(dir.path())
+        .output()
+        .expect("arena runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let matches = std::fs::read_to_string(dir.path().join("results/t/matches.csv")).unwrap();
+    let fresh = "REPORT tmp_mounts=1 queues=0 made=1";
+    assert_eq!(matches.matches(fresh).count(), 6, "{matches}");
+    assert_no_process_left(&marker);
+}
+
 /// A bot's private directory is a tmpfs of its own in its mount namespace, as large as its
 /// memory limit: two matches one after the other (the same slot, cgroup and user), each bot's
 /// `/tmp` fresh; and a bot that fills it ends with its own `memory_limit` (as root its `memory`
