@@ -62,6 +62,17 @@ pub(super) struct ProofEntry<B: Bits> {
     used: bool,
 }
 
+impl<B: Bits> ProofEntry<B> {
+    /// Whether this entry is the question "above `t`?" of `(open, mover, other)`.
+    fn is(&self, open: B, mover: u8, other: u8, t: i32) -> bool {
+        self.used
+            && self.open == open
+            && self.mover == mover
+            && self.other == other
+            && self.t as i32 == t
+    }
+}
+
 /// One move of a position being expanded.
 #[derive(Clone, Copy)]
 struct Child<B: Bits> {
@@ -112,9 +123,7 @@ impl<B: Bits> Solver<B> {
 
     fn proof_probe(&self, open: B, mover: u8, other: u8, t: i32) -> Option<ProofEntry<B>> {
         let i = self.proof_slot(open, mover, other, t);
-        [self.proofs[i], self.proofs[i + 1]].into_iter().find(|e| {
-            e.used && e.open == open && e.mover == mover && e.other == other && e.t as i32 == t
-        })
+        [self.proofs[i], self.proofs[i + 1]].into_iter().find(|e| e.is(open, mover, other, t))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -123,12 +132,10 @@ impl<B: Bits> Solver<B> {
             self.grow_proofs();
         }
         let i = self.proof_slot(open, mover, other, t);
-        let same = |e: &ProofEntry<B>| {
-            e.used && e.open == open && e.mover == mover && e.other == other && e.t as i32 == t
-        };
-        let j = if same(&self.proofs[i]) || !self.proofs[i].used {
+        let free_or_same = |e: &ProofEntry<B>| !e.used || e.is(open, mover, other, t);
+        let j = if free_or_same(&self.proofs[i]) {
             i
-        } else if same(&self.proofs[i + 1]) || !self.proofs[i + 1].used {
+        } else if free_or_same(&self.proofs[i + 1]) {
             i + 1
         } else if self.proofs[i].open.count_ones() <= self.proofs[i + 1].open.count_ones() {
             i

@@ -30,6 +30,11 @@ pub(crate) enum BoundKind {
 }
 
 impl<B: Bits> Entry<B> {
+    /// Whether this entry holds `(open, mover, other)`.
+    fn is(&self, open: B, mover: u8, other: u8) -> bool {
+        self.used && self.open == open && self.mover == mover && self.other == other
+    }
+
     pub(super) fn kind(&self) -> BoundKind {
         match (self.lower == self.upper, self.lower > -B::UNBOUNDED, self.upper < B::UNBOUNDED) {
             (true, _, _) => BoundKind::Exact,
@@ -173,9 +178,7 @@ impl<B: Bits> Solver<B> {
 
     pub(super) fn probe(&self, open: B, mover: u8, other: u8) -> Option<Entry<B>> {
         let i = self.bucket(open, mover, other);
-        [self.table[i], self.table[i + 1]]
-            .into_iter()
-            .find(|e| e.used && e.open == open && e.mover == mover && e.other == other)
+        [self.table[i], self.table[i + 1]].into_iter().find(|e| e.is(open, mover, other))
     }
 
     /// Records what a search of window `(alpha, beta)` returned. Two slots per bucket: a
@@ -194,10 +197,9 @@ impl<B: Bits> Solver<B> {
             self.grow_table();
         }
         let i = self.bucket(open, mover, other);
-        let slot = if let Some(j) = [i, i + 1].into_iter().find(|&j| {
-            let e = &self.table[j];
-            e.used && e.open == open && e.mover == mover && e.other == other
-        }) {
+        let slot = if let Some(j) =
+            [i, i + 1].into_iter().find(|&j| self.table[j].is(open, mover, other))
+        {
             j
         } else {
             let unbounded = B::UNBOUNDED;
