@@ -42,6 +42,13 @@ pub(super) const PROOF_ROOMS: u32 = 50;
 /// all ones (and the disproof number the moves) 3.38 M. (Measured keyed by canonical rooms.)
 const PROOF_SCALE: i32 = 4;
 
+/// A new position's numbers are measured from its cheap bounds narrowed to within this many
+/// points of its Voronoi count ([`Solver::voronoi`]: the rooms the mover reaches first minus
+/// those the other does). Node counts (game + path) over S = 11 seeds 1 to 10: bounds alone
+/// 7.89 M; within 10 4.08 M, 16 3.47 M, 24 3.27 M, 40 3.49 M (measured with a Voronoi count
+/// of independent distances; the landed one lets each painter's rooms block the other).
+const GUESS_SPREAD: i32 = 24;
+
 /// The 1+epsilon trick's epsilon is `1 / EPS_DIV`. Seed 10 as above with all-one numbers: 1/2
 /// 3.38 M nodes, 1/4 3.91 M, none (plus one) 3.96 M; with the numbers above, 1 4.05 M, 1/2
 /// 3.01 M, 1/4 2.98 M.
@@ -166,9 +173,15 @@ impl<B: Bits> Solver<B> {
             Err(node) => {
                 // Proving "value > t" looks cheap when the lower bound is near it, disproving
                 // when the upper bound is; disproving must answer every move.
+                // The bounds are far apart where the painters share a large region, so the
+                // Voronoi count (rooms each painter reaches first) narrows them to an estimate:
+                // a guess, not a bound, which is all the numbers need.
                 let moves = node.mine.count_ones();
-                let pn = 1 + ((t + 1 - node.low).max(0) / PROOF_SCALE) as u32;
-                let dn = moves * (1 + ((node.high - t).max(0) / PROOF_SCALE) as u32);
+                let guess = self.voronoi(node.relevant, mover, other);
+                let low = node.low.max(guess - GUESS_SPREAD);
+                let high = node.high.min(guess + GUESS_SPREAD);
+                let pn = 1 + ((t + 1 - low).max(0) / PROOF_SCALE) as u32;
+                let dn = moves * (1 + ((high - t).max(0) / PROOF_SCALE) as u32);
                 (pn, dn, 0)
             }
         };
