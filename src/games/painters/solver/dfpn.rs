@@ -14,8 +14,9 @@
 //! expanded (docs/painters.md, "Why each pruning is right", 12).
 //!
 //! Three things on top of Nagai's algorithm, each measured: the numbers of a new position start
-//! from its cheap bounds (df-pn+: proving is cheap when the lower bound is near `t`, disproving
-//! when the upper bound is, and disproving takes every move), a child's threshold is the second
+//! from its cheap bounds narrowed towards its Voronoi count (df-pn+: proving is cheap when the
+//! lower bound or the guess is near `t`, disproving when the upper bound is, and disproving
+//! takes every move), a child's threshold is the second
 //! best child's number times 1.5 rather than plus 1 (the 1+epsilon trick of Pawlewicz and Lew,
 //! against re-expanding the same two children in turn), and positions with at most
 //! [`PROOF_ROOMS`] reachable rooms are solved by alpha-beta at once (their trees are small, and
