@@ -176,14 +176,19 @@ impl<B: Bits> Solver<B> {
                 // when the upper bound is; disproving must answer every move.
                 // The bounds are far apart where the painters share a large region, so the
                 // Voronoi count (rooms each painter reaches first) narrows them to an estimate:
-                // a guess, not a bound, which is all the numbers need.
+                // a guess, not a bound, which is all the numbers need. (Taking it for a bound,
+                // a position proved when its count is above `t`, is wrong, and caught.)
                 let moves = node.mine.count_ones();
                 let guess = self.voronoi(node.relevant, mover, other);
-                let low = node.low.max(guess - GUESS_SPREAD);
-                let high = node.high.min(guess + GUESS_SPREAD);
-                let pn = 1 + ((t + 1 - low).max(0) / PROOF_SCALE) as u32;
-                let dn = moves * (1 + ((high - t).max(0) / PROOF_SCALE) as u32);
-                (pn, dn, 0)
+                if self.wrong(Wrong::GuessProves) && guess > t {
+                    solved(guess)
+                } else {
+                    let low = node.low.max(guess - GUESS_SPREAD);
+                    let high = node.high.min(guess + GUESS_SPREAD);
+                    let pn = 1 + ((t + 1 - low).max(0) / PROOF_SCALE) as u32;
+                    let dn = moves * (1 + ((high - t).max(0) / PROOF_SCALE) as u32);
+                    (pn, dn, 0)
+                }
             }
         };
         if !self.budget.is_out() {
