@@ -429,6 +429,7 @@ fn a_deliberately_wrong_pruning_is_caught() {
         Wrong::TableExact,
         Wrong::ProofThreshold,
         Wrong::ProofSum,
+        Wrong::GuessProves,
     ] {
         assert!(check_prunings::<u128>(Some(rule)).is_err(), "{rule:?} went unnoticed");
         assert!(check_prunings::<Wide>(Some(rule)).is_err(), "{rule:?} went unnoticed (wide)");
