@@ -6,7 +6,10 @@
 //!
 //! `cargo bench --bench skynet_dense` (`SKYNET_DENSE_SEEDS`: maps per setting, default 2;
 //! `SKYNET_DENSE_FIRST_SEED`: the first seed, default 1, so that other seeds check the figures;
-//! `SKYNET_DENSE_LIMIT_S`: the budget per map in seconds of CPU, default 10).
+//! `SKYNET_DENSE_LIMIT_S`: the budget per map in seconds of CPU, default 10;
+//! `SKYNET_DENSE_SETTING=N/E/K/D`: only that setting; `SKYNET_DENSE_SEED_LIST=S,S,...`: only
+//! those seeds, instead of the range, to rerun the slow maps a wide run found;
+//! `SKYNET_DENSE_STATS=1`: how the search settled its positions, after each map).
 
 use std::time::{Duration, Instant};
 
@@ -30,6 +33,14 @@ fn main() {
     let seeds = env("SKYNET_DENSE_SEEDS", 2);
     let first_seed = env("SKYNET_DENSE_FIRST_SEED", 1);
     let limit = Duration::from_secs(env("SKYNET_DENSE_LIMIT_S", 10));
+    let setting = std::env::var("SKYNET_DENSE_SETTING").ok();
+    let seed_list: Option<Vec<u64>> = std::env::var("SKYNET_DENSE_SEED_LIST").ok().map(|v| {
+        v.split(',')
+            .map(|s| s.trim().parse().expect("SKYNET_DENSE_SEED_LIST: seeds, comma-separated"))
+            .collect()
+    });
+    let show_stats = env("SKYNET_DENSE_STATS", 0) == 1;
+    let seed_range: Vec<u64> = (first_seed..first_seed + seeds).collect();
     // (nodes, gateways, gateway links, doubles): the two hard maps are (500, 20, 200,
     // 36) and (500, 20, 300, 61); the rest spread the family over its range.
     let family: &[(usize, usize, usize, usize)] = &[
@@ -49,7 +60,11 @@ fn main() {
         limit.as_secs()
     );
     for &(nodes, gateways, gateway_links, doubles) in family {
-        for seed in first_seed..first_seed + seeds {
+        let name = format!("{nodes}/{gateways}/{gateway_links}/{doubles}");
+        if setting.as_ref().is_some_and(|s| *s != name) {
+            continue;
+        }
+        for &seed in seed_list.as_ref().unwrap_or(&seed_range) {
             let params = GenParams { episode: Episode::Ep2, nodes, gateways };
             let dense = DenseGateways { gateway_links, doubles: Some(doubles) };
             let map = generate_dense(params, dense, seed);
@@ -84,6 +99,9 @@ fn main() {
                 secs.as_secs_f64(),
                 solver.positions
             );
+            if show_stats {
+                println!("    {:?}", solver.stats);
+            }
         }
     }
     println!(

@@ -34,9 +34,11 @@ use super::{ExactSolver, Zone, add_to_zone};
 
 /// How many hubs [`ExactSolver::hub_zone`] tries near the root of a search (at most
 /// [`HUB_DEPTH`] agent steps below the position asked about), and deeper down, where positions
-/// are many and each try costs a survey.
+/// are many and each try costs a survey and a tree count: none. On the 500-node maps of the
+/// dense-gateway family four tries there took about half the search's time and settled almost
+/// no position (docs/skynet.md has the figures).
 pub(super) const HUBS: usize = 1000;
-pub(super) const HUBS_DEEP: usize = 4;
+pub(super) const HUBS_DEEP: usize = 0;
 pub(super) const HUB_DEPTH: u32 = 1;
 
 /// A deliberately wrong rule of this file, switched on by a test (for its own thread) to see the
@@ -215,6 +217,7 @@ impl ExactSolver<'_> {
             self.tree_acc[v] = 0;
             self.rank[v] = i as u32;
         }
+        let stamp = self.stamp;
         for i in (1..self.order.len()).rev() {
             let v = self.order[i];
             // Any cheapest way in will do for a tree; the one whose subtree already asks most
@@ -222,11 +225,15 @@ impl ExactSolver<'_> {
             let mut p = self.parent[v as usize];
             {
                 let g = self.free[v as usize];
-                for j in 0..self.net.plain_adj[v as usize].len() {
-                    let u = self.net.plain_adj[v as usize][j];
-                    if self.rank[u as usize] < i as u32
-                        && self.order[self.rank[u as usize] as usize] == u
-                        && self.free[u as usize] + u32::from(u != agent && self.danger_of(u) == 0)
+                let net = &self.net;
+                let links =
+                    net.adj_first[v as usize] as usize..net.adj_first[v as usize + 1] as usize;
+                for &u in &net.adj[links] {
+                    // u was settled by the last survey, before v.
+                    if self.done[u as usize] == stamp
+                        && self.rank[u as usize] < i as u32
+                        && self.free[u as usize]
+                            + u32::from(u != agent && self.node_danger[u as usize] == 0)
                             == g
                         && self.tree_acc[u as usize] > self.tree_acc[p as usize]
                     {

@@ -111,6 +111,10 @@ struct Network {
     links: Vec<Vec<u32>>,
     /// Each node's non-gateway neighbours over links not cut, in adjacency order.
     plain_adj: Vec<Vec<u32>>,
+    /// The same lists end to end, node `v`'s at `adj[adj_first[v]..adj_first[v + 1]]`: the
+    /// surveys and the tree count walk them for every position, and one array keeps them close.
+    adj: Vec<u32>,
+    adj_first: Vec<u32>,
     /// The non-gateway links cut when the network was built (none in a legal Episode-2 game).
     plain_cut: Vec<u32>,
     /// Bits per danger count in a memo key: a power of two, so no count straddles two words.
@@ -155,7 +159,15 @@ impl Network {
         for v in 0..map.nodes {
             arc_first[v + 1] = arc_first[v] + 1 + plain_adj[v].len() as u32;
         }
+        let mut adj_first = vec![0u32];
+        let mut adj = Vec::new();
+        for list in &plain_adj {
+            adj.extend_from_slice(list);
+            adj_first.push(adj.len() as u32);
+        }
         Network {
+            adj,
+            adj_first,
             blocks,
             arc_first,
             zone_words: node.len().div_ceil(64).max(1),
@@ -213,6 +225,8 @@ pub struct ExactSolver<'m> {
     net: Network,
     /// The danger of each slot in the position searched.
     danger: Vec<u32>,
+    /// The same by node (0 for a node without gateway links), for the hot loops.
+    node_danger: Vec<u32>,
     /// The danger counts packed `net.width` bits each after the agent's node in word 0: the
     /// memo key, kept up to date as cuts are made and taken back.
     packed: Vec<u64>,
@@ -268,6 +282,7 @@ impl<'m> ExactSolver<'m> {
         ExactSolver {
             map,
             danger: vec![0; slots],
+            node_danger: vec![0; map.nodes],
             packed: vec![0; words],
             net,
             memo: HashMap::default(),
@@ -340,6 +355,7 @@ impl<'m> ExactSolver<'m> {
         for k in 0..self.net.node.len() {
             let left = self.net.links[k].iter().filter(|&&id| !cut[id as usize]).count();
             self.danger[k] = left as u32;
+            self.node_danger[self.net.node[k] as usize] = left as u32;
             let bit = k * self.net.width as usize;
             self.packed[1 + bit / 64] |= (left as u64) << (bit % 64);
             if !self.levels.is_empty() {
@@ -361,15 +377,13 @@ impl<'m> ExactSolver<'m> {
 
     #[inline]
     fn danger_of(&self, v: u32) -> u32 {
-        match self.net.slot[v as usize] {
-            NO_SLOT => 0,
-            k => self.danger[k as usize],
-        }
+        self.node_danger[v as usize]
     }
 
     /// Takes one gateway link from slot `k` (`by` = -1) or gives it back (`by` = 1).
     fn change_danger(&mut self, k: u32, by: i32) {
         self.danger[k as usize] = self.danger[k as usize].wrapping_add_signed(by);
+        self.node_danger[self.net.node[k as usize] as usize] = self.danger[k as usize];
         let bit = k as usize * self.net.width as usize;
         let word = &mut self.packed[1 + bit / 64];
         if by > 0 {
@@ -472,55 +486,61 @@ impl<'m> ExactSolver<'m> {
     /// `deadlines` and `threats`.
     fn survey(&mut self, agent: u32) -> Survey {
         let stamp = self.next_stamp();
-        self.deque.clear();
-        self.deque.push_back(agent);
-        self.seen[agent as usize] = stamp;
-        self.free[agent as usize] = 0;
-        self.deadlines.clear();
-        self.threats.clear();
-        self.order.clear();
+        // The fields one by one, so the loop below borrows each on its own.
+        let (net, danger) = (&self.net, &self.node_danger);
+        let (seen, done, free, parent) =
+            (&mut self.seen, &mut self.done, &mut self.free, &mut self.parent);
+        let (deque, deadlines, threats, order) =
+            (&mut self.deque, &mut self.deadlines, &mut self.threats, &mut self.order);
+        deque.clear();
+        deque.push_back(agent);
+        seen[agent as usize] = stamp;
+        free[agent as usize] = 0;
+        deadlines.clear();
+        threats.clear();
+        order.clear();
         let mut survey =
-            Survey { max_danger: self.danger_of(agent), nearest_double: None, chain: false };
-        while let Some(v) = self.deque.pop_front() {
+            Survey { max_danger: danger[agent as usize], nearest_double: None, chain: false };
+        while let Some(v) = deque.pop_front() {
             // Nodes leave the deque in order of g, so a node's first visit has its final g.
-            if self.done[v as usize] == stamp {
+            if done[v as usize] == stamp {
                 continue;
             }
-            self.done[v as usize] = stamp;
-            self.order.push(v);
-            let g = self.free[v as usize];
-            let d = self.danger_of(v);
+            done[v as usize] = stamp;
+            order.push(v);
+            let g = free[v as usize];
+            let d = danger[v as usize];
             if v != agent && d >= 1 {
-                self.threats.push(v);
+                threats.push(v);
                 survey.max_danger = survey.max_danger.max(d);
                 if d >= 2 {
                     for _ in 1..d {
-                        self.deadlines.push(g);
+                        deadlines.push(g);
                     }
                     if survey.nearest_double.is_none() {
-                        survey.nearest_double = Some(self.net.slot[v as usize]);
+                        survey.nearest_double = Some(net.slot[v as usize]);
                         survey.chain = g == 0;
                     }
                 }
             }
             let step = u32::from(v != agent && d == 0);
             let to = g + step;
-            for j in 0..self.net.plain_adj[v as usize].len() {
-                let n = self.net.plain_adj[v as usize][j];
-                if self.seen[n as usize] != stamp || to < self.free[n as usize] {
-                    self.seen[n as usize] = stamp;
-                    self.free[n as usize] = to;
-                    self.parent[n as usize] = v;
+            let links = net.adj_first[v as usize] as usize..net.adj_first[v as usize + 1] as usize;
+            for &n in &net.adj[links] {
+                if seen[n as usize] != stamp || to < free[n as usize] {
+                    seen[n as usize] = stamp;
+                    free[n as usize] = to;
+                    parent[n as usize] = v;
                     if step == 0 {
-                        self.deque.push_front(n);
+                        deque.push_front(n);
                     } else {
-                        self.deque.push_back(n);
+                        deque.push_back(n);
                     }
                 }
             }
         }
         // Pops come in order of g, so this only confirms the order.
-        self.deadlines.sort_unstable();
+        deadlines.sort_unstable();
         survey
     }
 
@@ -654,8 +674,10 @@ impl<'m> ExactSolver<'m> {
                 self.survey(agent);
                 return Some(Known::Agent(zone));
             }
-            // The search goes on from the agent's own survey.
-            self.survey(agent);
+            // The search goes on from the agent's own survey, which the hubs' replaced.
+            if hubs > 0 {
+                self.survey(agent);
+            }
             return None;
         }
         self.stats.block += 1;
@@ -844,12 +866,18 @@ impl<'m> ExactSolver<'m> {
             if !alive || n == prev {
                 continue;
             }
-            self.survey(n);
-            let spare = u32::from(self.danger_of(n) == 0);
-            let surplus = i64::from(self.tree_surplus(n, agent));
-            moves.push((-(surplus << 32 | self.shortfall(spare).clamp(0, u32::MAX.into())), n));
+            moves.push((0, n));
         }
-        moves.sort_by_key(|&(urgency, _)| urgency);
+        // Ordering takes a survey from each step: none when there is only one.
+        if moves.len() > 1 {
+            for (urgency, n) in &mut moves {
+                self.survey(*n);
+                let spare = u32::from(self.danger_of(*n) == 0);
+                let surplus = i64::from(self.tree_surplus(*n, agent));
+                *urgency = -(surplus << 32 | self.shortfall(spare).clamp(0, u32::MAX.into()));
+            }
+            moves.sort_by_key(|&(urgency, _)| urgency);
+        }
         let mut known = Known::Virus(Win::AnyCut);
         let mut tried = 0;
         self.depth += 1;
