@@ -666,16 +666,17 @@ impl<'m> ExactSolver<'m> {
         if self.block_need(agent) > spare {
             let hubs =
                 if self.depth <= bounds::HUB_DEPTH { bounds::HUBS } else { bounds::HUBS_DEEP };
-            if let Some(mut zone) = self.hub_zone(agent, spare, hubs) {
-                self.stats.hub += 1;
-                if self.danger_of(agent) >= 1 {
-                    add_to_zone(&mut zone, self.net.slot[agent as usize]);
-                }
-                self.survey(agent);
-                return Some(Known::Agent(zone));
-            }
-            // The search goes on from the agent's own survey, which the hubs' replaced.
+            // No tries, no call: `hub_zone` would still gather and sort every candidate hub.
             if hubs > 0 {
+                if let Some(mut zone) = self.hub_zone(agent, spare, hubs) {
+                    self.stats.hub += 1;
+                    if self.danger_of(agent) >= 1 {
+                        add_to_zone(&mut zone, self.net.slot[agent as usize]);
+                    }
+                    self.survey(agent);
+                    return Some(Known::Agent(zone));
+                }
+                // The search goes on from the agent's own survey, which the hubs' replaced.
                 self.survey(agent);
             }
             return None;
