@@ -135,19 +135,23 @@ impl<B: Bits> Solver<B> {
     /// Rooms the mover reaches strictly first (ties go to the mover, who moves first) minus the
     /// rooms the other reaches first.
     pub fn voronoi(&self, open: B, mover: u8, other: u8) -> i32 {
+        let (me, them) = self.voronoi_cells(open, mover, other);
+        me.count_ones() as i32 - them.count_ones() as i32
+    }
+
+    /// The rooms of `open` the mover reaches first (ties to the mover) and those the other
+    /// reaches first, each painter's rooms blocking the other's way.
+    pub(super) fn voronoi_cells(&self, open: B, mover: u8, other: u8) -> (B, B) {
         let expand =
             |set: B| rooms(set).fold(B::ZERO, |acc, r| acc | self.geo.neighbours[r as usize]);
         let (mut front_me, mut front_them) = (B::bit(mover), B::bit(other));
-        let mut claimed = B::ZERO;
-        let (mut me, mut them) = (0i32, 0i32);
+        let (mut me, mut them) = (B::ZERO, B::ZERO);
         while !(front_me | front_them).is_empty() {
-            front_me = expand(front_me) & open & !claimed;
-            claimed |= front_me;
-            front_them = expand(front_them) & open & !claimed;
-            claimed |= front_them;
-            me += front_me.count_ones() as i32;
-            them += front_them.count_ones() as i32;
+            front_me = expand(front_me) & open & !(me | them);
+            me |= front_me;
+            front_them = expand(front_them) & open & !(me | them);
+            them |= front_them;
         }
-        me - them
+        (me, them)
     }
 }

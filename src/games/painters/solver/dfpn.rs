@@ -14,9 +14,9 @@
 //! expanded (docs/painters.md, "Why each pruning is right", 12).
 //!
 //! Three things on top of Nagai's algorithm, each measured: the numbers of a new position start
-//! from its cheap bounds narrowed towards its Voronoi count (df-pn+: proving is cheap when the
-//! lower bound or the guess is near `t`, disproving when the upper bound is, and disproving
-//! takes every move), a child's threshold is the second
+//! from its cheap bounds narrowed towards a guess from its Voronoi cells (df-pn+: proving is
+//! cheap when the lower bound or the guess is near `t`, disproving when the upper bound is, and
+//! disproving takes every move; growing quadratically with the distance), a child's threshold is the second
 //! best child's number times 1.5 rather than plus 1 (the 1+epsilon trick of Pawlewicz and Lew,
 //! against re-expanding the same two children in turn), and positions with at most
 //! [`PROOF_ROOMS`] reachable rooms are solved by alpha-beta at once (their trees are small, and
@@ -38,16 +38,30 @@ const PROOF_BITS: u32 = 20;
 /// 3.17 M, 50 3.09 M, 60 3.90 M; alpha-beta alone 5.96 M.
 pub(super) const PROOF_ROOMS: u32 = 50;
 
-/// A new position's numbers grow by one per this many points between `t` and its cheap bounds.
-/// S = 11 seed 10, proof numbers down to the leaves: 2 gives 3.42 M nodes, 4 3.01 M, 8 3.08 M;
-/// all ones (and the disproof number the moves) 3.38 M. (Measured keyed by canonical rooms.)
+/// A new position's numbers grow by one per this many points between `t` and its cheap bounds
+/// (and quadratically, see [`cost`]). S = 11 seed 10, proof numbers down to the leaves, linear
+/// numbers: 2 gives 3.42 M nodes, 4 3.01 M, 8 3.08 M; all ones (and the disproof number the
+/// moves) 3.38 M. (Measured keyed by canonical rooms.)
 const PROOF_SCALE: i32 = 4;
 
+/// The number of a new position whose bound (narrowed towards the guess) lies `d` points
+/// beyond the question on the side that proves it: `1 + d / 4 + d^2 / 192`. Far from `t` a
+/// position is much less likely to be the cheap one than near it, faster than linearly: node
+/// counts (game + path) on S = 11 seeds 1 to 10 with the Voronoi sizes as the guess, linear
+/// (`1 + d / 4`) 3.27 M, this 2.98 M; `1 + d^2 / 96` 3.39 M, `2^(d / 4)` 3.20 M, `2^(d / 6)`
+/// 3.46 M, `2^(d / 8)` 3.44 M (seeds 11 to 30, not tuned on: linear 6.71 M, this 6.48 M,
+/// `2^(d / 4)` 8.75 M).
+fn cost(d: i32) -> u32 {
+    let d = d.max(0);
+    1 + (d / PROOF_SCALE + d * d / 192) as u32
+}
+
 /// A new position's numbers are measured from its cheap bounds narrowed to within this many
-/// points of its Voronoi count ([`Solver::voronoi`]: the rooms the mover reaches first minus
-/// those the other does). Node counts (game + path) over S = 11 seeds 1 to 10: bounds alone
-/// 7.89 M; within 10 4.08 M, 16 3.47 M, 24 3.27 M, 40 3.49 M (measured with a Voronoi count
-/// of independent distances; the landed one lets each painter's rooms block the other).
+/// points of its guess ([`Solver::guess`]). Node counts (game + path) over S = 11 seeds 1 to
+/// 10, with the Voronoi count (the rooms the mover reaches first minus those the other does)
+/// as the guess and linear numbers: bounds alone 7.89 M; within 10 4.08 M, 16 3.47 M, 24
+/// 3.27 M, 40 3.49 M (measured with a Voronoi count of independent distances; the landed one
+/// lets each painter's rooms block the other).
 const GUESS_SPREAD: i32 = 24;
 
 /// The 1+epsilon trick's epsilon is `1 / EPS_DIV`. Seed 10 as above with all-one numbers: 1/2
@@ -175,19 +189,18 @@ impl<B: Bits> Solver<B> {
                 // Proving "value > t" looks cheap when the lower bound is near it, disproving
                 // when the upper bound is; disproving must answer every move.
                 // The bounds are far apart where the painters share a large region, so the
-                // Voronoi count (rooms each painter reaches first) narrows them to an estimate:
-                // a guess, not a bound, which is all the numbers need. (Taking it for a bound,
-                // a position proved when its count is above `t`, is wrong, and caught.)
+                // guess from the Voronoi cells (rooms each painter reaches first) narrows them
+                // to an estimate: a guess, not a bound, which is all the numbers need. (Taking
+                // it for a bound, a position proved when it is above `t`, is wrong, and
+                // caught.)
                 let moves = node.mine.count_ones();
-                let guess = self.voronoi(node.relevant, mover, other);
+                let guess = self.guess(node.relevant, mover, other);
                 if self.wrong(Wrong::GuessProves) && guess > t {
                     solved(guess)
                 } else {
                     let low = node.low.max(guess - GUESS_SPREAD);
                     let high = node.high.min(guess + GUESS_SPREAD);
-                    let pn = 1 + ((t + 1 - low).max(0) / PROOF_SCALE) as u32;
-                    let dn = moves * (1 + ((high - t).max(0) / PROOF_SCALE) as u32);
-                    (pn, dn, 0)
+                    (cost(t + 1 - low), moves * cost(high - t), 0)
                 }
             }
         };
@@ -195,6 +208,22 @@ impl<B: Bits> Solver<B> {
             self.proof_store(key, mover, other, t, pn, dn, v);
         }
         (key, pn, dn, v)
+    }
+
+    /// What proof-number search's numbers start from, a guess of the value (not a bound): the
+    /// Voronoi cells of the two painters (the rooms each reaches first, ties to the mover), the
+    /// mean of the difference of their sizes and of their path bounds (a painter paints a path
+    /// of its cell, not all of it: the path bound counts the colours and dead ends that cost it
+    /// rooms). Node counts (game + path) on S = 11 seeds 1 to 10 with the numbers of [`cost`]:
+    /// the sizes alone 2.98 M, with the path bounds 2.80 M (with the linear numbers before
+    /// [`cost`]: sizes 3.27 M, path bounds alone 3.12 M, colour bounds alone 3.26 M, the mean
+    /// 3.08 M; the rooms the mover still reaches after the territory bound's safe walk, the
+    /// guess's only flood-free rival, 8 M and more).
+    pub(super) fn guess(&self, relevant: B, mover: u8, other: u8) -> i32 {
+        let (me, them) = self.voronoi_cells(relevant, mover, other);
+        let sizes = me.count_ones() as i32 - them.count_ones() as i32;
+        let paths = self.path_bound(mover, me) - self.path_bound(other, them);
+        (sizes + paths) / 2
     }
 
     /// Nagai's MID: expands `(open, mover, other)`, a position [`Solver::settle`] did not

@@ -633,3 +633,68 @@ fn the_driver_with_proof_numbers_matches_alpha_beta_on_larger_boards() {
         assert!(!proofs.proofs.is_empty(), "seed {seed}: no proof-number search ran");
     }
 }
+
+/// The Voronoi cells proof-number search's guess starts from, room by room: in each round the
+/// mover takes every free open room next to a room it took in the round before (its own room
+/// in the first), then the other does the same; a taken room is nobody else's.
+fn voronoi_cells_room_by_room<B: Bits>(
+    geo: &Geometry<B>,
+    open: B,
+    mover: u8,
+    other: u8,
+) -> [Vec<u8>; 2] {
+    let mut owner: HashMap<u8, usize> = HashMap::new();
+    let mut fronts = [vec![mover], vec![other]];
+    let mut cells = [Vec::new(), Vec::new()];
+    while fronts.iter().any(|f| !f.is_empty()) {
+        for side in 0..2 {
+            let mut next = Vec::new();
+            for &room in &fronts[side] {
+                for to in rooms(geo.neighbours[room as usize] & open) {
+                    if !owner.contains_key(&to) {
+                        owner.insert(to, side);
+                        next.push(to);
+                    }
+                }
+            }
+            cells[side].extend(&next);
+            fronts[side] = next;
+        }
+    }
+    for cell in &mut cells {
+        cell.sort_unstable();
+    }
+    cells
+}
+
+#[test]
+fn the_guess_counts_the_voronoi_cells() {
+    on_both!(the_guess_counts_the_voronoi_cells_in);
+}
+
+fn the_guess_counts_the_voronoi_cells_in<B: Bits>() {
+    let mut rng = ChaCha8Rng::seed_from_u64(26);
+    let mut unequal = 0;
+    for seed in 0..200u64 {
+        let board = random_board(3 + (seed % 5) as u32, [0.0, 0.2][(seed % 2) as usize], seed);
+        let geo = &Geometry::<B>::new(board.size());
+        let (open, mover, other) = random_position::<B>(&board, &mut rng);
+        let solver = Solver::new(geo.clone(), 4);
+        let (me, them) = solver.voronoi_cells(open, mover, other);
+        let [mine, theirs] = voronoi_cells_room_by_room(geo, open, mover, other);
+        assert_eq!(rooms(me).collect::<Vec<_>>(), mine, "seed {seed}: the mover's cell");
+        assert_eq!(rooms(them).collect::<Vec<_>>(), theirs, "seed {seed}: the other's cell");
+        assert_eq!(
+            me | them,
+            solver.canonical(open, mover, other),
+            "seed {seed}: every reachable room"
+        );
+        let sizes = mine.len() as i32 - theirs.len() as i32;
+        assert_eq!(solver.voronoi(open, mover, other), sizes, "seed {seed}");
+        let paths = solver.path_bound(mover, me) - solver.path_bound(other, them);
+        assert_eq!(solver.guess(open, mover, other), (sizes + paths) / 2, "seed {seed}");
+        unequal += usize::from(paths != sizes);
+    }
+    // The path bounds are not the sizes again: colours and dead ends cost rooms somewhere.
+    assert!(unequal > 0);
+}
