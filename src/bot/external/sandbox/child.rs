@@ -9,8 +9,9 @@
 //! - the **relay** (arena's child, started by the spawner for arena or forked by arena itself;
 //!   leader of the bot's process group, outside the bot's namespaces): joins its slot's network
 //!   namespace (and, unprivileged, first the slot's user namespace, `super::slots`), creates the
-//!   bot's own PID, IPC and mount namespaces, starts the init, waits until the bot's program has
-//!   started, then only waits:
+//!   bot's own PID and mount namespaces (and its IPC namespace, unless its spawner's is shared:
+//!   `super::spawner`), starts the init, waits until the bot's program has started, then only
+//!   waits:
 //!   for the bot's exit status, which it then ends with (so arena sees the bot's exit as
 //!   before), or for end of file on the *lifeline*, which means arena died, or for the bot's
 //!   OOM event, and then kills the init;

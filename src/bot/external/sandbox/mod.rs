@@ -6,8 +6,9 @@
 //! own files and write only its private directory, and keeps it from signalling or connecting to
 //! abstract sockets outside its own domain; it has no network (a network namespace, or Landlock's
 //! TCP rules); a seccomp filter closes what those leave open (unix sockets reached by path,
-//! io_uring, keyrings); a pids cgroup (or `RLIMIT_NPROC` in a user namespace) caps its
-//! processes; it has no capabilities, and its own IPC namespace; and it runs in a PID namespace
+//! io_uring, keyrings, System V IPC); a pids cgroup (or `RLIMIT_NPROC` in a user namespace) caps
+//! its processes; it has no capabilities, and an IPC namespace without the machine's objects
+//! (its spawner's, which the filter keeps empty, or its own); and it runs in a PID namespace
 //! of its own whose init is a tiny supervisor (started through arena's `spawner`, a small process
 //! that saves copying arena for each bot), so every process it starts dies with it, and with
 //! arena (`child` describes the three processes).

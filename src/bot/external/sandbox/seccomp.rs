@@ -20,6 +20,14 @@
 //!     when another process opens or changes a file both bots may read is a channel between
 //!     them;
 //!   - `perf_event_open`: the machine's performance counters;
+//!   - System V IPC (`shmget`, `shmat`, `shmdt`, `shmctl`, `semget`, `semop`, `semtimedop`,
+//!     `semctl`, `msgget`, `msgsnd`, `msgrcv`, `msgctl`) and POSIX message queues (`mq_open`,
+//!     `mq_unlink`, `mq_timedsend`, `mq_timedreceive`, `mq_notify`, `mq_getsetattr`): objects
+//!     named by a number or a name anyone may guess, which outlive their maker. With them
+//!     refused, the bots of a spawner share one IPC namespace it made once (empty, and kept
+//!     so), instead of each bot making and freeing one of its own, which cost about 0.2 ms of
+//!     CPU a bot (docs/security.md). No language runtime arena runs needs them (POSIX shared
+//!     memory and semaphores are files and futexes, not these calls);
 //! - pretended, answering 0 without doing anything: `flock` and the `fcntl` lock commands. A
 //!   lock on a file two bots may read (`/etc/hostname`) is a channel between them; no bot
 //!   holds one, so none waits for another's (a single program, which is what a bot is, never
@@ -89,6 +97,29 @@ pub(super) fn no_network_program() -> Result<&'static BpfProgram, &'static str> 
         .as_ref()
         .map_err(String::as_str)
 }
+
+/// The System V IPC and POSIX message-queue calls, all refused: a bot has no IPC object at all,
+/// so its spawner's one IPC namespace stays empty for every bot it starts.
+pub(super) const SYSTEM_V_AND_MESSAGE_QUEUES: [libc::c_long; 18] = [
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmdt,
+    libc::SYS_shmctl,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semtimedop,
+    libc::SYS_semctl,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
+    libc::SYS_mq_open,
+    libc::SYS_mq_unlink,
+    libc::SYS_mq_timedsend,
+    libc::SYS_mq_timedreceive,
+    libc::SYS_mq_notify,
+    libc::SYS_mq_getsetattr,
+];
 
 /// `SO_PASSPIDFD` (Linux 6.5), which the `libc` crate may not name on every target.
 const SO_PASSPIDFD: libc::c_int = 76;
@@ -181,7 +212,10 @@ fn build() -> Result<Vec<BpfProgram>, String> {
         libc::SYS_inotify_add_watch,
         libc::SYS_fanotify_init,
         libc::SYS_perf_event_open,
-    ] {
+    ]
+    .into_iter()
+    .chain(SYSTEM_V_AND_MESSAGE_QUEUES)
+    {
         add(&mut refused, call, Vec::new());
     }
 
@@ -288,6 +322,40 @@ mod tests {
             answers,
             [Some(libc::EPERM), None, None, Some(libc::ENOSYS), Some(libc::EPERM), None]
         );
+    }
+
+    /// Under the program every System V IPC and POSIX message-queue call is refused before the
+    /// kernel looks at its arguments (`EPERM`, where unfiltered these arguments give other
+    /// errors or succeed), so no bot makes an object in the IPC namespace its spawner's bots
+    /// share; a queue made here unfiltered shows the calls work otherwise.
+    #[test]
+    fn the_program_refuses_every_system_v_and_message_queue_call() {
+        // SAFETY: a private queue this test makes and removes.
+        #[allow(unsafe_code)]
+        let unfiltered = unsafe {
+            let queue = libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600);
+            if queue >= 0 {
+                libc::msgctl(queue, libc::IPC_RMID, std::ptr::null_mut());
+            }
+            errno(queue)
+        };
+        assert_eq!(unfiltered, None, "a queue can be made unfiltered");
+        let program = program().expect("seccomp on the test machine");
+        let answers = under_filter(program, || {
+            // SAFETY: each call's answer is only compared; refused, none does anything, and
+            // allowed, none of these arguments names an object.
+            #[allow(unsafe_code)]
+            unsafe {
+                let mut answers: Vec<Option<i32>> = SYSTEM_V_AND_MESSAGE_QUEUES
+                    .iter()
+                    .map(|&call| errno(libc::syscall(call, 0, 0, 0, 0, 0, 0)))
+                    .collect();
+                answers.push(errno(libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600)));
+                answers.push(errno(libc::shmget(libc::IPC_PRIVATE, 4096, libc::IPC_CREAT | 0o600)));
+                answers
+            }
+        });
+        assert_eq!(answers, vec![Some(libc::EPERM); SYSTEM_V_AND_MESSAGE_QUEUES.len() + 2]);
     }
 
     /// Installed on a thread of its own, the slot's filter refuses what could name a socket in
