@@ -643,7 +643,7 @@ fn voronoi_cells_room_by_room<B: Bits>(
     mover: u8,
     other: u8,
 ) -> [Vec<u8>; 2] {
-    let mut owner: HashMap<u8, usize> = HashMap::new();
+    let mut taken = vec![false; B::CAPACITY];
     let mut fronts = [vec![mover], vec![other]];
     let mut cells = [Vec::new(), Vec::new()];
     while fronts.iter().any(|f| !f.is_empty()) {
@@ -651,8 +651,8 @@ fn voronoi_cells_room_by_room<B: Bits>(
             let mut next = Vec::new();
             for &room in &fronts[side] {
                 for to in rooms(geo.neighbours[room as usize] & open) {
-                    if !owner.contains_key(&to) {
-                        owner.insert(to, side);
+                    if !taken[to as usize] {
+                        taken[to as usize] = true;
                         next.push(to);
                     }
                 }
