@@ -226,9 +226,7 @@ impl ExactSolver<'_> {
             {
                 let g = self.free[v as usize];
                 let net = &self.net;
-                let links =
-                    net.adj_first[v as usize] as usize..net.adj_first[v as usize + 1] as usize;
-                for &u in &net.adj[links] {
+                for &u in &net.adj[net.plain(v)] {
                     // u was settled by the last survey, before v.
                     if self.done[u as usize] == stamp
                         && self.rank[u as usize] < i as u32
@@ -346,7 +344,7 @@ impl ExactSolver<'_> {
                 .iter()
                 .filter_map(|&v| match self.net.slot[v as usize] {
                     super::NO_SLOT => None,
-                    k => Some((k, self.danger[k as usize])),
+                    k => Some((k, self.slot_danger(k))),
                 })
                 .filter(|&(_, d)| d > 0)
                 .collect();

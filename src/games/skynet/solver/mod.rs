@@ -109,10 +109,9 @@ struct Network {
     node: Vec<u32>,
     /// Each slot's gateway links, in adjacency order.
     links: Vec<Vec<u32>>,
-    /// Each node's non-gateway neighbours over links not cut, in adjacency order.
-    plain_adj: Vec<Vec<u32>>,
-    /// The same lists end to end, node `v`'s at `adj[adj_first[v]..adj_first[v + 1]]`: the
-    /// surveys and the tree count walk them for every position, and one array keeps them close.
+    /// Each node's non-gateway neighbours over links not cut, in adjacency order, end to end:
+    /// node `v`'s at [`Network::plain`]`(v)`. The surveys and the tree count walk them for every
+    /// position, and one array keeps them close.
     adj: Vec<u32>,
     adj_first: Vec<u32>,
     /// The non-gateway links cut when the network was built (none in a legal Episode-2 game).
@@ -130,6 +129,13 @@ struct Network {
 }
 
 impl Network {
+    /// Where node `v`'s non-gateway neighbours lie in `adj` (a range, so that a loop over them
+    /// may borrow the solver mutably).
+    #[inline]
+    fn plain(&self, v: u32) -> std::ops::Range<usize> {
+        self.adj_first[v as usize] as usize..self.adj_first[v as usize + 1] as usize
+    }
+
     fn new(map: &SkynetMap, cut: &[bool]) -> Network {
         let mut slot = vec![NO_SLOT; map.nodes];
         let mut node = Vec::new();
@@ -174,7 +180,6 @@ impl Network {
             slot,
             node,
             links,
-            plain_adj,
             plain_cut: plain_cuts(map, cut),
             width,
             most,
@@ -223,9 +228,8 @@ struct Survey {
 pub struct ExactSolver<'m> {
     map: &'m SkynetMap,
     net: Network,
-    /// The danger of each slot in the position searched.
-    danger: Vec<u32>,
-    /// The same by node (0 for a node without gateway links), for the hot loops.
+    /// The danger of each node in the position searched (0 for a node without gateway links):
+    /// by node, not by slot, as the hot loops ask it of every node they visit.
     node_danger: Vec<u32>,
     /// The danger counts packed `net.width` bits each after the agent's node in word 0: the
     /// memo key, kept up to date as cuts are made and taken back.
@@ -281,7 +285,6 @@ impl<'m> ExactSolver<'m> {
         let words = 1 + (slots * net.width as usize).div_ceil(64);
         ExactSolver {
             map,
-            danger: vec![0; slots],
             node_danger: vec![0; map.nodes],
             packed: vec![0; words],
             net,
@@ -354,7 +357,6 @@ impl<'m> ExactSolver<'m> {
         self.packed.iter_mut().for_each(|w| *w = 0);
         for k in 0..self.net.node.len() {
             let left = self.net.links[k].iter().filter(|&&id| !cut[id as usize]).count();
-            self.danger[k] = left as u32;
             self.node_danger[self.net.node[k] as usize] = left as u32;
             let bit = k * self.net.width as usize;
             self.packed[1 + bit / 64] |= (left as u64) << (bit % 64);
@@ -380,10 +382,16 @@ impl<'m> ExactSolver<'m> {
         self.node_danger[v as usize]
     }
 
+    /// The danger of slot `k`'s node.
+    #[inline]
+    fn slot_danger(&self, k: u32) -> u32 {
+        self.node_danger[self.net.node[k as usize] as usize]
+    }
+
     /// Takes one gateway link from slot `k` (`by` = -1) or gives it back (`by` = 1).
     fn change_danger(&mut self, k: u32, by: i32) {
-        self.danger[k as usize] = self.danger[k as usize].wrapping_add_signed(by);
-        self.node_danger[self.net.node[k as usize] as usize] = self.danger[k as usize];
+        let danger = &mut self.node_danger[self.net.node[k as usize] as usize];
+        *danger = danger.wrapping_add_signed(by);
         let bit = k as usize * self.net.width as usize;
         let word = &mut self.packed[1 + bit / 64];
         if by > 0 {
@@ -393,7 +401,7 @@ impl<'m> ExactSolver<'m> {
         }
         if !self.levels.is_empty() {
             // The level that changed: the new danger's after a gain, the old one's after a loss.
-            let d = self.danger[k as usize] as usize;
+            let d = self.slot_danger(k) as usize;
             let bit = 2 * k as usize + if by > 0 { d - 1 } else { d };
             self.levels[bit / 64] ^= 1 << (bit % 64);
         }
@@ -405,7 +413,7 @@ impl<'m> ExactSolver<'m> {
         let from = if prev == NO_NODE {
             0
         } else {
-            let adj = &self.net.plain_adj[agent as usize];
+            let adj = &self.net.adj[self.net.plain(agent)];
             1 + adj.iter().position(|&n| n == prev).expect("the agent came over a link")
         };
         2 * (self.net.arc_first[agent as usize] as usize + from) + usize::from(agent_to_move)
@@ -440,7 +448,7 @@ impl<'m> ExactSolver<'m> {
     /// zone has at least its old dangers now, as a zone.
     fn zone_win(&self, mark: usize) -> Option<Zone> {
         let wins = &self.wins_by_zone[mark];
-        let win = wins.iter().find(|win| win.iter().all(|&(k, d)| self.danger[k as usize] >= d))?;
+        let win = wins.iter().find(|win| win.iter().all(|&(k, d)| self.slot_danger(k) >= d))?;
         let mut zone = self.empty_zone();
         win.iter().for_each(|&(k, _)| add_to_zone(&mut zone, k));
         Some(zone)
@@ -449,7 +457,7 @@ impl<'m> ExactSolver<'m> {
     fn remember_zone_win(&mut self, mark: usize, zone: &[u64]) {
         let win: ZoneWin = (0..self.net.node.len() as u32)
             .filter(|&k| in_zone(zone, k))
-            .map(|k| (k, self.danger[k as usize]))
+            .map(|k| (k, self.slot_danger(k)))
             .collect();
         let wins = &mut self.wins_by_zone[mark];
         if wins.len() == ZONE_WINS_KEPT {
@@ -525,8 +533,7 @@ impl<'m> ExactSolver<'m> {
             }
             let step = u32::from(v != agent && d == 0);
             let to = g + step;
-            let links = net.adj_first[v as usize] as usize..net.adj_first[v as usize + 1] as usize;
-            for &n in &net.adj[links] {
+            for &n in &net.adj[net.plain(v)] {
                 if seen[n as usize] != stamp || to < free[n as usize] {
                     seen[n as usize] = stamp;
                     free[n as usize] = to;
@@ -596,7 +603,7 @@ impl<'m> ExactSolver<'m> {
             return Ok(Known::Agent(zone));
         }
         // The old win's node may have no link left here; then the search finds another.
-        if let Some(k) = self.virus_win(mark).filter(|&k| self.danger[k as usize] >= 1) {
+        if let Some(k) = self.virus_win(mark).filter(|&k| self.slot_danger(k) >= 1) {
             return Ok(Known::Virus(Win::At(k)));
         }
         self.stats.dominance -= 1;
@@ -776,7 +783,7 @@ impl<'m> ExactSolver<'m> {
         union
     }
 
-    /// For each neighbour of `agent` (in `plain_adj` order), whether its side of the network
+    /// For each neighbour of `agent` (in [`Network::plain`] order), whether its side of the network
     /// without `agent` (its component in the graph minus `agent`) holds a node of danger 2 or
     /// more.
     ///
@@ -791,9 +798,9 @@ impl<'m> ExactSolver<'m> {
         let stamp = self.next_stamp();
         self.seen[agent as usize] = stamp;
         let mut side_live: Vec<bool> = Vec::new();
-        let mut live = Vec::with_capacity(self.net.plain_adj[agent as usize].len());
-        for j in 0..self.net.plain_adj[agent as usize].len() {
-            let n = self.net.plain_adj[agent as usize][j];
+        let mut live = Vec::with_capacity(self.net.plain(agent).len());
+        for j in self.net.plain(agent) {
+            let n = self.net.adj[j];
             if self.seen[n as usize] == stamp {
                 live.push(side_live[self.parent[n as usize] as usize]);
                 continue;
@@ -807,8 +814,8 @@ impl<'m> ExactSolver<'m> {
             self.deque.push_back(n);
             while let Some(v) = self.deque.pop_front() {
                 alive |= self.danger_of(v) >= 2;
-                for i in 0..self.net.plain_adj[v as usize].len() {
-                    let w = self.net.plain_adj[v as usize][i];
+                for i in self.net.plain(v) {
+                    let w = self.net.adj[i];
                     if self.seen[w as usize] != stamp {
                         self.seen[w as usize] = stamp;
                         self.parent[w as usize] = side;
@@ -863,7 +870,7 @@ impl<'m> ExactSolver<'m> {
         // deadlines fail worst, first: the first finds the agent's win soonest when it has one.
         let mut moves: Vec<(i64, u32)> = Vec::new();
         for (j, &alive) in live.iter().enumerate() {
-            let n = self.net.plain_adj[agent as usize][j];
+            let n = self.net.adj[self.net.plain(agent).start + j];
             if !alive || n == prev {
                 continue;
             }
