@@ -16,11 +16,12 @@
 //! Three things on top of Nagai's algorithm, each measured: the numbers of a new position start
 //! from its cheap bounds narrowed towards a guess from its Voronoi cells (df-pn+: proving is
 //! cheap when the lower bound or the guess is near `t`, disproving when the upper bound is, and
-//! disproving takes every move; growing quadratically with the distance), a child's threshold is the second
-//! best child's number times 1.5 rather than plus 1 (the 1+epsilon trick of Pawlewicz and Lew,
-//! against re-expanding the same two children in turn), and positions with at most
-//! [`PROOF_ROOMS`] reachable rooms are solved by alpha-beta at once (their trees are small, and
-//! alpha-beta's history ordering serves them better than proof numbers' bookkeeping).
+//! disproving takes every move; growing quadratically with the distance), a child's threshold
+//! is the second best child's number times 1.5 rather than plus 1 (the 1+epsilon trick of
+//! Pawlewicz and Lew, against re-expanding the same two children in turn), and positions with
+//! at most [`PROOF_ROOMS`] reachable rooms are solved by alpha-beta at once (their trees are
+//! small, and alpha-beta's history ordering serves them better than proof numbers'
+//! bookkeeping).
 
 use super::{Solver, Wrong, table};
 use crate::games::painters::map::{Bits, rooms};

@@ -129,8 +129,9 @@ pub(crate) enum Wrong {
     /// Proof-number search's disproof number is its children's smallest proof number instead
     /// of their sum, so one child proved disproves a position.
     ProofSum,
-    /// Proof-number search takes a new position's Voronoi count, the guess its initial numbers
-    /// start from, for a bound: the position proved when the count is above the question.
+    /// Proof-number search takes a new position's guess (from its Voronoi cells), which its
+    /// initial numbers start from, for a bound: the position proved when the guess is above the
+    /// question.
     GuessProves,
 }
 
