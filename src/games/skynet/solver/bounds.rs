@@ -43,7 +43,7 @@ pub(super) const HUB_DEPTH: u32 = 1;
 
 /// A deliberately wrong rule of this file, switched on by a test (for its own thread) to see the
 /// comparison with the plain solver catch it: each would make the counts claim wins they do not
-/// have.
+/// have. (And one switch that is no fault: the search without the agent's killer moves.)
 #[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Fault {
@@ -55,6 +55,9 @@ pub(super) enum Fault {
     HubWalkCuts,
     /// The block count asks one pre-cut fewer than it must (false wins for the virus).
     BlockShortByOne,
+    /// Not a fault: the search without the agent's killer moves, which the search with them
+    /// must agree with.
+    NoKillers,
 }
 
 #[cfg(test)]
@@ -64,7 +67,7 @@ thread_local! {
 
 /// Whether the test in this thread switched on `fault`; never in a build that is not a test.
 #[cfg(test)]
-fn faulty(fault: Fault) -> bool {
+pub(super) fn faulty(fault: Fault) -> bool {
     FAULT.with(std::cell::Cell::get) == fault
 }
 

@@ -224,7 +224,8 @@ struct Survey {
 /// tries the nodes of danger 1 or more the agent can reach, most urgent first, skipping those
 /// outside the relevance zones of the cuts already refuted. The agent to move wins at once along
 /// a forced chain, loses at once if the deadlines hold, and otherwise tries every neighbour whose
-/// side holds a node of danger 2, most dangerous first. See the module's documentation for why each shortcut is sound.
+/// side holds a node of danger 2: the step that won last time at the same place first, then the
+/// others most dangerous first. See the module's documentation for why each shortcut is sound.
 pub struct ExactSolver<'m> {
     map: &'m SkynetMap,
     net: Network,
@@ -247,6 +248,10 @@ pub struct ExactSolver<'m> {
     /// winning node when the virus is to move: any position with at most those dangers
     /// everywhere is a win too (monotony).
     virus_wins: Vec<Vec<(Box<[u64]>, u32)>>,
+    /// The agent's last winning step (a node, or `NO_NODE`) by where it stands and came from,
+    /// indexed as `wins_by_zone` (the agent to move): its *killer move*, tried first the next
+    /// time, before the surveys that order the other steps. Only the order changes.
+    killer: Vec<u32>,
     /// Scratch for [`ExactSolver::survey`]: visit stamps, free cuts and parents per node.
     seen: Vec<u32>,
     done: Vec<u32>,
@@ -292,6 +297,7 @@ impl<'m> ExactSolver<'m> {
             wins_by_zone: vec![Vec::new(); marks],
             levels: Vec::new(),
             virus_wins: vec![Vec::new(); marks],
+            killer: vec![NO_NODE; marks],
             seen: vec![0; map.nodes],
             done: vec![0; map.nodes],
             stamp: 0,
@@ -349,6 +355,7 @@ impl<'m> ExactSolver<'m> {
             let marks = 2 * self.net.arc_first[self.map.nodes] as usize;
             self.wins_by_zone = vec![Vec::new(); marks];
             self.virus_wins = vec![Vec::new(); marks];
+            self.killer = vec![NO_NODE; marks];
         }
         self.levels.clear();
         if self.net.most <= 2 {
@@ -876,6 +883,26 @@ impl<'m> ExactSolver<'m> {
             }
             moves.push((0, n));
         }
+        // The step that won here last (the killer move) first, before the surveys that order
+        // the others: when it wins again (most of the time), they are saved.
+        let killer = self.killer[mark];
+        #[cfg(test)]
+        let killer = if bounds::faulty(bounds::Fault::NoKillers) { NO_NODE } else { killer };
+        let first = moves.iter().position(|&(_, n)| n == killer).map(|i| moves.remove(i).1);
+        let mut known = Known::Virus(Win::AnyCut);
+        let mut tried = 0;
+        if let Some(n) = first {
+            self.stats.steps_tried += 1;
+            tried += 1;
+            self.depth += 1;
+            let after = self.virus(n, agent);
+            self.depth -= 1;
+            if let Known::Agent(zone) = after? {
+                self.stats.killers += 1;
+                known = Known::Agent(zone);
+                moves.clear();
+            }
+        }
         // Ordering takes a survey from each step: none when there is only one.
         if moves.len() > 1 {
             for (urgency, n) in &mut moves {
@@ -886,13 +913,12 @@ impl<'m> ExactSolver<'m> {
             }
             moves.sort_by_key(|&(urgency, _)| urgency);
         }
-        let mut known = Known::Virus(Win::AnyCut);
-        let mut tried = 0;
         self.depth += 1;
         for (_, n) in moves {
             self.stats.steps_tried += 1;
             tried += 1;
             if let Known::Agent(zone) = self.virus(n, agent)? {
+                self.killer[mark] = n;
                 known = Known::Agent(zone);
                 break;
             }
@@ -923,6 +949,9 @@ pub struct SearchStats {
     pub block: u64,
     /// By the hub count (agent wins).
     pub hub: u64,
+    /// Agent positions won by the killer move (the step that won last time at the same node,
+    /// come from the same node), tried first.
+    pub killers: u64,
     /// Searched: virus cuts and agent steps tried.
     pub cuts_tried: u64,
     pub steps_tried: u64,
