@@ -235,10 +235,12 @@ pub(in crate::bot::external) struct Tmpfs {
     pub(in crate::bot::external) make: Vec<(CString, bool)>,
 }
 
-/// Whether there is a `/sys/fs/cgroup` for a view to hide. (Here, not in `support`: the
-/// spawner asks it, and a slot holds a spawner.)
+/// Whether there is a `/sys/fs/cgroup` for a view to hide, looked up once per process (arena
+/// asks for every bot). (Here, not in `support`: the spawner asks it, and a slot holds a
+/// spawner.)
 pub(super) fn hides_cgroups() -> bool {
-    std::path::Path::new("/sys/fs/cgroup").is_dir()
+    static HIDES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HIDES.get_or_init(|| std::path::Path::new("/sys/fs/cgroup").is_dir())
 }
 
 const MOUNT_ATTR_RDONLY: u64 = 0x1;

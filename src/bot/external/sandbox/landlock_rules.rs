@@ -19,6 +19,7 @@
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use landlock::{
     Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
@@ -72,6 +73,9 @@ pub(super) struct SystemPaths {
     rules: Vec<(PathFd, BitFlags<AccessFs>)>,
     etc: Option<PathFd>,
     etc_without_secrets: Vec<(PathFd, BitFlags<AccessFs>)>,
+    /// The folders of bots' `PATH`s, each opened the first time a bot's rules name it (`None`:
+    /// it could not be), so that a bot's start opens only its own files.
+    path_folders: Mutex<Vec<(PathBuf, Option<Rule>)>>,
 }
 
 impl SystemPaths {
@@ -102,7 +106,12 @@ impl SystemPaths {
         } else {
             Vec::new()
         };
-        SystemPaths { rules, etc: PathFd::new("/etc").ok(), etc_without_secrets }
+        SystemPaths {
+            rules,
+            etc: PathFd::new("/etc").ok(),
+            etc_without_secrets,
+            path_folders: Mutex::new(Vec::new()),
+        }
     }
 }
 
@@ -134,19 +143,20 @@ fn etc_without_secrets(etc: &Path) -> Vec<PathBuf> {
 }
 
 /// The ruleset of one bot, as a descriptor for the child to enforce (`None`: the kernel has no
-/// Landlock). `readable` are the bot's own files and folders (read and execute), `PATH` folders
-/// included; `private` its private directory (`None`: a tmpfs the bot adds itself, with
+/// Landlock). `path_folders` are the folders of its `PATH` (read and execute), `own` its own
+/// files and folders (the same); `private` its private directory (`None`: a tmpfs the bot adds itself, with
 /// [`private_access`]); `read_search`: the bot reads past the modes, so it gets `/etc` without
 /// its secrets.
 pub(super) fn ruleset(
-    readable: &[PathBuf],
+    path_folders: &[PathBuf],
+    own: &[PathBuf],
     private: Option<&Path>,
     network: bool,
     read_search: bool,
     system: &SystemPaths,
 ) -> std::io::Result<Option<OwnedFd>> {
     let private = private.map(PathFd::new).transpose().map_err(std::io::Error::other)?;
-    build(readable, private, network, read_search, system).map_err(std::io::Error::other)
+    build(path_folders, own, private, network, read_search, system).map_err(std::io::Error::other)
 }
 
 /// The access a bot's private directory gets when the bot adds its rule itself (a tmpfs in its
@@ -162,7 +172,8 @@ pub(super) fn proc_access() -> u64 {
 }
 
 fn build(
-    readable: &[PathBuf],
+    path_folders: &[PathBuf],
+    own: &[PathBuf],
     private: Option<PathFd>,
     network: bool,
     read_search: bool,
@@ -187,19 +198,42 @@ fn build(
     } else if let Some(etc) = &system.etc {
         created = created.add_rule(PathBeneath::new(etc.as_fd(), read_dir()))?;
     }
-    for path in readable {
-        let Ok(fd) = PathFd::new(path) else { continue };
-        // What was opened, not the path looked up again: a second walk of it for every bot's
-        // `PATH` folders and files, and it may have changed in between.
-        let is_dir = nix::sys::stat::fstat(fd.as_fd())
-            .is_ok_and(|stat| stat.st_mode & libc::S_IFMT == libc::S_IFDIR);
-        let access = if is_dir { read_dir() } else { read_file() };
-        created = created.add_rule(PathBeneath::new(fd, access))?;
+    {
+        let mut opened = system.path_folders.lock().unwrap_or_else(PoisonError::into_inner);
+        for path in path_folders {
+            let at = match opened.iter().position(|(known, _)| known == path) {
+                Some(at) => at,
+                None => {
+                    opened.push((path.clone(), open_readable(path)));
+                    opened.len() - 1
+                }
+            };
+            if let Some((fd, access)) = &opened[at].1 {
+                created = created.add_rule(PathBeneath::new(fd.as_fd(), *access))?;
+            }
+        }
+    }
+    for path in own {
+        if let Some((fd, access)) = open_readable(path) {
+            created = created.add_rule(PathBeneath::new(fd, access))?;
+        }
     }
     if let Some(private) = private {
         created = created.add_rule(PathBeneath::new(private, AccessFs::from_all(ABI)))?;
     }
     Ok(created.into())
+}
+
+/// A path opened for a rule, and the access the rule allows beneath it.
+type Rule = (PathFd, BitFlags<AccessFs>);
+
+/// `path` opened for a rule that lets a bot read and execute it (`None`: it cannot be opened).
+fn open_readable(path: &Path) -> Option<Rule> {
+    let fd = PathFd::new(path).ok()?;
+    // What was opened, not the path looked up again: it may have changed in between.
+    let is_dir = nix::sys::stat::fstat(fd.as_fd())
+        .is_ok_and(|stat| stat.st_mode & libc::S_IFMT == libc::S_IFDIR);
+    Some((fd, if is_dir { read_dir() } else { read_file() }))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 /// out its first `arenas_own` generations (the sandbox's relay and init: copies of arena or of its
 /// spawner, whose resident memory is theirs, not the bot's).
 pub(in crate::bot::external) fn tree_memory(leader: i32, arenas_own: usize) -> u64 {
-    crate::bot::external::procfs::tree(leader)
+    crate::bot::external::procfs::tree(leader, arenas_own)
         .into_iter()
         .filter(|&(_, generation)| generation >= arenas_own)
         .map(|(pid, _)| process_memory(pid))

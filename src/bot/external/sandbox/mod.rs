@@ -520,8 +520,9 @@ pub(super) fn prepare(
     let ruleset = if support.landlock_abi >= 1 {
         let read_search = user.is_some_and(|u| u.read_search);
         // A tmpfs's rule the bot adds itself, in its view.
-        let (readable, private) = (&resolved.readable, dir.folder());
-        landlock_rules::ruleset(readable, private, options.network, read_search, &support.system)
+        let (folders, own, private) = (resolved.path_folders(), &resolved.own, dir.folder());
+        let system = &support.system;
+        landlock_rules::ruleset(folders, own, private, options.network, read_search, system)
             .map_err(|e| setup("cannot build its Landlock rules", e))?
     } else {
         None

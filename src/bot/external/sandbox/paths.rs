@@ -11,6 +11,7 @@
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::super::options::DEFAULT_PATH;
 use super::super::options::ExternalOptions;
@@ -26,6 +27,13 @@ pub(in crate::bot::external) struct Resolved {
     /// Of those, the bot's own (its program, the files its arguments name, `files`, `workdir`),
     /// without the folders of its `PATH`.
     pub(in crate::bot::external) own: Vec<PathBuf>,
+}
+
+impl Resolved {
+    /// Of what the bot may read, the folders of its `PATH` (and a `shims` folder's parent).
+    pub(in crate::bot::external) fn path_folders(&self) -> &[PathBuf] {
+        &self.readable[..self.readable.len() - self.own.len()]
+    }
 }
 
 /// Resolves `command` for a bot with `options`.
@@ -56,15 +64,8 @@ fn resolve_in(
     path_var: &std::ffi::OsStr,
     options: &ExternalOptions,
 ) -> Result<Resolved, SpawnError> {
-    let mut readable = Vec::new();
-    let path_dirs: Vec<PathBuf> =
-        std::env::split_paths(path_var).filter(|d| d.is_absolute() && d.is_dir()).collect();
-    for dir in &path_dirs {
-        readable.push(dir.clone());
-        if dir.file_name().is_some_and(|n| n == "shims") {
-            readable.extend(dir.parent().map(Path::to_path_buf));
-        }
-    }
+    let path_dirs = path_folders(path_var);
+    let mut readable = path_dirs.readable.to_vec();
     let from_path = readable.len();
     if options.workdir.is_some() {
         readable.push(base.to_path_buf());
@@ -82,6 +83,7 @@ fn resolve_in(
         path
     } else {
         path_dirs
+            .searched
             .iter()
             .map(|d| d.join(program))
             .find(|p| is_executable(p))
@@ -110,6 +112,44 @@ fn resolve_in(
     }
     let own = readable[from_path..].to_vec();
     Ok(Resolved { command: resolved, readable, own })
+}
+
+/// The folders of a `PATH` value: those searched for a program (absolute, existing, each once,
+/// in order), and those the bot may read (the same, and a `shims` folder's parent).
+struct PathFolders {
+    searched: Vec<PathBuf>,
+    readable: Vec<PathBuf>,
+}
+
+/// The folders of `path_var`, looked up once per arena process and `PATH` value (as the system
+/// folders are opened once): every bot's start looked up each folder again, a dozen path walks
+/// of arena's before each sandboxed bot for a folder list that does not change during a run. A
+/// folder made after the first bot of that `PATH` is not searched.
+fn path_folders(path_var: &std::ffi::OsStr) -> Arc<PathFolders> {
+    static KNOWN: Mutex<Vec<(OsString, Arc<PathFolders>)>> = Mutex::new(Vec::new());
+    let mut known = KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, folders)) = known.iter().find(|(value, _)| value == path_var) {
+        return Arc::clone(folders);
+    }
+    let mut searched: Vec<PathBuf> = Vec::new();
+    for dir in std::env::split_paths(path_var) {
+        if dir.is_absolute() && !searched.contains(&dir) && dir.is_dir() {
+            searched.push(dir);
+        }
+    }
+    let mut readable = Vec::new();
+    for dir in &searched {
+        readable.push(dir.clone());
+        if dir.file_name().is_some_and(|n| n == "shims") {
+            readable.extend(dir.parent().map(Path::to_path_buf));
+        }
+    }
+    let folders = Arc::new(PathFolders { searched, readable });
+    // A few `PATH` values a run (arena's, and a bot's own `env`); a bound all the same.
+    if known.len() < 64 {
+        known.push((path_var.to_os_string(), Arc::clone(&folders)));
+    }
+    folders
 }
 
 /// Whether a user other than the owner and the group reaches `path` by the modes of its
@@ -177,6 +217,22 @@ mod tests {
             ExternalOptions { files: vec![PathBuf::from("weights.bin")], ..Default::default() };
         let e = resolve_in("./bot", &[], dir.path(), dir.path().as_os_str(), &options).unwrap_err();
         assert!(e.to_string().contains("weights.bin"), "{e}");
+    }
+
+    #[test]
+    fn a_folder_named_twice_on_path_is_searched_and_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        std::fs::write(bin.join("py"), "").unwrap();
+        std::fs::set_permissions(bin.join("py"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path_var = std::env::join_paths([&bin, &dir.path().join("gone"), &bin]).unwrap();
+        let options = ExternalOptions::default();
+        for _ in 0..2 {
+            let r = resolve_in("py", &[], dir.path(), &path_var, &options).unwrap();
+            assert_eq!(r.readable, [bin.clone(), bin.join("py")]);
+            assert_eq!(r.path_folders(), std::slice::from_ref(&bin));
+        }
     }
 
     #[test]
