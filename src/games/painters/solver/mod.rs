@@ -90,6 +90,61 @@ fn settled((lower, upper): (i32, i32), (low, high): (i32, i32)) -> Option<i32> {
     }
 }
 
+/// The first step of the driver's gallop ([`Questions`]): after "above 0?", the next question
+/// lies this far past the bound the answer proved. Node counts (game + path) over S = 11 seeds 1
+/// to 40: bisection 11.63 M, steps from 1 10.96 M, from 2 10.06 M, from 3 10.56 M, from 4
+/// 10.06 M (but the hardest, seed 25, 1.42 M from 2 and 1.63 M from 4, and seeds 16 and 30
+/// fall most from 2); seeds 41 to 60, not tuned on: bisection 5.15 M, from 2 5.03 M
+/// (docs/painters.md, eleventh round).
+const GALLOP_FIRST_STEP: i32 = 2;
+
+/// The order of the driver's questions "is the value above `t`?" ([`Solver::value_range`]): 0
+/// first, then away from 0 in the direction of the answers, each question `step` past the
+/// bound proved so far with the step doubling from [`GALLOP_FIRST_STEP`] (galloping), until an
+/// answer goes the other way; then bisection of the range left. Any order gives the same value
+/// (each answer is a true bound, and the range only narrows); this one asks few questions when
+/// the value is near 0, where the hardest open boards' values are and where every question
+/// costs most: the questions near the value are the dear ones, and bisection of the whole range
+/// asks several of them (S = 11 seed 25, value 2: "above 4?" and "above 8?" cost 0.59 M and
+/// 0.29 M positions, both spared by the gallop; docs/painters.md, eleventh round).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Questions {
+    /// No question asked yet.
+    First,
+    /// Every answer so far said "above": the next question lies the step above the lower bound.
+    Up(i32),
+    /// Every answer so far said "not above": the next question lies the step below the upper
+    /// bound.
+    Down(i32),
+    /// The answers went both ways: the value lies in the range between, bisected.
+    Bisect,
+}
+
+impl Questions {
+    /// The next question `t` ("above `t`?") for a value known to lie in `lower..=upper`
+    /// (`lower < upper`): always inside, `lower <= t < upper`, so each answer narrows the range.
+    fn question(self, lower: i32, upper: i32) -> i32 {
+        let t = match self {
+            Questions::First => 0,
+            Questions::Up(step) => lower - 1 + step,
+            Questions::Down(step) => upper - step,
+            Questions::Bisect => lower + (upper - lower) / 2,
+        };
+        t.clamp(lower, upper - 1)
+    }
+
+    /// The order after a question answered "above" (`above`) or "not above".
+    fn answered(self, above: bool) -> Questions {
+        match (self, above) {
+            (Questions::First, true) => Questions::Up(GALLOP_FIRST_STEP),
+            (Questions::First, false) => Questions::Down(GALLOP_FIRST_STEP),
+            (Questions::Up(step), true) => Questions::Up(step * 2),
+            (Questions::Down(step), false) => Questions::Down(step * 2),
+            _ => Questions::Bisect,
+        }
+    }
+}
+
 /// A deliberately wrong rule, one per pruning, that a test switches on to show that the checks
 /// against the plain solver catch a broken pruning (`tests.rs`). Release builds have no switch:
 /// [`Solver::wrong`] is then `false` and compiles away.
@@ -324,8 +379,9 @@ impl<B: Bits> Solver<B> {
     }
 
     /// What null-window searches proved about the value before `budget` ran out: `(lower,
-    /// upper)`, equal once exact. Each search halves the range left, so a search cut short by
-    /// its budget still says how far it got (the benchmark reports this for the largest side).
+    /// upper)`, equal once exact. Each search narrows the range left (in the order of
+    /// [`Questions`]), so a search cut short by its budget still says how far it got (the
+    /// benchmark reports this for the largest side).
     /// Each question "is the value above `guess`?" is answered by proof-number search over the
     /// same positions and bounds as alpha-beta, alpha-beta taking over in small regions
     /// (`dfpn.rs`; on the open S = 11 boards about half the nodes of alpha-beta alone).
@@ -333,8 +389,9 @@ impl<B: Bits> Solver<B> {
         self.budget = budget.check_every(CLOCK_EVERY);
         let most = open.count_ones() as i32 + 1;
         let (mut lower, mut upper) = (-most, most);
+        let mut order = Questions::First;
         while lower < upper {
-            let guess = lower + (upper - lower) / 2;
+            let guess = order.question(lower, upper);
             let before = (self.stats.nodes, self.stats.path_nodes);
             let v = self.proof_search(open, mover, other, guess);
             if let Some(p) = &mut self.profile {
@@ -345,6 +402,7 @@ impl<B: Bits> Solver<B> {
                 break;
             }
             (lower, upper) = narrowed((lower, upper), v, (guess, guess + 1));
+            order = order.answered(v > guess);
         }
         (lower, upper)
     }

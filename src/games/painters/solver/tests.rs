@@ -698,3 +698,60 @@ fn the_guess_counts_the_voronoi_cells_in<B: Bits>() {
     // The path bounds are not the sizes again: colours and dead ends cost rooms somewhere.
     assert!(unequal > 0);
 }
+
+/// The driver's order of questions ([`Questions`]) on every value of a range, against answers
+/// as a fail-soft search may give them (anywhere between the question and the value): every
+/// question lies inside the range still possible, no question is asked twice, the range closes
+/// on the value, and a value near 0 takes at most three questions (bisection of this range
+/// takes six or seven).
+#[test]
+fn the_driver_gallops_from_zero_and_closes_on_every_value() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for value in -60..=60 {
+        for _ in 0..20 {
+            let (mut lower, mut upper) = (-61, 61);
+            let (mut order, mut asked) = (Questions::First, Vec::new());
+            while lower < upper {
+                let t = order.question(lower, upper);
+                assert!(lower <= t && t < upper, "value {value}: {t} outside {lower}..={upper}");
+                assert!(!asked.contains(&t), "value {value}: {t} asked again after {asked:?}");
+                asked.push(t);
+                let answer = if value > t {
+                    rng.random_range(t + 1..=value)
+                } else {
+                    rng.random_range(value..=t)
+                };
+                (lower, upper) = narrowed((lower, upper), answer, (t, t + 1));
+                order = order.answered(answer > t);
+            }
+            assert_eq!((lower, upper), (value, value), "asked {asked:?}");
+            if (-1..=2).contains(&value) {
+                assert!(asked.len() <= 3, "value {value}: asked {asked:?}");
+            }
+            assert!(asked.len() <= 14, "value {value}: asked {asked:?}");
+        }
+    }
+}
+
+/// The same through the solver: on boards whose value is near 0, the driver's searches (the
+/// profile's passes) are at most three, the first "above 0?", and the value is the plain
+/// minimax's.
+#[test]
+fn the_driver_asks_three_questions_when_the_value_is_near_zero() {
+    let mut near = 0;
+    for seed in 0..40u64 {
+        let board = random_board(4 + (seed % 2) as u32, [0.0, 0.2][(seed % 2) as usize], seed);
+        let (geo, open, a, b) = start::<u128>(&board);
+        let mut solver = Solver::new(geo.clone(), 12);
+        solver.profile = Some(Box::default());
+        let value = solver.solve_board(&board);
+        assert_eq!(value, memoised(&geo, open, a, b, &mut HashMap::new()), "seed {seed}");
+        let passes = &solver.profile.as_deref().expect("a profile").passes;
+        assert_eq!(passes[0].0, 0, "seed {seed}: {passes:?}");
+        if (-1..=2).contains(&value) {
+            near += 1;
+            assert!(passes.len() <= 3, "seed {seed}, value {value}: {passes:?}");
+        }
+    }
+    assert!(near >= 8, "{near} boards with a value near 0");
+}
