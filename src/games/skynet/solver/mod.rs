@@ -892,12 +892,8 @@ impl<'m> ExactSolver<'m> {
         let mut known = Known::Virus(Win::AnyCut);
         let mut tried = 0;
         if let Some(n) = first {
-            self.stats.steps_tried += 1;
             tried += 1;
-            self.depth += 1;
-            let after = self.virus(n, agent);
-            self.depth -= 1;
-            if let Known::Agent(zone) = after? {
+            if let Known::Agent(zone) = self.step(n, agent)? {
                 self.stats.killers += 1;
                 known = Known::Agent(zone);
                 moves.clear();
@@ -913,17 +909,14 @@ impl<'m> ExactSolver<'m> {
             }
             moves.sort_by_key(|&(urgency, _)| urgency);
         }
-        self.depth += 1;
         for (_, n) in moves {
-            self.stats.steps_tried += 1;
             tried += 1;
-            if let Known::Agent(zone) = self.virus(n, agent)? {
+            if let Known::Agent(zone) = self.step(n, agent)? {
                 self.killer[mark] = n;
                 known = Known::Agent(zone);
                 break;
             }
         }
-        self.depth -= 1;
         if let Known::Agent(_) = known {
             self.stats.moves_agent += 1;
             self.stats.moves_agent_steps += tried;
@@ -931,6 +924,16 @@ impl<'m> ExactSolver<'m> {
             self.stats.moves_virus += 1;
         }
         Ok(self.remember(agent, prev, true, known))
+    }
+
+    /// The agent's step from `agent` to `n` tried: the position after it, the virus to move,
+    /// one level deeper (the killer move and the ordered steps alike).
+    fn step(&mut self, n: u32, agent: u32) -> Result<Known, OutOfTime> {
+        self.stats.steps_tried += 1;
+        self.depth += 1;
+        let after = self.virus(n, agent);
+        self.depth -= 1;
+        after
     }
 }
 
