@@ -237,6 +237,36 @@ fn a_bot_over_its_turn_limit_fails_cpu_and_one_over_its_memory_fails_memory() {
 }
 
 #[test]
+fn the_memory_peak_counts_every_process_of_the_bot() {
+    // Four children of 40 MiB each, forked before the bot answers and alive at its end: the
+    // peak is the sum over its processes (found through its cgroup as root in the sandbox, else
+    // through its process tree), not the parent's few MiB.
+    let dir = tempfile::tempdir().unwrap();
+    let marker = crate::external::marker_in(dir.path());
+    let spec = crate::external::bot(
+        "python3",
+        "spreads_over_children.py",
+        &marker,
+        &["memory", "4", "40"],
+    );
+    for sandbox in ["auto", "off"] {
+        let run = check_one_map(
+            &spec,
+            &["--sandbox", sandbox, "--memory-mb", "1024", "--first-turn-ms", "30000"],
+        );
+        let line = verdict_line(&run, "memory peak within the limit");
+        let mib: f64 = line
+            .split("resident peak ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no peak in {line}"));
+        assert!(mib >= 160.0, "sandbox {sandbox}: {line}");
+        crate::external::assert_no_process_left(&marker);
+    }
+}
+
+#[test]
 fn a_role_the_game_does_not_have_is_a_usage_error() {
     let run = Arena::new().args(["check", "random", "--game", "skynet", "--role", "spy"]).run();
     assert_eq!(exit_code(&run), Some(2));

@@ -303,13 +303,23 @@ impl Limits {
         let over = if confinement.is_some_and(sandbox::Confinement::caps_memory) {
             confinement.is_some_and(sandbox::Confinement::hit_memory_cap)
         } else {
-            let arenas_own = confinement.map_or(0, sandbox::Confinement::arenas_own);
             let tmpfs = confinement.map_or(0, sandbox::Confinement::tmpfs_bytes);
-            sandbox::tree_memory(process.group.id().as_raw(), arenas_own).saturating_add(tmpfs)
+            sandbox::tree_memory(&bot_processes(&process.cpu, confinement)).saturating_add(tmpfs)
                 > limit_mb.saturating_mul(1 << 20)
         };
         over.then_some(BotFailure::MemoryLimit { limit_mb })
     }
+}
+
+/// The bot's own processes now, not the sandbox's relay and init: its cgroup's list where it has
+/// one, else a walk of its tree through the files its CPU clock keeps open (either is a few
+/// system calls where listing the tree through `/proc` afresh opened a file per process and
+/// listed every process's threads).
+fn bot_processes(cpu: &sandbox::CpuClock, confinement: Option<&sandbox::Confinement>) -> Vec<i32> {
+    confinement
+        .and_then(sandbox::Confinement::cgroup_processes)
+        .or_else(|| cpu.processes())
+        .unwrap_or_default()
 }
 
 /// Ends a bot: its input closes, then its group is stopped (`ProcessGroup::stop`). Returns the
@@ -317,15 +327,14 @@ impl Limits {
 fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport {
     // A stopped bot could neither read its end of input nor act on SIGTERM.
     process.resume();
-    let Process { group, mut pipes, exit, stderr, cpu: _, confinement, paused: _ } = process;
+    let Process { group, mut pipes, exit, stderr, cpu, confinement, paused: _ } = process;
     let exited_before = exit.exit().is_some();
     // What it wrote until now explains the match; what it writes on being stopped does not.
     if exited_before {
         stderr.wait_closed(STDERR_FLUSH_WAIT);
     }
     let stderr_tail = stderr.lines(stderr_lines);
-    let arenas_own = confinement.as_ref().map_or(0, sandbox::Confinement::arenas_own);
-    let memory_peak_kib = procfs::memory_peak_kib(group.id().as_raw(), arenas_own);
+    let memory_peak_kib = procfs::memory_peak_kib(&bot_processes(&cpu, confinement.as_ref()));
     pipes.close_input();
     let supervision::Stopped { by_itself, gone } = group.stop(&exit, grace);
     let ending = match (exit.exit(), by_itself) {

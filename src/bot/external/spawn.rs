@@ -221,7 +221,8 @@ pub(super) fn start(launch: Launch<'_>, supervisor: &Supervisor) -> Result<Start
     // write end) it holds by now: the spawn returns once the sandbox's init runs.
     let confinement = sandbox.map(Prepared::into_confinement);
     let cgroup_clock = confinement.as_ref().and_then(Confinement::cgroup_clock);
-    let cpu = cgroup_clock.unwrap_or_else(|| CpuClock::tree(pid));
+    let arenas_own = confinement.as_ref().map_or(0, Confinement::arenas_own);
+    let cpu = cgroup_clock.unwrap_or_else(|| CpuClock::tree(pid, arenas_own));
     Ok(Started { leader, stdio: ours, group, confinement, cpu })
 }
 

@@ -121,6 +121,8 @@ pub(super) struct BotCgroup {
     tasks: Vec<OwnedFd>,
     /// `cpuacct.usage`, open for reading and resetting.
     usage: Option<File>,
+    /// `pids.current`, open for reading at each bot's end.
+    pids_current: File,
     memory: Option<MemoryCgroup>,
     /// The cap it has now.
     max_pids: u32,
@@ -148,6 +150,7 @@ impl BotCgroup {
         make_dir(&dir)?;
         let mut cgroup = BotCgroup {
             tasks: vec![open(&dir.join("tasks"))?.into()],
+            pids_current: File::open(dir.join("pids.current"))?,
             dir,
             usage: None,
             memory: None,
@@ -239,10 +242,18 @@ impl BotCgroup {
         signalled || memory.kills() > memory.kills_before
     }
 
+    /// The processes in it: the bot's, all of them (its relay and init stay out, and nothing it
+    /// starts can leave), at most 4096; `None` if the list cannot be read. The file is opened
+    /// afresh each time: cgroup v1 keeps the list it made for an open file for a second, so a
+    /// descriptor kept open could show a list from before.
+    pub(super) fn processes(&self) -> Option<Vec<i32>> {
+        let list = std::fs::read_to_string(self.dir.join("cgroup.procs")).ok()?;
+        Some(list.split_whitespace().filter_map(|p| p.parse().ok()).take(4096).collect())
+    }
+
     /// Whether no process is left in it (the slot can take its next bot).
     pub(super) fn is_empty(&self) -> bool {
-        let current = std::fs::read_to_string(self.dir.join("pids.current"));
-        current.is_ok_and(|n| n.trim() == "0")
+        super::cpu::read_counter(&self.pids_current) == Some(0)
     }
 }
 

@@ -17,7 +17,12 @@
 //! opening, listing and closing took a dozen and path lookups in `/proc`. A process with several
 //! threads has its `task` folder listed again at every read (a thread may have started and
 //! forked); a process that is gone fails its `pread` (its files name that process, never a later
-//! one with the same pid) and is forgotten.
+//! one with the same pid) and is forgotten. The sandbox's relay and init, the first two
+//! generations under a sandboxed bot's leader, are arena's code with one thread each: only their
+//! main thread's `children` file is opened, and their `task` folders are never listed.
+//!
+//! The same walk tells which processes are the bot's own (beyond the relay and the init) at its
+//! end, for its memory peak, without opening `/proc` again ([`CpuClock::processes`]).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -34,9 +39,16 @@ pub(in crate::bot::external) enum CpuClock {
 }
 
 impl CpuClock {
-    /// A clock over the process tree under `leader`.
-    pub(in crate::bot::external) fn tree(leader: i32) -> CpuClock {
-        CpuClock::Tree(Mutex::new(Tree { leader, known: BTreeMap::new(), buf: Vec::new() }))
+    /// A clock over the process tree under `leader`, whose first `arenas_own` generations are
+    /// the sandbox's relay and init (0 without them).
+    pub(in crate::bot::external) fn tree(leader: i32, arenas_own: usize) -> CpuClock {
+        CpuClock::Tree(Mutex::new(Tree {
+            leader,
+            arenas_own,
+            known: BTreeMap::new(),
+            buf: Vec::new(),
+            walked: Vec::new(),
+        }))
     }
 
     /// The CPU time used so far, or `None` once it cannot be read (the tree is gone).
@@ -45,6 +57,23 @@ impl CpuClock {
             CpuClock::Cgroup(usage) => read_counter(usage).map(Duration::from_nanos),
             CpuClock::Tree(tree) => tree.lock().unwrap_or_else(PoisonError::into_inner).time(),
         }
+    }
+
+    /// The bot's own processes now (the tree under the leader without the relay and the init),
+    /// from a walk through the files kept open; `None` for a cgroup's clock, which walks no tree
+    /// (the cgroup lists them itself).
+    pub(in crate::bot::external) fn processes(&self) -> Option<Vec<i32>> {
+        let CpuClock::Tree(tree) = self else { return None };
+        let mut tree = tree.lock().unwrap_or_else(PoisonError::into_inner);
+        tree.time();
+        let own = tree.arenas_own;
+        Some(
+            tree.walked
+                .iter()
+                .filter(|&&(_, generation)| generation >= own)
+                .map(|&(pid, _)| pid)
+                .collect(),
+        )
     }
 }
 
@@ -59,10 +88,14 @@ pub(super) fn read_counter(file: &File) -> Option<u64> {
 /// A bot's process tree as last walked.
 pub(in crate::bot::external) struct Tree {
     leader: i32,
+    /// How many generations from the leader down are the sandbox's relay and init.
+    arenas_own: usize,
     /// The processes found by the last walk, by pid.
     known: BTreeMap<i32, Process>,
     /// Room for a file's text, kept between reads.
     buf: Vec<u8>,
+    /// The processes of the last walk, each with its generation (the leader's is 0).
+    walked: Vec<(i32, usize)>,
 }
 
 /// What is kept open of one process.
@@ -80,35 +113,52 @@ impl Tree {
     fn time(&mut self) -> Option<Duration> {
         let tick = ticks_per_second();
         let mut total = Duration::ZERO;
-        let mut pending = vec![self.leader];
-        let mut walked = Vec::new();
-        while let Some(pid) = pending.pop() {
-            let Some(used) = self.process_time(pid, tick, &mut pending) else {
+        let mut pending = vec![(self.leader, 0)];
+        let mut walked = std::mem::take(&mut self.walked);
+        walked.clear();
+        let mut children = Vec::new();
+        let mut leader_gone = false;
+        while let Some((pid, generation)) = pending.pop() {
+            children.clear();
+            let Some(used) = self.process_time(pid, generation, tick, &mut children) else {
                 self.known.remove(&pid);
                 if pid == self.leader {
-                    return None;
+                    leader_gone = true;
+                    break;
                 }
                 continue;
             };
             total += used;
-            walked.push(pid);
+            walked.push((pid, generation));
+            pending.extend(children.iter().map(|&child| (child, generation + 1)));
         }
         // A process that left the tree (it ended, or was re-parented away) is forgotten.
-        self.known.retain(|pid, _| walked.contains(pid));
-        Some(total)
+        self.known.retain(|pid, _| walked.iter().any(|&(p, _)| p == *pid));
+        self.walked = walked;
+        (!leader_gone).then_some(total)
     }
 
-    /// The CPU time of process `pid` and of the children it reaped; appends its children.
-    fn process_time(&mut self, pid: i32, tick: f64, children: &mut Vec<i32>) -> Option<Duration> {
+    /// The CPU time of process `pid`, of generation `generation`, and of the children it
+    /// reaped; appends its children.
+    fn process_time(
+        &mut self,
+        pid: i32,
+        generation: usize,
+        tick: f64,
+        children: &mut Vec<i32>,
+    ) -> Option<Duration> {
+        let arenas = generation < self.arenas_own;
         let process = match self.known.entry(pid) {
             std::collections::btree_map::Entry::Occupied(kept) => kept.into_mut(),
-            std::collections::btree_map::Entry::Vacant(new) => new.insert(Process::open(pid)?),
+            std::collections::btree_map::Entry::Vacant(new) => {
+                new.insert(Process::open(pid, arenas)?)
+            }
         };
         // `stat` first: it fails once the process is reaped, so the clock below, read by pid,
         // is that of the process the files name (or of nothing).
         let stat = Stat::parse(read_at_zero(&process.stat, &mut self.buf)?)?;
         let own = process.clock_time()?;
-        if process.children.len() != 1 || stat.threads != 1 {
+        if !arenas && (process.children.len() != 1 || stat.threads != 1) {
             process.children = thread_children_files(pid);
         }
         for file in &process.children {
@@ -122,7 +172,8 @@ impl Tree {
 }
 
 impl Process {
-    fn open(pid: i32) -> Option<Process> {
+    /// Opens what the walk reads of `pid`; `arenas`: a relay or an init (one thread).
+    fn open(pid: i32, arenas: bool) -> Option<Process> {
         let mut clock: libc::clockid_t = 0;
         // SAFETY: an out-parameter of the right type.
         #[allow(unsafe_code)]
@@ -130,7 +181,12 @@ impl Process {
             return None;
         }
         let stat = File::open(format!("/proc/{pid}/stat")).ok()?;
-        Some(Process { clock, stat, children: thread_children_files(pid) })
+        let children = if arenas {
+            File::open(format!("/proc/{pid}/task/{pid}/children")).into_iter().collect()
+        } else {
+            thread_children_files(pid)
+        };
+        Some(Process { clock, stat, children })
     }
 
     fn clock_time(&self) -> Option<Duration> {
@@ -239,7 +295,7 @@ mod tests {
             .spawn()
             .expect("sh starts");
         let pid = leader.id() as i32;
-        let clock = CpuClock::tree(pid);
+        let clock = CpuClock::tree(pid, 0);
         let started = Instant::now();
         // The child's time reaches the leader's `cutime` when the leader reaps it.
         let mut last = Duration::ZERO;
@@ -270,7 +326,7 @@ mod tests {
             .spawn()
             .expect("sh starts");
         let pid = leader.id() as i32;
-        let clock = CpuClock::tree(pid);
+        let clock = CpuClock::tree(pid, 0);
         let before = clock.read().expect("the leader runs");
         let mut input = leader.stdin.take().expect("a pipe");
         input.write_all(b"go\n").expect("written");
@@ -313,7 +369,7 @@ mod tests {
             return; // No Python on this machine: nothing to run the threads.
         };
         let pid = leader.id() as i32;
-        let clock = CpuClock::tree(pid);
+        let clock = CpuClock::tree(pid, 0);
         let before = clock.read().expect("the leader runs");
         let mut input = leader.stdin.take().expect("a pipe");
         input.write_all(b"go\n").expect("written");

@@ -5,15 +5,10 @@
 //! `/proc/PID/status`) after each of its turns: the limit is then checked, not enforced, and a
 //! bot can go past it within a turn (each process is still bound by `address_space_mb`).
 
-/// The bytes held by the processes of the tree under `leader`, resident and swapped, leaving
-/// out its first `arenas_own` generations (the sandbox's relay and init: copies of arena or of its
-/// spawner, whose resident memory is theirs, not the bot's).
-pub(in crate::bot::external) fn tree_memory(leader: i32, arenas_own: usize) -> u64 {
-    crate::bot::external::procfs::tree(leader, arenas_own)
-        .into_iter()
-        .filter(|&(_, generation)| generation >= arenas_own)
-        .map(|(pid, _)| process_memory(pid))
-        .sum()
+/// The bytes held by the processes `pids`, resident and swapped (a bot's own, not the sandbox's
+/// relay and init, whose resident memory is theirs: `crate::bot::external::bot_processes`).
+pub(in crate::bot::external) fn tree_memory(pids: &[i32]) -> u64 {
+    pids.iter().map(|&pid| process_memory(pid)).sum()
 }
 
 /// `VmRSS + VmSwap` of process `pid`, in bytes (0 once it is gone).
@@ -32,6 +27,7 @@ fn process_memory(pid: i32) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::CpuClock;
     use super::*;
 
     #[test]
@@ -49,15 +45,17 @@ mod tests {
             .expect("sh starts");
         let mut ready = [0u8; 2];
         std::io::Read::read_exact(leader.stdout.as_mut().unwrap(), &mut ready).unwrap();
-        let held = tree_memory(leader.id() as i32, 0);
+        let pid = leader.id() as i32;
+        let of = |arenas_own| tree_memory(&CpuClock::tree(pid, arenas_own).processes().unwrap());
+        let held = of(0);
         // Without the leader's generation (as a relay's is left out): the child alone.
-        let child = tree_memory(leader.id() as i32, 1);
-        let beyond = tree_memory(leader.id() as i32, 2);
+        let child = of(1);
+        let beyond = of(2);
         drop(leader.stdin.take());
         leader.wait().unwrap();
         assert!(held >= 64 << 20, "{held}");
         assert!(child >= 64 << 20 && child < held, "{child} of {held}");
         assert_eq!(beyond, 0, "no third generation");
-        assert_eq!(tree_memory(leader.id() as i32, 0), 0, "the tree is gone");
+        assert_eq!(of(0), 0, "the tree is gone");
     }
 }

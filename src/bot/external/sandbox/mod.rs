@@ -320,6 +320,15 @@ impl Confinement {
         false
     }
 
+    /// The bot's processes as its cgroup lists them (`None`: it has none, or the list cannot be
+    /// read).
+    pub(super) fn cgroup_processes(&self) -> Option<Vec<i32>> {
+        #[cfg(target_os = "linux")]
+        return self.cgroup().and_then(cgroup::BotCgroup::processes);
+        #[cfg(not(target_os = "linux"))]
+        None
+    }
+
     /// How many generations of the bot's process tree, from the process arena started down,
     /// are arena's own: the relay and the init of its PID namespace, when it has them.
     pub(super) fn arenas_own(&self) -> usize {
@@ -430,7 +439,7 @@ pub(super) use memory::tree_memory;
 
 /// The memory of a process tree is not read off Linux.
 #[cfg(not(target_os = "linux"))]
-pub(super) fn tree_memory(_leader: i32, _arenas_own: usize) -> u64 {
+pub(super) fn tree_memory(_pids: &[i32]) -> u64 {
     0
 }
 
