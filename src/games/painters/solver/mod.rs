@@ -255,7 +255,11 @@ pub(crate) struct Node<B: Bits> {
     /// The window, narrowed by the table's bounds.
     alpha: i32,
     beta: i32,
-    /// Bounds of the value the cheap answers proved: `low <= value <= high`.
+    /// Bounds of the value that are proved, `low <= value <= high`: the cheap answers' (the
+    /// other's path bound, the territory bound), narrowed by the table's bounds (what earlier
+    /// searches proved, such as an earlier question of the driver; they do not settle this
+    /// window, or the table would have answered). Proof-number search's initial numbers
+    /// start from them.
     high: i32,
     low: i32,
 }
@@ -647,6 +651,7 @@ impl<B: Bits> Solver<B> {
         }
         self.profile_node(relevant, mover, other);
         let mut first = u8::MAX;
+        let mut known = (-INF, INF);
         if let Some(e) = self.probe(relevant, mover, other) {
             self.stats.table_hits += 1;
             let (lower, upper) = (e.lower as i32, e.upper as i32);
@@ -656,6 +661,7 @@ impl<B: Bits> Solver<B> {
             }
             alpha = alpha.max(lower);
             beta = beta.min(upper);
+            known = (lower, upper);
             first = e.best;
         }
         // Territory: what the other paints whatever I do caps my score. (The mirror bound, what
@@ -684,6 +690,7 @@ impl<B: Bits> Solver<B> {
                 return Ok(longest - credit - i32::from(self.wrong(Wrong::TerritoryLongest)));
             }
         }
+        let (high, low) = (high.min(known.1), low.max(known.0));
         Err(Node { mine, relevant, first, alpha, beta, high, low })
     }
 

@@ -634,6 +634,63 @@ fn the_driver_with_proof_numbers_matches_alpha_beta_on_larger_boards() {
     }
 }
 
+/// Proof-number search's initial numbers start from the bounds the game table holds (what an
+/// earlier question of the driver proved), not only from the cheap bounds and the guess: asked
+/// "above `t`?", a position the table knows to be at least `t` starts with proof number 1
+/// (`cost(1)`, the cheapest), one it knows to be at most `t + 1` with disproof number one per
+/// move. The bounds stored are true ones (the value is the driver's). On some of these boards a
+/// fresh solver's numbers are larger, so without the table's bounds the check fails.
+#[test]
+fn initial_proof_numbers_start_from_the_tables_bounds() {
+    on_both!(initial_proof_numbers_in);
+}
+
+fn initial_proof_numbers_in<B: Bits>() {
+    let mut rng = ChaCha8Rng::seed_from_u64(28);
+    let (mut checked, mut lower_narrows, mut upper_narrows) = (0, 0, 0);
+    for seed in 0..60u64 {
+        let board = random_board(6 + (seed % 2) as u32, [0.0, 0.1][(seed % 3 == 0) as usize], seed);
+        let geo = Geometry::<B>::new(board.size());
+        let (open, mover, other) = random_position::<B>(&board, &mut rng);
+        let mut solver = Solver::new(geo.clone(), 16);
+        let value = solver.value(open, mover, other, Budget::unlimited()).expect("no budget");
+        // Proof numbers down to the leaves, so that these small regions are not left to
+        // alpha-beta.
+        let fresh_solver = || {
+            let mut s = Solver::new(geo.clone(), 16);
+            s.proof_rooms = 0;
+            s
+        };
+        let t = value;
+        let solved = |(pn, dn): (u32, u32)| pn == 0 || dn == 0;
+        let fresh = fresh_solver().initial_numbers(open, mover, other, t);
+        if solved(fresh) {
+            continue;
+        }
+        let relevant = fresh_solver().canonical(open, mover, other);
+        // At least `t`: a search of the window `(t - 1, t)` answered `t`.
+        let mut known = fresh_solver();
+        known.store(relevant, mover, other, (t - 1, t), t, u8::MAX);
+        let (pn, dn) = known.initial_numbers(open, mover, other, t);
+        if !solved((pn, dn)) {
+            assert_eq!(pn, 1, "seed {seed}: value {t}, fresh numbers {fresh:?}");
+            lower_narrows += usize::from(fresh.0 > 1);
+        }
+        // At most `t + 1`: a search of the window `(t + 1, t + 2)` answered `t + 1`.
+        let mut known = fresh_solver();
+        known.store(relevant, mover, other, (t + 1, t + 2), t + 1, u8::MAX);
+        let (pn, dn) = known.initial_numbers(open, mover, other, t);
+        if !solved((pn, dn)) {
+            let moves = (geo.neighbours[mover as usize] & open).count_ones();
+            assert_eq!(dn, moves, "seed {seed}: value {t}, fresh numbers {fresh:?}");
+            upper_narrows += usize::from(fresh.1 > moves);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked} positions checked");
+    assert!(lower_narrows > 0 && upper_narrows > 0, "{lower_narrows} and {upper_narrows}");
+}
+
 /// The Voronoi cells proof-number search's guess starts from, room by room: in each round the
 /// mover takes every free open room next to a room it took in the round before (its own room
 /// in the first), then the other does the same; a taken room is nobody else's.

@@ -34,12 +34,18 @@ use super::{ExactSolver, Zone, add_to_zone};
 
 /// How many hubs [`ExactSolver::hub_zone`] tries near the root of a search (at most
 /// [`HUB_DEPTH`] agent steps below the position asked about), and deeper down, where positions
-/// are many and each try costs a survey and a tree count: none. On the 500-node maps of the
-/// dense-gateway family four tries there took about half the search's time and settled almost
-/// no position (docs/skynet.md has the figures).
+/// are many and each try costs a survey and a tree count: none, but for the positions of
+/// [`HUB_BLOCK_NEED`]. On the 500-node maps of the dense-gateway family four tries at every
+/// position there took about half the search's time and settled almost no position
+/// (docs/skynet.md has the figures).
 pub(super) const HUBS: usize = 1000;
 pub(super) const HUBS_DEEP: usize = 0;
 pub(super) const HUB_DEPTH: u32 = 1;
+/// Deeper down, every hub is tried after all with the agent to move when the block count asks
+/// this many pre-cuts or more of a virus that has none: on the 500-node maps of the family the
+/// hub count then wins where the agent walks a corridor to a large block (a few such wins
+/// settle maps of 100,000 positions and more), and the tries are few enough elsewhere.
+pub(super) const HUB_BLOCK_NEED: u32 = 6;
 
 /// A deliberately wrong rule of this file, switched on by a test (for its own thread) to see the
 /// comparison with the plain solver catch it: each would make the counts claim wins they do not
@@ -58,6 +64,8 @@ pub(super) enum Fault {
     /// Not a fault: the search without the agent's killer moves, which the search with them
     /// must agree with.
     NoKillers,
+    /// Not a fault: the search without the hub tries deeper down ([`HUB_BLOCK_NEED`]).
+    NoDeepHubs,
 }
 
 #[cfg(test)]
@@ -355,7 +363,11 @@ impl ExactSolver<'_> {
                 (0..d).for_each(|_| self.change_danger(k, -1));
             }
             self.survey(h);
-            let won = self.tree_surplus(h, super::NO_NODE) > cuts;
+            // The deadlines from h bound the tree count from h (with that many pre-cuts the
+            // virus wins the real game, so the tree game too): when they leave too little, the
+            // count is not worth its time.
+            let won =
+                self.shortfall(0) > i64::from(cuts) && self.tree_surplus(h, super::NO_NODE) > cuts;
             let zone = won.then(|| self.tree_zone(h, cuts + 1));
             for &(k, d) in &cleared {
                 (0..d).for_each(|_| self.change_danger(k, 1));

@@ -677,9 +677,20 @@ impl<'m> ExactSolver<'m> {
             }
             return Some(Known::Agent(zone));
         }
-        if self.block_need(agent) > spare {
-            let hubs =
-                if self.depth <= bounds::HUB_DEPTH { bounds::HUBS } else { bounds::HUBS_DEEP };
+        let block_need = self.block_need(agent);
+        if block_need > spare {
+            // Deeper down, every hub only with the agent to move (`spare` 0 on a node of danger
+            // 0) and the block count far off: where the agent walks a long corridor to a large
+            // block, the one place the hub count pays (docs/skynet.md has the figures).
+            let far_off =
+                spare == 0 && self.danger_of(agent) == 0 && block_need >= bounds::HUB_BLOCK_NEED;
+            #[cfg(test)]
+            let far_off = far_off && !bounds::faulty(bounds::Fault::NoDeepHubs);
+            let hubs = if self.depth <= bounds::HUB_DEPTH || far_off {
+                bounds::HUBS
+            } else {
+                bounds::HUBS_DEEP
+            };
             // No tries, no call: `hub_zone` would still gather and sort every candidate hub.
             if hubs > 0 {
                 if let Some(mut zone) = self.hub_zone(agent, spare, hubs) {

@@ -388,3 +388,28 @@ fn the_killer_move_changes_no_answer() {
     assert_eq!(with, Verdict::AgentWins);
     assert!(killers >= 100, "{killers} killer wins");
 }
+
+/// The hub tries deeper down (with the agent to move and the block count far off) are what
+/// decides 500/20/200/36 seed 1002, which the agent wins: with them the search needs 117
+/// positions, without them 1000 are not enough (it ran out of 10 s of CPU, over 100,000
+/// positions, before they were added). The hub count itself is checked against the plain solver
+/// above; here only where it is tried changes.
+#[test]
+fn the_deep_hub_tries_decide_a_corridor_map() {
+    use super::bounds::{FAULT, Fault};
+    let params = GenParams { episode: Episode::Ep2, nodes: 500, gateways: 20 };
+    let dense = DenseGateways { gateway_links: 200, doubles: Some(36) };
+    let map = generate_dense(params, dense, 1002);
+    let solve = |fault| {
+        FAULT.with(|f| f.set(fault));
+        let budget = Budget::unlimited().with_tick_limit(1000);
+        let mut solver = ExactSolver::new(&map).with_budget(budget);
+        let verdict = solver.virus_to_move(&mut vec![false; map.links.len()], map.agent_start);
+        FAULT.with(|f| f.set(Fault::None));
+        (verdict, solver.stats.hub)
+    };
+    let (with, hubs) = solve(Fault::None);
+    assert!(matches!(with, Ok(Verdict::AgentWins)), "{with:?}");
+    assert!(hubs >= 1, "{hubs} hub wins");
+    assert!(solve(Fault::NoDeepHubs).0.is_err(), "decided without the deep hub tries");
+}
