@@ -17,9 +17,16 @@
 //! opening, listing and closing took a dozen and path lookups in `/proc`. A process with several
 //! threads has its `task` folder listed again at every read (a thread may have started and
 //! forked); a process that is gone fails its `pread` (its files name that process, never a later
-//! one with the same pid) and is forgotten. The sandbox's relay and init, the first two
-//! generations under a sandboxed bot's leader, are arena's code with one thread each: only their
-//! main thread's `children` file is opened, and their `task` folders are never listed.
+//! one with the same pid) and is forgotten.
+//!
+//! The sandbox's relay and init, the first two generations under a sandboxed bot's leader, are
+//! arena's code with one thread each: only their main thread's `children` file is opened, their
+//! `task` folders are never listed, and their own CPU time is not the bot's (as with a cgroup,
+//! which they stay out of). The init's reaped children are: every process of the bot, orphans
+//! included. The relay's only child is the init, for the relay's whole life, so once a walk has
+//! found the init, later walks start there and never read the relay again (a walk of a
+//! single-threaded bot is then four reads and one clock, where it was six and three; the relay's
+//! `stat` is never opened).
 //!
 //! The same walk tells which processes are the bot's own (beyond the relay and the init) at its
 //! end, for its memory peak, without opening `/proc` again ([`CpuClock::processes`]).
@@ -43,7 +50,7 @@ impl CpuClock {
     /// the sandbox's relay and init (0 without them).
     pub(in crate::bot::external) fn tree(leader: i32, arenas_own: usize) -> CpuClock {
         CpuClock::Tree(Mutex::new(Tree {
-            leader,
+            top: (leader, 0),
             arenas_own,
             known: BTreeMap::new(),
             buf: Vec::new(),
@@ -87,7 +94,9 @@ pub(super) fn read_counter(file: &File) -> Option<u64> {
 
 /// A bot's process tree as last walked.
 pub(in crate::bot::external) struct Tree {
-    leader: i32,
+    /// Where a walk starts, and its generation: the leader, until a walk has found the first
+    /// generation that is not a link of arena's chain down to the init (see the module's text).
+    top: (i32, usize),
     /// How many generations from the leader down are the sandbox's relay and init.
     arenas_own: usize,
     /// The processes found by the last walk, by pid.
@@ -102,8 +111,8 @@ pub(in crate::bot::external) struct Tree {
 struct Process {
     /// Its CPU clock: all its threads, live and exited.
     clock: libc::clockid_t,
-    /// `/proc/<pid>/stat`.
-    stat: File,
+    /// `/proc/<pid>/stat` (not opened for a link of arena's chain: only its child matters).
+    stat: Option<File>,
     /// `/proc/<pid>/task/<tid>/children` of each of its threads.
     children: Vec<File>,
 }
@@ -113,7 +122,7 @@ impl Tree {
     fn time(&mut self) -> Option<Duration> {
         let tick = ticks_per_second();
         let mut total = Duration::ZERO;
-        let mut pending = vec![(self.leader, 0)];
+        let mut pending = vec![self.top];
         let mut walked = std::mem::take(&mut self.walked);
         walked.clear();
         let mut children = Vec::new();
@@ -122,7 +131,7 @@ impl Tree {
             children.clear();
             let Some(used) = self.process_time(pid, generation, tick, &mut children) else {
                 self.known.remove(&pid);
-                if pid == self.leader {
+                if (pid, generation) == self.top {
                     leader_gone = true;
                     break;
                 }
@@ -130,6 +139,13 @@ impl Tree {
             };
             total += used;
             walked.push((pid, generation));
+            if generation + 1 < self.arenas_own && (pid, generation) == self.top {
+                // A link of the chain (the relay): its one child is the next, for its life.
+                if let [next] = children[..] {
+                    self.top = (next, generation + 1);
+                    self.known.remove(&pid);
+                }
+            }
             pending.extend(children.iter().map(|&child| (child, generation + 1)));
         }
         // A process that left the tree (it ended, or was re-parented away) is forgotten.
@@ -148,16 +164,28 @@ impl Tree {
         children: &mut Vec<i32>,
     ) -> Option<Duration> {
         let arenas = generation < self.arenas_own;
+        let link = generation + 1 < self.arenas_own;
         let process = match self.known.entry(pid) {
             std::collections::btree_map::Entry::Occupied(kept) => kept.into_mut(),
             std::collections::btree_map::Entry::Vacant(new) => {
-                new.insert(Process::open(pid, arenas)?)
+                new.insert(Process::open(pid, arenas, link)?)
             }
+        };
+        let Some(stat) = &process.stat else {
+            // A link of arena's chain (the relay): none of its time is the bot's, and its one
+            // child is the next link or the init; without one (or gone: its `children` then
+            // reads empty) the bot's tree is gone.
+            let list = read_at_zero(process.children.first()?, &mut self.buf)?;
+            let list = std::str::from_utf8(list).unwrap_or_default();
+            children.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+            return (!children.is_empty()).then_some(Duration::ZERO);
         };
         // `stat` first: it fails once the process is reaped, so the clock below, read by pid,
         // is that of the process the files name (or of nothing).
-        let stat = Stat::parse(read_at_zero(&process.stat, &mut self.buf)?)?;
-        let own = process.clock_time()?;
+        let stat = Stat::parse(read_at_zero(stat, &mut self.buf)?)?;
+        // The init's own time is arena's work; what it reaped is the bot's processes.
+        let own = if arenas { Duration::ZERO } else { process.clock_time()? };
+        let reaped = stat.reaped_ticks;
         if !arenas && (process.children.len() != 1 || stat.threads != 1) {
             process.children = thread_children_files(pid);
         }
@@ -167,20 +195,22 @@ impl Tree {
                 children.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
             }
         }
-        Some(own + Duration::from_secs_f64(stat.reaped_ticks as f64 / tick))
+        Some(own + Duration::from_secs_f64(reaped as f64 / tick))
     }
 }
 
 impl Process {
-    /// Opens what the walk reads of `pid`; `arenas`: a relay or an init (one thread).
-    fn open(pid: i32, arenas: bool) -> Option<Process> {
+    /// Opens what the walk reads of `pid`; `arenas`: a relay or an init (one thread), `link`:
+    /// a relay.
+    fn open(pid: i32, arenas: bool, link: bool) -> Option<Process> {
         let mut clock: libc::clockid_t = 0;
+        // (arena's own are not timed: no clock, whose lookup is a system call.)
         // SAFETY: an out-parameter of the right type.
         #[allow(unsafe_code)]
-        if unsafe { libc::clock_getcpuclockid(pid, &mut clock) } != 0 {
+        if !arenas && unsafe { libc::clock_getcpuclockid(pid, &mut clock) } != 0 {
             return None;
         }
-        let stat = File::open(format!("/proc/{pid}/stat")).ok()?;
+        let stat = if link { None } else { Some(File::open(format!("/proc/{pid}/stat")).ok()?) };
         let children = if arenas {
             File::open(format!("/proc/{pid}/task/{pid}/children")).into_iter().collect()
         } else {
@@ -340,6 +370,57 @@ mod tests {
         drop(input);
         leader.wait().expect("reaped");
         assert_eq!(clock.read(), None, "the tree is gone");
+    }
+
+    /// The children of `pid`'s main thread.
+    fn children_of(pid: i32) -> Vec<i32> {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn a_sandboxed_tree_clock_charges_what_the_init_reaped_not_the_relay_and_the_init() {
+        // A stand-in for the relay burns CPU, then starts one for the init, which reaps a child
+        // that burned CPU, then waits.
+        let burn = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
+        let mut relay = Command::new("sh")
+            .args(["-c", &format!("{burn}; sh -c 'sh -c \"$B\"; read x'; true")])
+            .env("B", burn)
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("sh starts");
+        let pid = relay.id() as i32;
+        let started = Instant::now();
+        let mut init = None;
+        while started.elapsed() < Duration::from_secs(120) {
+            if let [child] = children_of(pid)[..] {
+                if reaped_children_ticks(child).unwrap_or(0) > 0 && children_of(child).is_empty() {
+                    init = Some(child);
+                    break;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let init = init.expect("the init reaped its child");
+        let reaped = reaped_children_ticks(init).expect("the init runs");
+        let whole = CpuClock::tree(pid, 0).read().expect("the relay runs");
+        let clock = CpuClock::tree(pid, 2);
+        let bots = clock.read().expect("the init runs");
+        let CpuClock::Tree(tree) = &clock else { unreachable!() };
+        let (top, known) = {
+            let tree = tree.lock().unwrap();
+            (tree.top, tree.known.keys().copied().collect::<Vec<_>>())
+        };
+        drop(relay.stdin.take());
+        relay.wait().expect("reaped");
+        assert_eq!(bots, Duration::from_secs_f64(reaped as f64 / ticks_per_second()));
+        assert!(whole > bots, "the relay's own time is in the whole tree's: {whole:?}, {bots:?}");
+        assert_eq!(top, (init, 1), "later walks start at the init");
+        assert_eq!(known, vec![init], "the relay's files are closed");
+        assert_eq!(clock.read(), None, "the init is gone");
     }
 
     #[test]
