@@ -327,7 +327,7 @@ fn bot_processes(cpu: &sandbox::CpuClock, confinement: Option<&sandbox::Confinem
 fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport {
     // A stopped bot could neither read its end of input nor act on SIGTERM.
     process.resume();
-    let Process { group, mut pipes, exit, stderr, cpu, confinement, paused: _ } = process;
+    let Process { group, mut pipes, exit, stderr, cpu, mut confinement, paused: _ } = process;
     let exited_before = exit.exit().is_some();
     // What it wrote until now explains the match; what it writes on being stopped does not.
     if exited_before {
@@ -335,6 +335,9 @@ fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport
     }
     let stderr_tail = stderr.lines(stderr_lines);
     let memory_peak_kib = procfs::memory_peak_kib(&bot_processes(&cpu, confinement.as_ref()));
+    if let Some(confinement) = &mut confinement {
+        confinement.close_tmpfs();
+    }
     pipes.close_input();
     let supervision::Stopped { by_itself, gone } = group.stop(&exit, grace);
     let ending = match (exit.exit(), by_itself) {

@@ -352,6 +352,16 @@ impl Confinement {
         0
     }
 
+    /// Closes arena's descriptor of the bot's tmpfs (no more [`Confinement::tmpfs_bytes`]),
+    /// once nothing more is counted, before the bot is stopped: while its mount namespace
+    /// still holds the tmpfs, the close is not the last reference, so freeing the tmpfs (its
+    /// superblock, its pages) falls to the namespace's end instead of arena's thread (about
+    /// 2 % of that thread's time in back-to-back starts of unprivileged bots).
+    pub(super) fn close_tmpfs(&mut self) {
+        #[cfg(target_os = "linux")]
+        drop(self.tmpfs_root.take());
+    }
+
     /// Whether the bot ran out of the memory of its `memory` cgroup.
     pub(super) fn hit_memory_cap(&self) -> bool {
         #[cfg(target_os = "linux")]
@@ -403,8 +413,8 @@ impl Confinement {
         match self.dir {
             // Removed in the background, whatever the bot left in it.
             PrivateDir::Fresh(dir) => drop(dir),
-            // Gone with the bot's mount namespace, before its relay's end reached arena (or,
-            // where arena counts it, once `tmpfs_root` closes, with `self`).
+            // Gone with the bot's mount namespace (where arena counts it, `tmpfs_root` was
+            // closed before: `close_tmpfs`).
             PrivateDir::Tmpfs(_) => {}
             PrivateDir::Workspace(dir) => {
                 #[cfg(target_os = "linux")]
