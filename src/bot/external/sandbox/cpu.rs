@@ -211,11 +211,9 @@ impl Process {
             return None;
         }
         let stat = if link { None } else { Some(File::open(format!("/proc/{pid}/stat")).ok()?) };
-        let children = if arenas {
-            File::open(format!("/proc/{pid}/task/{pid}/children")).into_iter().collect()
-        } else {
-            thread_children_files(pid)
-        };
+        // The main thread's alone: a walk lists the threads of a process whose `stat` shows
+        // several (most bots have one: no folder listed at their first walk).
+        let children = File::open(format!("/proc/{pid}/task/{pid}/children")).into_iter().collect();
         Some(Process { clock, stat, children })
     }
 
