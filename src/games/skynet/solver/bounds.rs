@@ -66,6 +66,9 @@ pub(super) enum Fault {
     NoKillers,
     /// Not a fault: the search without the hub tries deeper down ([`HUB_BLOCK_NEED`]).
     NoDeepHubs,
+    /// Not a fault: the search without the hub count's memos (its failures, its last winning
+    /// hub).
+    NoHubMemo,
 }
 
 #[cfg(test)]
@@ -321,13 +324,22 @@ impl ExactSolver<'_> {
     /// 1 more when a danger is 1 more), and every node of the walk has danger 0 by then (or the
     /// agent has already won), so if the count from h with the walk's dangers cleared exceeds F,
     /// the agent wins. Hubs are tried among the nodes of positive need in the tree from
-    /// `agent`, largest need first. Returns a zone for the win: the walk's nodes with gateway
-    /// links and the tree zone from h. Leaves the survey of the last hub tried.
-    pub(super) fn hub_zone(&mut self, agent: u32, spare: u32, tries: usize) -> Option<Zone> {
+    /// `agent`, largest need first (`first`, the hub that won last at the same place, before
+    /// all). Returns a zone for the win: the walk's nodes with gateway links and the tree zone
+    /// from h, with h; or, when no hub wins, the best margin (count less F, at most 0) over the
+    /// hubs tried. Leaves the survey of the last hub tried.
+    pub(super) fn hub_zone(
+        &mut self,
+        agent: u32,
+        spare: u32,
+        tries: usize,
+        first: u32,
+    ) -> Result<(Zone, u32), i64> {
+        self.stats.hub_calls += 1;
         let mut hubs: Vec<(u32, u32)> = self.order[1..]
             .iter()
             .filter(|&&v| self.tree_need[v as usize] > 0)
-            .map(|&v| (u32::MAX - self.tree_need[v as usize], v))
+            .map(|&v| (if v == first { 0 } else { u32::MAX - self.tree_need[v as usize] }, v))
             .collect();
         hubs.sort_unstable();
         // Each hub's walk (from the survey's cheapest walks) and F, before the surveys from
@@ -349,6 +361,7 @@ impl ExactSolver<'_> {
             let cuts = if faulty(Fault::HubWalkCuts) { spare } else { cuts };
             plan.push((h, start, walks.len(), cuts));
         }
+        let mut best = i64::MIN;
         for (h, start, end, cuts) in plan {
             let walk = &walks[start..end];
             let cleared: Vec<(u32, u32)> = walk
@@ -362,22 +375,29 @@ impl ExactSolver<'_> {
             for &(k, d) in &cleared {
                 (0..d).for_each(|_| self.change_danger(k, -1));
             }
+            self.stats.hub_surveys += 1;
             self.survey(h);
             // The deadlines from h bound the tree count from h (with that many pre-cuts the
             // virus wins the real game, so the tree game too): when they leave too little, the
-            // count is not worth its time.
-            let won =
-                self.shortfall(0) > i64::from(cuts) && self.tree_surplus(h, super::NO_NODE) > cuts;
+            // count is not worth its time, and they stand for it in the margin.
+            let shortfall = self.shortfall(0);
+            let count = if shortfall > i64::from(cuts) {
+                i64::from(self.tree_surplus(h, super::NO_NODE))
+            } else {
+                shortfall
+            };
+            best = best.max(count - i64::from(cuts));
+            let won = count > i64::from(cuts);
             let zone = won.then(|| self.tree_zone(h, cuts + 1));
             for &(k, d) in &cleared {
                 (0..d).for_each(|_| self.change_danger(k, 1));
             }
             if let Some(mut zone) = zone {
                 cleared.iter().for_each(|&(k, _)| add_to_zone(&mut zone, k));
-                return Some(zone);
+                return Ok((zone, h));
             }
         }
-        None
+        Err(best)
     }
 
     /// The pre-cuts the virus still needs, over the blocks around `agent`, for it to win with

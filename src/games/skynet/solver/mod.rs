@@ -207,6 +207,13 @@ type ZoneWin = Box<[(u32, u32)]>;
 /// a lookup stays cheaper than a scan of the network.
 const ZONE_WINS_KEPT: usize = 32;
 
+/// The most hub-count failures kept per mark (the newest replace the oldest).
+const HUB_FAILS_KEPT: usize = 32;
+/// How many danger units more than a failed hub count fell short by a position may have grown
+/// since, and the count still be skipped (a guess: 0 skips only counts that would fail again on
+/// the same trees; 1 and 2 decide the same maps, 4 made 500/20/200/36 seed 2023 twice as slow).
+const HUB_FAIL_GROWTH: u32 = 1;
+
 /// What one scan from the agent's node found (see [`ExactSolver::survey`]).
 struct Survey {
     /// The largest danger of a node the agent can reach, its own included.
@@ -252,6 +259,11 @@ pub struct ExactSolver<'m> {
     /// indexed as `wins_by_zone` (the agent to move): its *killer move*, tried first the next
     /// time, before the surveys that order the other steps. Only the order changes.
     killer: Vec<u32>,
+    /// The hub that last won the hub count, by mark (as `killer`), tried first the next time.
+    hub_killer: Vec<u32>,
+    /// The hub count's failures by mark: the dangers then (as `levels`) and by how much the best
+    /// hub fell short. Only ever skips a sufficient test, so no answer depends on it.
+    hub_fails: Vec<Vec<(Box<[u64]>, u32)>>,
     /// Scratch for [`ExactSolver::survey`]: visit stamps, free cuts and parents per node.
     seen: Vec<u32>,
     done: Vec<u32>,
@@ -298,6 +310,8 @@ impl<'m> ExactSolver<'m> {
             levels: Vec::new(),
             virus_wins: vec![Vec::new(); marks],
             killer: vec![NO_NODE; marks],
+            hub_killer: vec![NO_NODE; marks],
+            hub_fails: vec![Vec::new(); marks],
             seen: vec![0; map.nodes],
             done: vec![0; map.nodes],
             stamp: 0,
@@ -356,6 +370,8 @@ impl<'m> ExactSolver<'m> {
             self.wins_by_zone = vec![Vec::new(); marks];
             self.virus_wins = vec![Vec::new(); marks];
             self.killer = vec![NO_NODE; marks];
+            self.hub_killer = vec![NO_NODE; marks];
+            self.hub_fails = vec![Vec::new(); marks];
         }
         self.levels.clear();
         if self.net.most <= 2 {
@@ -449,6 +465,42 @@ impl<'m> ExactSolver<'m> {
             wins.remove(0);
         }
         wins.push((self.levels.clone().into_boxed_slice(), k));
+    }
+
+    /// Whether the hub count failed before at `mark` by at least as much as the dangers have
+    /// grown since, less [`HUB_FAIL_GROWTH`] (the units now above the danger then, counted by the
+    /// thermometer code): each unit raises a tree count on the same tree by at most one, so the
+    /// count would most likely fail again. Skipping a count only loses a shortcut, never an
+    /// answer.
+    fn hub_failed_near(&self, mark: usize) -> bool {
+        if self.levels.is_empty() {
+            return false;
+        }
+        #[cfg(test)]
+        if bounds::faulty(bounds::Fault::NoHubMemo) {
+            return false;
+        }
+        self.hub_fails[mark].iter().any(|(then, slack)| {
+            let grown: u32 = self
+                .levels
+                .iter()
+                .zip(then.iter())
+                .map(|(now, then)| (now & !then).count_ones())
+                .sum();
+            grown <= *slack + HUB_FAIL_GROWTH
+        })
+    }
+
+    fn remember_hub_fail(&mut self, mark: usize, best: i64) {
+        if self.levels.is_empty() {
+            return;
+        }
+        let slack = if best == i64::MIN { 0 } else { (-best).clamp(0, u32::MAX.into()) as u32 };
+        let fails = &mut self.hub_fails[mark];
+        if fails.len() == HUB_FAILS_KEPT {
+            fails.remove(0);
+        }
+        fails.push((self.levels.clone().into_boxed_slice(), slack));
     }
 
     /// A remembered win of the agent at `agent` (`agent_to_move` says which side moves) whose
@@ -693,7 +745,25 @@ impl<'m> ExactSolver<'m> {
             };
             // No tries, no call: `hub_zone` would still gather and sort every candidate hub.
             if hubs > 0 {
-                if let Some(mut zone) = self.hub_zone(agent, spare, hubs) {
+                let mark = self.mark(agent, prev, spare == 0 && self.danger_of(agent) == 0);
+                if self.hub_failed_near(mark) {
+                    self.stats.hub_skips += 1;
+                    return None;
+                }
+                let first = self.hub_killer[mark];
+                #[cfg(test)]
+                let first = if bounds::faulty(bounds::Fault::NoHubMemo) { NO_NODE } else { first };
+                let found = match self.hub_zone(agent, spare, hubs, first) {
+                    Ok((zone, h)) => {
+                        self.hub_killer[mark] = h;
+                        Some(zone)
+                    }
+                    Err(best) => {
+                        self.remember_hub_fail(mark, best);
+                        None
+                    }
+                };
+                if let Some(mut zone) = found {
                     self.stats.hub += 1;
                     if self.danger_of(agent) >= 1 {
                         add_to_zone(&mut zone, self.net.slot[agent as usize]);
@@ -978,6 +1048,11 @@ pub struct SearchStats {
     pub moves_agent: u64,
     pub moves_virus: u64,
     pub moves_agent_steps: u64,
+    /// The hub count: positions it was tried at, hubs tried there (each a survey), and
+    /// positions where it was skipped, having failed nearby before.
+    pub hub_calls: u64,
+    pub hub_surveys: u64,
+    pub hub_skips: u64,
 }
 
 /// What [`solve_ep2`] found.

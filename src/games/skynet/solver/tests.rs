@@ -413,3 +413,37 @@ fn the_deep_hub_tries_decide_a_corridor_map() {
     assert!(hubs >= 1, "{hubs} hub wins");
     assert!(solve(Fault::NoDeepHubs).0.is_err(), "decided without the deep hub tries");
 }
+
+/// The hub count's memos (its failures, skipped where the dangers have grown less since than
+/// the count fell short by, and its last winning hub, tried first) only skip or reorder a
+/// sufficient test, so the search with them gives the answer of the search without them, on
+/// 500/20/200/36 seeds 1002 (the agent wins) and 1042 (the virus wins), two maps the deep hub
+/// tries decide, with fewer hubs tried.
+#[test]
+fn the_hub_memos_change_no_answer_and_save_tries() {
+    use super::bounds::{FAULT, Fault};
+    let params = GenParams { episode: Episode::Ep2, nodes: 500, gateways: 20 };
+    let dense = DenseGateways { gateway_links: 200, doubles: Some(36) };
+    for (seed, agent_wins) in [(1002, true), (1042, false)] {
+        let map = generate_dense(params, dense, seed);
+        let solve = |fault| {
+            FAULT.with(|f| f.set(fault));
+            let mut solver = ExactSolver::new(&map);
+            let verdict = solver.virus_to_move(&mut vec![false; map.links.len()], map.agent_start);
+            FAULT.with(|f| f.set(Fault::None));
+            (verdict.expect("the budget is unlimited"), solver.stats)
+        };
+        let (with, stats) = solve(Fault::None);
+        let (without, plain) = solve(Fault::NoHubMemo);
+        assert_eq!(with, without, "seed {seed}");
+        assert_eq!(with == Verdict::AgentWins, agent_wins, "seed {seed}: {with:?}");
+        assert_eq!(plain.hub_skips, 0, "seed {seed}");
+        assert!(stats.hub_skips >= 10, "seed {seed}: {} hub counts skipped", stats.hub_skips);
+        assert!(
+            stats.hub_surveys < plain.hub_surveys,
+            "seed {seed}: {} hubs tried with the memos, {} without",
+            stats.hub_surveys,
+            plain.hub_surveys
+        );
+    }
+}
