@@ -51,6 +51,7 @@ impl CpuClock {
     pub(in crate::bot::external) fn tree(leader: i32, arenas_own: usize) -> CpuClock {
         CpuClock::Tree(Mutex::new(Tree {
             top: (leader, 0),
+            ended: false,
             arenas_own,
             known: BTreeMap::new(),
             buf: Vec::new(),
@@ -97,6 +98,9 @@ pub(in crate::bot::external) struct Tree {
     /// Where a walk starts, and its generation: the leader, until a walk has found the first
     /// generation that is not a link of arena's chain down to the init (see the module's text).
     top: (i32, usize),
+    /// The top was found gone: the tree is over for good. (The init's pid, once the relay has
+    /// reaped it, may be another process's by the next read, which must not be walked.)
+    ended: bool,
     /// How many generations from the leader down are the sandbox's relay and init.
     arenas_own: usize,
     /// The processes found by the last walk, by pid.
@@ -120,6 +124,9 @@ struct Process {
 impl Tree {
     /// The CPU time of the tree: `None` if the leader is gone.
     fn time(&mut self) -> Option<Duration> {
+        if self.ended {
+            return None;
+        }
         let tick = ticks_per_second();
         let mut total = Duration::ZERO;
         let mut pending = vec![self.top];
@@ -133,6 +140,7 @@ impl Tree {
                 self.known.remove(&pid);
                 if (pid, generation) == self.top {
                     leader_gone = true;
+                    self.ended = true;
                     break;
                 }
                 continue;
@@ -414,11 +422,16 @@ mod tests {
         };
         drop(relay.stdin.take());
         relay.wait().expect("reaped");
+        assert_eq!(clock.read(), None, "the init is gone");
+        // Its pid may be another process's by now (here: this one's): the tree stays over,
+        // nothing is opened.
+        tree.lock().unwrap().top = (std::process::id() as i32, 1);
+        assert_eq!(clock.read(), None, "the tree stays over");
+        assert!(tree.lock().unwrap().known.is_empty(), "no file opened by a pid that ended");
         assert_eq!(bots, Duration::from_secs_f64(reaped as f64 / ticks_per_second()));
         assert!(whole > bots, "the relay's own time is in the whole tree's: {whole:?}, {bots:?}");
         assert_eq!(top, (init, 1), "later walks start at the init");
         assert_eq!(known, vec![init], "the relay's files are closed");
-        assert_eq!(clock.read(), None, "the init is gone");
     }
 
     #[test]
