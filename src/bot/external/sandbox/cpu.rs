@@ -193,7 +193,6 @@ impl Tree {
         let stat = Stat::parse(read_at_zero(stat, &mut self.buf)?)?;
         // The init's own time is arena's work; what it reaped is the bot's processes.
         let own = if arenas { Duration::ZERO } else { process.clock_time()? };
-        let reaped = stat.reaped_ticks;
         if !arenas && (process.children.len() != 1 || stat.threads != 1) {
             process.children = thread_children_files(pid);
         }
@@ -203,7 +202,7 @@ impl Tree {
                 children.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
             }
         }
-        Some(own + Duration::from_secs_f64(reaped as f64 / tick))
+        Some(own + Duration::from_secs_f64(stat.reaped_ticks as f64 / tick))
     }
 }
 

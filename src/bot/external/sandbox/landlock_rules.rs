@@ -102,8 +102,9 @@ impl SystemPaths {
                 return;
             }
             if let Ok(fd) = PathFd::new(path) {
-                let access = if path.is_dir() { access } else { access & AccessFs::from_file(ABI) };
-                if let Some(at) = canonical.filter(|_| path.is_dir()) {
+                let is_dir = path.is_dir();
+                let access = if is_dir { access } else { access & AccessFs::from_file(ABI) };
+                if let Some(at) = canonical.filter(|_| is_dir) {
                     covering.push((at, access));
                 }
                 rules.push((fd, access));

@@ -207,6 +207,14 @@ type ZoneWin = Box<[(u32, u32)]>;
 /// a lookup stays cheaper than a scan of the network.
 const ZONE_WINS_KEPT: usize = 32;
 
+/// Appends `item` to a memo that keeps at most `kept` entries, the oldest leaving first.
+fn push_kept<T>(memo: &mut Vec<T>, item: T, kept: usize) {
+    if memo.len() == kept {
+        memo.remove(0);
+    }
+    memo.push(item);
+}
+
 /// The most hub-count failures kept per mark (the newest replace the oldest).
 const HUB_FAILS_KEPT: usize = 32;
 /// How many danger units more than a failed hub count fell short by a position may have grown
@@ -460,11 +468,11 @@ impl<'m> ExactSolver<'m> {
         if self.levels.is_empty() {
             return;
         }
-        let wins = &mut self.virus_wins[mark];
-        if wins.len() == ZONE_WINS_KEPT {
-            wins.remove(0);
-        }
-        wins.push((self.levels.clone().into_boxed_slice(), k));
+        push_kept(
+            &mut self.virus_wins[mark],
+            (self.levels.clone().into_boxed_slice(), k),
+            ZONE_WINS_KEPT,
+        );
     }
 
     /// Whether the hub count failed before at `mark` by at least as much as the dangers have
@@ -496,11 +504,11 @@ impl<'m> ExactSolver<'m> {
             return;
         }
         let slack = if best == i64::MIN { 0 } else { (-best).clamp(0, u32::MAX.into()) as u32 };
-        let fails = &mut self.hub_fails[mark];
-        if fails.len() == HUB_FAILS_KEPT {
-            fails.remove(0);
-        }
-        fails.push((self.levels.clone().into_boxed_slice(), slack));
+        push_kept(
+            &mut self.hub_fails[mark],
+            (self.levels.clone().into_boxed_slice(), slack),
+            HUB_FAILS_KEPT,
+        );
     }
 
     /// A remembered win of the agent at `agent` (`agent_to_move` says which side moves) whose
@@ -518,11 +526,7 @@ impl<'m> ExactSolver<'m> {
             .filter(|&k| in_zone(zone, k))
             .map(|k| (k, self.slot_danger(k)))
             .collect();
-        let wins = &mut self.wins_by_zone[mark];
-        if wins.len() == ZONE_WINS_KEPT {
-            wins.remove(0);
-        }
-        wins.push(win);
+        push_kept(&mut self.wins_by_zone[mark], win, ZONE_WINS_KEPT);
     }
 
     fn empty_zone(&self) -> Zone {
