@@ -165,9 +165,12 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
         input.push_str(&G::turn_input(view));
         // Continued once its input is written (below); stopped, it has used no CPU since the
         // reading taken as it was stopped.
-        let start = process.paused.cpu_time().unwrap_or_else(|| process.cpu.read());
+        let paused_at = process.paused.cpu_time();
+        let start = paused_at.unwrap_or_else(|| process.cpu.read());
         // CPU time spent since its last turn (pondering) counts against the match's seconds.
-        if let Some(failure) = limits.spent(process, start) {
+        // (A stopped bot's reading is from before its stop, when it may have forked since: its
+        // processes are walked afresh.)
+        if let Some(failure) = limits.spent(process, start, paused_at.is_none()) {
             return Err(failure);
         }
         let match_left = limits.cpu_left(start);
@@ -204,7 +207,7 @@ impl<G: Game> Bot<G> for ExternalBot<G> {
         self.log = process.stderr.end_decision();
         // Over a limit of its own, whatever its answer: the limit is the reason.
         let end = process.cpu.read();
-        if let Some(failure) = limits.spent(process, end) {
+        if let Some(failure) = limits.spent(process, end, true) {
             process.group.kill();
             return Err(failure);
         }
@@ -290,8 +293,15 @@ impl Limits {
 
     /// The failure of a bot past one of its limits: its CPU seconds (its clock reads `used`,
     /// or `RLIMIT_CPU`, the backstop, ended it), its memory (the kernel's cap killed one of its
-    /// processes, or they hold more than the limit together).
-    fn spent(&self, process: &Process, used: Option<Duration>) -> Option<BotFailure> {
+    /// processes, or they hold more than the limit together). `clock_just_read`: `used` was
+    /// read from the bot's clock just now, whose walk of the bot's tree (without a cgroup) then
+    /// names its processes.
+    fn spent(
+        &self,
+        process: &Process,
+        used: Option<Duration>,
+        clock_just_read: bool,
+    ) -> Option<BotFailure> {
         if let Some(seconds) = self.cpu_seconds {
             let over = used.is_some_and(|u| u >= Duration::from_secs(seconds));
             if over || process.exit.killed_by(nix::sys::signal::Signal::SIGXCPU) {
@@ -304,7 +314,8 @@ impl Limits {
             confinement.is_some_and(sandbox::Confinement::hit_memory_cap)
         } else {
             let tmpfs = confinement.map_or(0, sandbox::Confinement::tmpfs_bytes);
-            sandbox::tree_memory(&bot_processes(&process.cpu, confinement)).saturating_add(tmpfs)
+            let processes = bot_processes(&process.cpu, confinement, clock_just_read);
+            sandbox::tree_memory(&processes).saturating_add(tmpfs)
                 > limit_mb.saturating_mul(1 << 20)
         };
         over.then_some(BotFailure::MemoryLimit { limit_mb })
@@ -314,11 +325,15 @@ impl Limits {
 /// The bot's own processes now, not the sandbox's relay and init: its cgroup's list where it has
 /// one, else a walk of its tree through the files its CPU clock keeps open (either is a few
 /// system calls where listing the tree through `/proc` afresh opened a file per process and
-/// listed every process's threads).
-fn bot_processes(cpu: &sandbox::CpuClock, confinement: Option<&sandbox::Confinement>) -> Vec<i32> {
+/// listed every process's threads); with `clock_just_read`, the walk that reading made.
+fn bot_processes(
+    cpu: &sandbox::CpuClock,
+    confinement: Option<&sandbox::Confinement>,
+    clock_just_read: bool,
+) -> Vec<i32> {
     confinement
         .and_then(sandbox::Confinement::cgroup_processes)
-        .or_else(|| cpu.processes())
+        .or_else(|| if clock_just_read { cpu.processes_as_read() } else { cpu.processes() })
         .unwrap_or_default()
 }
 
@@ -334,7 +349,8 @@ fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport
         stderr.wait_closed(STDERR_FLUSH_WAIT);
     }
     let stderr_tail = stderr.lines(stderr_lines);
-    let memory_peak_kib = procfs::memory_peak_kib(&bot_processes(&cpu, confinement.as_ref()));
+    let memory_peak_kib =
+        procfs::memory_peak_kib(&bot_processes(&cpu, confinement.as_ref(), false));
     if let Some(confinement) = &mut confinement {
         confinement.close_tmpfs();
     }
@@ -366,4 +382,39 @@ fn stop(mut process: Process, grace: Duration, stderr_lines: usize) -> BotReport
         confinement.release(gone);
     }
     BotReport { stderr_tail, ending: Some(ending), memory_peak_kib, exit_stderr_tail }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::skynet::Skynet;
+
+    /// Without a `memory` cgroup, the memory check right after a reading of the bot's clock
+    /// takes the bot's processes from that reading's walk of its tree rather than walking it
+    /// again; otherwise (a reading taken before the bot was stopped) it walks afresh. Both find
+    /// the bot: over a limit of 0 MiB, both say so.
+    #[test]
+    fn the_memory_check_after_a_clock_reading_reuses_its_walk() {
+        let command = ["sh", "-c", "read x"].map(String::from).to_vec();
+        let identity = BotIdentity { game: "skynet", role: "virus", seed: 1 };
+        let options = ExternalOptions { sandbox: Some(SandboxMode::Off), ..Default::default() };
+        let supervisor = Supervisor::new();
+        let mut bot = ExternalBot::<Skynet>::spawn(&command, &identity, options, &supervisor);
+        let State::Running(process) = &bot.state else { panic!("it runs") };
+        let limits = Limits { cpu_seconds: None, memory_mb: Some(0) };
+        let used = process.cpu.read();
+        assert!(used.is_some(), "the tree clock reads the bot");
+        let walks = process.cpu.walks();
+        assert!(matches!(
+            limits.spent(process, used, true),
+            Some(BotFailure::MemoryLimit { limit_mb: 0 })
+        ));
+        assert_eq!(process.cpu.walks(), walks, "no second walk right after a reading");
+        assert!(matches!(
+            limits.spent(process, used, false),
+            Some(BotFailure::MemoryLimit { limit_mb: 0 })
+        ));
+        assert_eq!(process.cpu.walks(), walks + 1, "a walk afresh otherwise");
+        bot.finish();
+    }
 }

@@ -56,6 +56,7 @@ impl CpuClock {
             known: BTreeMap::new(),
             buf: Vec::new(),
             walked: Vec::new(),
+            walks: 0,
         }))
     }
 
@@ -74,14 +75,22 @@ impl CpuClock {
         let CpuClock::Tree(tree) = self else { return None };
         let mut tree = tree.lock().unwrap_or_else(PoisonError::into_inner);
         tree.time();
-        let own = tree.arenas_own;
-        Some(
-            tree.walked
-                .iter()
-                .filter(|&&(_, generation)| generation >= own)
-                .map(|&(pid, _)| pid)
-                .collect(),
-        )
+        Some(tree.own_processes())
+    }
+
+    /// The bot's own processes as the last [`CpuClock::read`] found them (`None` for a cgroup's
+    /// clock). Right after a read, what [`CpuClock::processes`] would find, without walking the
+    /// tree a second time.
+    pub(in crate::bot::external) fn processes_as_read(&self) -> Option<Vec<i32>> {
+        let CpuClock::Tree(tree) = self else { return None };
+        Some(tree.lock().unwrap_or_else(PoisonError::into_inner).own_processes())
+    }
+
+    /// How many times the tree was walked (0 for a cgroup's clock).
+    #[cfg(test)]
+    pub(in crate::bot::external) fn walks(&self) -> u64 {
+        let CpuClock::Tree(tree) = self else { return 0 };
+        tree.lock().unwrap_or_else(PoisonError::into_inner).walks
     }
 }
 
@@ -109,6 +118,8 @@ pub(in crate::bot::external) struct Tree {
     buf: Vec<u8>,
     /// The processes of the last walk, each with its generation (the leader's is 0).
     walked: Vec<(i32, usize)>,
+    /// How many walks were made.
+    walks: u64,
 }
 
 /// What is kept open of one process.
@@ -127,6 +138,7 @@ impl Tree {
         if self.ended {
             return None;
         }
+        self.walks += 1;
         let tick = ticks_per_second();
         let mut total = Duration::ZERO;
         let mut pending = vec![self.top];
@@ -160,6 +172,16 @@ impl Tree {
         self.known.retain(|pid, _| walked.iter().any(|&(p, _)| p == *pid));
         self.walked = walked;
         (!leader_gone).then_some(total)
+    }
+
+    /// The last walk's processes below the sandbox's relay and init: the bot's own.
+    fn own_processes(&self) -> Vec<i32> {
+        let own = self.arenas_own;
+        self.walked
+            .iter()
+            .filter(|&&(_, generation)| generation >= own)
+            .map(|&(pid, _)| pid)
+            .collect()
     }
 
     /// The CPU time of process `pid`, of generation `generation`, and of the children it
