@@ -591,6 +591,7 @@ pub(super) fn prepare(
         view,
         user,
         shared: None,
+        bounding_set_emptied: false,
     };
     let control = plan.control.is_some().then(|| std::fs::File::from(control_w));
     let pause_ack = plan.pause_ack.is_some().then(|| std::fs::File::from(ack_r));

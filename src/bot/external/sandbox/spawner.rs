@@ -432,6 +432,7 @@ fn decode(
         view,
         user,
         shared: None,
+        bounding_set_emptied: false,
     };
     Some((Start { stdio, started, cwd }, plan, Rlimits::from_wire(limits)))
 }
@@ -499,10 +500,8 @@ fn serve(in_slot: bool, no_network: bool) -> ! {
     // objects as a bot's own did. Without the inherited filter each bot keeps its own.
     // SAFETY: this single-threaded process's own namespace.
     let shares_ipc = privileged && inherited && unsafe { libc::unshare(libc::CLONE_NEWIPC) } == 0;
-    if privileged {
-        // A failure leaves each bot to drop them, as before.
-        let _ = super::child::empty_spawner_bounding_set();
-    }
+    // A failure leaves each bot to read and drop them all.
+    let bounding_set_emptied = privileged && super::child::empty_spawner_bounding_set().is_ok();
     let mut buf = vec![0u8; MAX_REQUEST];
     let mut relays = Relays::default();
     loop {
@@ -534,6 +533,7 @@ fn serve(in_slot: bool, no_network: bool) -> ! {
                     if let Some(view) = &mut plan.view {
                         view.from_template = template && view.hide_cgroups == hide_cgroups;
                     }
+                    plan.bounding_set_emptied = bounding_set_emptied;
                     if shares {
                         relays.start(Box::new(Request { start, plan, limits }))
                     } else {
@@ -799,6 +799,7 @@ mod tests {
             }),
             user: Some(BotUser { uid: 60001, gid: 60001, read_search: true }),
             shared: None,
+            bounding_set_emptied: false,
         };
         let limits = Rlimits::from_wire([1, 1 << 30, 1, 5, 0, 0, 0, 0]);
         // What arena sends: the start's descriptors and folder, then the plan.
