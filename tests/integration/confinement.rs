@@ -193,6 +193,35 @@ fn a_bot_changes_nothing_it_may_only_read_and_sees_nothing_beyond_itself() {
     assert_ne!(world.stamps(), before);
 }
 
+/// A bot starts with every signal at its default action, even where arena itself ignores some
+/// (started by `nohup`, or in the background of a shell without job control): an ignored signal
+/// survives `exec`, and it is not the bot's to inherit (the sandbox's spawner, relay and init
+/// pass nothing of the kind on).
+#[test]
+fn a_bot_ignores_no_signal_that_arena_ignores() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let marker = marker_in(dir.path());
+    // arena ignoring SIGUSR2 and SIGALRM (bits 11 and 13), signals it does not handle itself.
+    let ignoring = dir.path().join("arena-ignoring");
+    let arena = env!("CARGO_BIN_EXE_arena");
+    std::fs::write(&ignoring, format!("#!/bin/sh\ntrap '' USR2 ALRM\nexec '{arena}' \"$@\"\n"))
+        .unwrap();
+    std::fs::set_permissions(&ignoring, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let hostile = bot("python3", "hostile_world.py", &marker, &[]);
+    let o = play_with(&ignoring, dir.path(), &hostile, "cg-ep2", &REQUIRE);
+    o.expect("garbage", Some("virus"));
+    let line = report(&o).to_string();
+    assert_eq!(field(&line, "sigign"), "0", "{line}");
+    assert_no_process_left(&marker);
+    // Without the sandbox the bot inherits them: the test sees them. (There the C library's
+    // `posix_spawn` also leaves its own signal 32 ignored.)
+    let o = play_with(&ignoring, dir.path(), &hostile, "cg-ep2", &OFF);
+    let line = report(&o).to_string();
+    let ignored = u64::from_str_radix(field(&line, "sigign"), 16).unwrap();
+    assert_eq!(ignored & 0x2800, 0x2800, "{line}");
+}
+
 /// Whether the sandbox hides the cgroup hierarchies from a bot (as it does where
 /// `/sys/fs/cgroup` exists).
 fn hides_cgroups() -> bool {

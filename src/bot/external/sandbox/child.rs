@@ -162,6 +162,9 @@ pub(in crate::bot::external) struct Plan {
     /// process it starts inherits it): the bot drops what is left of that without reading the
     /// rest of the set, one capability at a time.
     pub(in crate::bot::external) bounding_set_emptied: bool,
+    /// Set by a spawner, whose signals are all at their default action and none blocked (every
+    /// process it starts inherits them): the relay need not set them so again.
+    pub(in crate::bot::external) signals_default: bool,
 }
 
 /// What the spawner gives a relay that shares its memory (`clone(CLONE_VM)`: no copy of the
@@ -577,7 +580,10 @@ impl Plan {
         // SAFETY: in a forked child (the caller's contract): signal dispositions, descriptors,
         // memory mappings and the namespaces of this process are ours to change.
         unsafe {
-            default_signals();
+            // (A spawner set them so for all its relays at its start.)
+            if !self.signals_default {
+                default_signals();
+            }
             // The init's stop and continue signal waits until it can handle it (the init starts
             // with this mask): its default action would end it.
             block_pause_signal(libc::SIG_BLOCK);
@@ -1152,17 +1158,30 @@ unsafe fn die_with_relay(status_w: RawFd) {
     }
 }
 
-/// Every signal back to its default action (arena's handlers write to arena's pipes).
+/// Every signal back to its default action (arena's handlers write to arena's pipes), and none
+/// blocked. By the system call itself: the C library refuses to touch its own two (32 and 33),
+/// which its `posix_spawn` leaves ignored in the process it starts (the spawner), and an ignored
+/// signal stays ignored through `exec`, into the bot.
 ///
 /// # Safety
 ///
-/// In a forked child.
-unsafe fn default_signals() {
-    // SAFETY: this process's own dispositions.
+/// In a forked child, or in the spawner at its start.
+pub(super) unsafe fn default_signals() {
+    // `SIG_DFL`, no flags, an empty mask: all zeros, in the kernel's `struct sigaction` of every
+    // architecture (with or without a restorer field).
+    let action = [0u64; 4];
+    // SAFETY: this process's own dispositions and mask.
     unsafe {
-        for signal in 1..libc::SIGRTMIN() {
+        for signal in 1..=64 {
             if signal != libc::SIGKILL && signal != libc::SIGSTOP {
-                libc::signal(signal, libc::SIG_DFL);
+                let sigset_size = 8usize;
+                libc::syscall(
+                    libc::SYS_rt_sigaction,
+                    signal,
+                    action.as_ptr(),
+                    std::ptr::null::<u64>(),
+                    sigset_size,
+                );
             }
         }
         let mut none: libc::sigset_t = std::mem::zeroed();

@@ -592,6 +592,7 @@ pub(super) fn prepare(
         user,
         shared: None,
         bounding_set_emptied: false,
+        signals_default: false,
     };
     let control = plan.control.is_some().then(|| std::fs::File::from(control_w));
     let pause_ack = plan.pause_ack.is_some().then(|| std::fs::File::from(ack_r));

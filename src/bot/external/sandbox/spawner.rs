@@ -433,6 +433,7 @@ fn decode(
         user,
         shared: None,
         bounding_set_emptied: false,
+        signals_default: false,
     };
     Some((Start { stdio, started, cwd }, plan, Rlimits::from_wire(limits)))
 }
@@ -444,6 +445,10 @@ fn serve(in_slot: bool, no_network: bool) -> ! {
     // in the spawner, or in the relays it forks, for arena's whole run.
     // SAFETY: closing this process's own descriptors above its standard streams.
     unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+    // Nothing arena ignores or blocks, nor the two signals `posix_spawn` left ignored, reaches a
+    // bot: set once here for every relay, init and bot this process starts.
+    // SAFETY: this single-threaded process's own dispositions, before it starts anything.
+    unsafe { super::child::default_signals() };
     // A slot's spawner joins the slot's user namespace first (arena's first request carries
     // it), where it has every capability: it then serves as a root arena's spawner does, its
     // relays sharing its memory, in the view's template it makes, its bounding set emptied
@@ -534,6 +539,7 @@ fn serve(in_slot: bool, no_network: bool) -> ! {
                         view.from_template = template && view.hide_cgroups == hide_cgroups;
                     }
                     plan.bounding_set_emptied = bounding_set_emptied;
+                    plan.signals_default = true;
                     if shares {
                         relays.start(Box::new(Request { start, plan, limits }))
                     } else {
@@ -800,6 +806,7 @@ mod tests {
             user: Some(BotUser { uid: 60001, gid: 60001, read_search: true }),
             shared: None,
             bounding_set_emptied: false,
+            signals_default: false,
         };
         let limits = Rlimits::from_wire([1, 1 << 30, 1, 5, 0, 0, 0, 0]);
         // What arena sends: the start's descriptors and folder, then the plan.
