@@ -34,12 +34,16 @@ use super::{ExactSolver, Zone, add_to_zone};
 
 /// How many hubs [`ExactSolver::hub_zone`] tries near the root of a search (at most
 /// [`HUB_DEPTH`] agent steps below the position asked about), and deeper down, where positions
-/// are many and each try costs a survey and a tree count: none, but for the positions of
-/// [`HUB_BLOCK_NEED`]. On the 500-node maps of the dense-gateway family four tries at every
-/// position there took about half the search's time and settled almost no position
-/// (docs/skynet.md has the figures).
+/// are many and each try costs a survey and a tree count: only with the agent to move on a node
+/// of danger 0, and there only the first few (the hub that won last at the same place, then the
+/// largest needs), but for the positions of [`HUB_BLOCK_NEED`]. On the 500-node maps of the
+/// dense-gateway family every hub at every such position took about half the search's time and
+/// settled almost no position; the first four settle, on the maps where the search would
+/// otherwise refute one wrong cut of the virus for millions of positions, the agent's wins in a
+/// few hundred (200/15/120/40 seed 3039, 300/20/120/30 seeds 3046 and 4007), at a few per cent
+/// elsewhere (docs/skynet.md has the figures).
 pub(super) const HUBS: usize = 1000;
-pub(super) const HUBS_DEEP: usize = 0;
+pub(super) const HUBS_DEEP: usize = 4;
 pub(super) const HUB_DEPTH: u32 = 1;
 /// Deeper down, every hub is tried after all with the agent to move when the block count asks
 /// this many pre-cuts or more of a virus that has none: on the 500-node maps of the family the
@@ -64,8 +68,12 @@ pub(super) enum Fault {
     /// Not a fault: the search without the agent's killer moves, which the search with them
     /// must agree with.
     NoKillers,
-    /// Not a fault: the search without the hub tries deeper down ([`HUB_BLOCK_NEED`]).
+    /// Not a fault: the search without the hub tries deeper down ([`HUB_BLOCK_NEED`],
+    /// [`HUBS_DEEP`]).
     NoDeepHubs,
+    /// Not a fault: the search without the few hub tries deeper down ([`HUBS_DEEP`]), only
+    /// those of [`HUB_BLOCK_NEED`].
+    OnlyFarHubs,
     /// Not a fault: the search without the hub count's memos (its failures, its last winning
     /// hub).
     NoHubMemo,

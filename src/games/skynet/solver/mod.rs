@@ -735,15 +735,19 @@ impl<'m> ExactSolver<'m> {
         }
         let block_need = self.block_need(agent);
         if block_need > spare {
-            // Deeper down, every hub only with the agent to move (`spare` 0 on a node of danger
-            // 0) and the block count far off: where the agent walks a long corridor to a large
-            // block, the one place the hub count pays (docs/skynet.md has the figures).
-            let far_off =
-                spare == 0 && self.danger_of(agent) == 0 && block_need >= bounds::HUB_BLOCK_NEED;
-            #[cfg(test)]
-            let far_off = far_off && !bounds::faulty(bounds::Fault::NoDeepHubs);
-            let hubs = if self.depth <= bounds::HUB_DEPTH || far_off {
+            // Deeper down, hubs only with the agent to move (`spare` 0 on a node of danger 0):
+            // every one where the block count is far off (the agent walks a long corridor to a
+            // large block), elsewhere the few first, the hub that won last at the same place
+            // first (docs/skynet.md has the figures).
+            let agent_moves = spare == 0 && self.danger_of(agent) == 0;
+            let hubs = if self.depth <= bounds::HUB_DEPTH {
                 bounds::HUBS
+            } else if !agent_moves || deep_hubs_off() {
+                0
+            } else if block_need >= bounds::HUB_BLOCK_NEED {
+                bounds::HUBS
+            } else if few_deep_hubs_off() {
+                0
             } else {
                 bounds::HUBS_DEEP
             };
@@ -1020,6 +1024,23 @@ impl<'m> ExactSolver<'m> {
         self.depth -= 1;
         after
     }
+}
+
+/// Whether a test switched off the hub tries deeper down (never in a build that is not a test).
+fn deep_hubs_off() -> bool {
+    #[cfg(test)]
+    return bounds::faulty(bounds::Fault::NoDeepHubs);
+    #[cfg(not(test))]
+    false
+}
+
+/// Whether a test switched off the few hub tries deeper down, keeping those where the block count
+/// is far off (never in a build that is not a test).
+fn few_deep_hubs_off() -> bool {
+    #[cfg(test)]
+    return bounds::faulty(bounds::Fault::OnlyFarHubs);
+    #[cfg(not(test))]
+    false
 }
 
 /// How the search settled the positions it met (for benchmarks and tuning).
