@@ -36,14 +36,16 @@ use super::{ExactSolver, Zone, add_to_zone};
 /// [`HUB_DEPTH`] agent steps below the position asked about), and deeper down, where positions
 /// are many and each try costs a survey and a tree count: only with the agent to move on a node
 /// of danger 0, and there only the first few (the hub that won last at the same place, then the
-/// largest needs), but for the positions of [`HUB_BLOCK_NEED`]. On the 500-node maps of the
+/// largest needs and the smallest needs on the shortest walks in turn), but for the positions of
+/// [`HUB_BLOCK_NEED`]. On the 500-node maps of the
 /// dense-gateway family every hub at every such position took about half the search's time and
 /// settled almost no position; the first four settle, on the maps where the search would
 /// otherwise refute one wrong cut of the virus for millions of positions, the agent's wins in a
 /// few hundred (200/15/120/40 seed 3039, 300/20/120/30 seeds 3046 and 4007), at a few per cent
-/// elsewhere (docs/skynet.md has the figures).
+/// elsewhere; seven, not four, since the near hubs of small need joined the order (300/20/120/30
+/// seed 4007 needs the third largest; docs/skynet.md has the figures).
 pub(super) const HUBS: usize = 1000;
-pub(super) const HUBS_DEEP: usize = 4;
+pub(super) const HUBS_DEEP: usize = 7;
 pub(super) const HUB_DEPTH: u32 = 1;
 /// Deeper down, every hub is tried after all with the agent to move when the block count asks
 /// this many pre-cuts or more of a virus that has none: on the 500-node maps of the family the
@@ -332,8 +334,8 @@ impl ExactSolver<'_> {
     /// 1 more when a danger is 1 more), and every node of the walk has danger 0 by then (or the
     /// agent has already won), so if the count from h with the walk's dangers cleared exceeds F,
     /// the agent wins. Hubs are tried among the nodes of positive need in the tree from
-    /// `agent`, largest need first (`first`, the hub that won last at the same place, before
-    /// all). Returns a zone for the win: the walk's nodes with gateway links and the tree zone
+    /// `agent`: the largest needs and the smallest needs on the shortest walks in turn (`first`,
+    /// the hub that won last at the same place, before all). Returns a zone for the win: the walk's nodes with gateway links and the tree zone
     /// from h, with h; or, when no hub wins, the best margin (count less F, at most 0) over the
     /// hubs tried. Leaves the survey of the last hub tried.
     pub(super) fn hub_zone(
@@ -344,17 +346,44 @@ impl ExactSolver<'_> {
         first: u32,
     ) -> Result<(Zone, u32), i64> {
         self.stats.hub_calls += 1;
-        let mut hubs: Vec<(u32, u32)> = self.order[1..]
-            .iter()
-            .filter(|&&v| self.tree_need[v as usize] > 0)
-            .map(|&v| (if v == first { 0 } else { u32::MAX - self.tree_need[v as usize] }, v))
-            .collect();
-        hubs.sort_unstable();
+        // Two orders taken in turn: the largest needs (a hub that asks much of the virus), and
+        // the smallest needs on the shortest walks (on 300/20/120/30 seed 4000 the hubs that win
+        // ask 1 or 2 at 7 or 8 free cuts, and came 25th of 30 by need alone).
+        let mut by_need: Vec<(u32, u32)> = Vec::new();
+        let mut by_walk: Vec<(u32, u32, u32)> = Vec::new();
+        for &v in &self.order[1..] {
+            let need = self.tree_need[v as usize];
+            if need > 0 && v != first {
+                by_need.push((u32::MAX - need, v));
+                let walk = self.free[v as usize] + u32::from(self.danger_of(v) == 0);
+                by_walk.push((need, walk, v));
+            }
+        }
+        by_need.sort_unstable();
+        by_walk.sort_unstable();
+        // `first`, the hub that won last at the same place, heads the largest needs.
+        let first = (self.order[1..].contains(&first) && self.tree_need[first as usize] > 0)
+            .then_some(first);
+        let mut large = first.into_iter().chain(by_need.iter().map(|&(_, v)| v));
+        let mut near = by_walk.iter().map(|&(_, _, v)| v);
+        let mut hubs: Vec<u32> = Vec::with_capacity(by_need.len() + 1);
+        while hubs.len() < tries {
+            let next_large = large.find(|h| !hubs.contains(h));
+            next_large.into_iter().for_each(|h| hubs.push(h));
+            if hubs.len() == tries {
+                break;
+            }
+            let next_near = near.find(|h| !hubs.contains(h));
+            next_near.into_iter().for_each(|h| hubs.push(h));
+            if next_large.is_none() && next_near.is_none() {
+                break;
+            }
+        }
         // Each hub's walk (from the survey's cheapest walks) and F, before the surveys from
         // the hubs overwrite them.
         let mut walks: Vec<u32> = Vec::new();
         let mut plan: Vec<(u32, usize, usize, u32)> = Vec::new();
-        for &(_, h) in hubs.iter().take(tries) {
+        for &h in hubs.iter().take(tries) {
             let start = walks.len();
             let mut at = h;
             loop {
