@@ -753,7 +753,7 @@ impl<'m> ExactSolver<'m> {
             };
             // No tries, no call: `hub_zone` would still gather and sort every candidate hub.
             if hubs > 0 {
-                let mark = self.mark(agent, prev, spare == 0 && self.danger_of(agent) == 0);
+                let mark = self.mark(agent, prev, agent_moves);
                 if self.hub_failed_near(mark) {
                     self.stats.hub_skips += 1;
                     return None;
